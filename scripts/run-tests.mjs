@@ -1,0 +1,28 @@
+// Runs every *.test.ts under test/ with Node's built-in test runner (tsx loads TypeScript).
+// Node 20's --test does not expand globs itself, so the files are listed here.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function findTests(directory) {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return findTests(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const filter = process.argv.slice(2);
+const files = findTests('test')
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+);
+process.exit(result.status ?? 1);

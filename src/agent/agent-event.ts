@@ -1,0 +1,13 @@
+// The events of one agent run, independent of wire format; each stream encoder turns them into its own protocol.
+import type { Snippet } from './snippet.js';
+
+export type AgentEvent =
+  | { readonly type: 'retrieval-start'; readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string } }
+  | { readonly type: 'retrieval-result'; readonly toolCallId: string; readonly snippets: readonly Snippet[] }
+  | { readonly type: 'text-start'; readonly messageId: string }
+  | { readonly type: 'text-delta'; readonly messageId: string; readonly delta: string }
+  | { readonly type: 'text-end'; readonly messageId: string }
+  /** The model called a tool the platform supplied; the platform runs it and calls the agent again. */
+  | { readonly type: 'frontend-tool-call'; readonly toolCallId: string; readonly toolName: string; readonly argumentsText: string }
+  | { readonly type: 'error'; readonly code: string; readonly message: string }
+  | { readonly type: 'finish'; readonly text: string; readonly sources: readonly string[] };

@@ -1,0 +1,104 @@
+// One agent run: retrieve first, then stream the model's answer with checked citations and a Sources line,
+// or hand a call of a platform tool back to the platform. Yields events; never writes to a socket.
+import { randomUUID } from 'node:crypto';
+import { KnowledgeError, isKnowledgeError } from '../errors.js';
+import type { ChatMessage, ChatModel, ToolCall, ToolDefinition } from '../providers/chat-model.js';
+import type { AgentEvent } from './agent-event.js';
+import { createCitationFilter, formatSourcesLine } from './citation-filter.js';
+import { nothingFoundAnswer, systemPrompt } from './prompt.js';
+import type { Snippet } from './snippet.js';
+
+export interface AgentRunInput {
+  readonly namespace: string;
+  readonly query: string;
+  /** Sanitized conversation, newest last. */
+  readonly history: readonly ChatMessage[];
+  /** Tools the platform supplied; calls to them are handed back, not run here. */
+  readonly platformTools: readonly ToolDefinition[];
+  /** `search_docs` (Variant 1) or `searchDocs` (Variant 2). */
+  readonly retrievalToolName: string;
+  readonly retrieve: (namespace: string, query: string, signal: AbortSignal) => Promise<readonly Snippet[]>;
+  /** What the Sources line lists for a cited snippet: its title (Variant 1) or file name (Variant 2). */
+  readonly sourceLabel: (snippet: Snippet) => string;
+  readonly chat: ChatModel;
+  readonly signal: AbortSignal;
+}
+
+function asErrorEvent(error: unknown): AgentEvent {
+  const known = isKnowledgeError(error) ? error : new KnowledgeError('internal_error', 'the agent run failed unexpectedly');
+  return { type: 'error', code: known.code, message: known.message };
+}
+
+export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent> {
+  const retrievalCallId = `call_${randomUUID()}`;
+  yield { type: 'retrieval-start', toolCallId: retrievalCallId, toolName: input.retrievalToolName, args: { namespace: input.namespace, query: input.query } };
+  let snippets: readonly Snippet[];
+  try {
+    snippets = await input.retrieve(input.namespace, input.query, input.signal);
+  } catch (error) {
+    if (input.signal.aborted) return;
+    yield asErrorEvent(error);
+    return;
+  }
+  yield { type: 'retrieval-result', toolCallId: retrievalCallId, snippets };
+
+  const messageId = `msg_${randomUUID()}`;
+  if (snippets.length === 0 && input.platformTools.length === 0) {
+    const text = `${nothingFoundAnswer(input.namespace)}\n\n${formatSourcesLine([])}`;
+    yield { type: 'text-start', messageId };
+    yield { type: 'text-delta', messageId, delta: text };
+    yield { type: 'text-end', messageId };
+    yield { type: 'finish', text, sources: [] };
+    return;
+  }
+
+  const filter = createCitationFilter(snippets.length);
+  const platformToolNames = new Set(input.platformTools.map((tool) => tool.name));
+  const platformCalls: ToolCall[] = [];
+  let answer = '';
+  let started = false;
+  function* emit(text: string): Generator<AgentEvent> {
+    if (text === '') return;
+    if (!started) {
+      started = true;
+      yield { type: 'text-start', messageId };
+    }
+    answer += text;
+    yield { type: 'text-delta', messageId, delta: text };
+  }
+
+  try {
+    const stream = input.chat.stream({
+      messages: [{ role: 'system', content: systemPrompt(input.namespace, snippets) }, ...input.history],
+      tools: input.platformTools,
+      signal: input.signal,
+    });
+    for await (const part of stream) {
+      if (part.type === 'text-delta') yield* emit(filter.push(part.delta));
+      else if (part.type === 'tool-call' && platformToolNames.has(part.toolCall.name)) platformCalls.push(part.toolCall);
+    }
+  } catch (error) {
+    if (input.signal.aborted) return;
+    yield* emit(filter.finish());
+    if (started) yield { type: 'text-end', messageId };
+    yield asErrorEvent(error);
+    return;
+  }
+
+  if (platformCalls.length > 0) {
+    yield* emit(filter.finish());
+    if (started) yield { type: 'text-end', messageId };
+    for (const call of platformCalls) {
+      yield { type: 'frontend-tool-call', toolCallId: call.id, toolName: call.name, argumentsText: call.arguments };
+    }
+    yield { type: 'finish', text: answer, sources: [] };
+    return;
+  }
+
+  const body = filter.finish();
+  const sources = [...new Set(filter.citedNumbers.map((number) => input.sourceLabel(snippets[number - 1] as Snippet)))];
+  const closing = `${answer + body === '' ? nothingFoundAnswer(input.namespace) : body}\n\n${formatSourcesLine(sources)}`;
+  yield* emit(closing);
+  yield { type: 'text-end', messageId };
+  yield { type: 'finish', text: answer, sources };
+}

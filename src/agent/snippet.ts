@@ -1,0 +1,37 @@
+// A retrieved chunk as the agent numbers it for the model ([1]..[k]) and cites it.
+import { join } from 'node:path';
+import { excerptAround } from '../search/excerpt.js';
+import type { SearchOutcome } from '../search/search-service.js';
+
+const previewLength = 300;
+
+export interface Snippet {
+  /** 1-based, in result order: the number the model cites. */
+  readonly number: number;
+  readonly chunkId: string;
+  readonly title: string;
+  /** File name in the namespace, the Variant 2 citation label. */
+  readonly file: string;
+  readonly headingPath: readonly string[];
+  readonly text: string;
+  readonly score: number;
+  /** Storage path of the document (the Variant 1 Match `source`). */
+  readonly source: string;
+  /** An excerpt of the chunk around the query's terms. */
+  readonly preview: string;
+}
+
+/** Numbers the hits of a search in result order; `storagePath` is the storage root as configured. */
+export function toSnippets(outcome: SearchOutcome, storagePath: string): Snippet[] {
+  return outcome.hits.map((hit, index) => ({
+    number: index + 1,
+    chunkId: hit.chunk.id,
+    title: hit.document.title,
+    file: hit.document.file,
+    headingPath: hit.chunk.headingPath,
+    text: hit.chunk.text,
+    score: hit.score,
+    source: join(storagePath, outcome.namespace, hit.document.file),
+    preview: excerptAround(hit.chunk.text, outcome.terms, previewLength),
+  }));
+}

@@ -1,0 +1,71 @@
+// The composition root: builds the services from the configuration and registers the routes.
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { AgentService } from './agent/agent-service.js';
+import type { Config } from './config.js';
+import { chunkMarkdown } from './ingest/chunk-markdown.js';
+import { IngestService } from './ingest/ingest-service.js';
+import { createOpenAiCompatible } from './providers/openai-compatible.js';
+import { agentRoute } from './routes/agent-route.js';
+import { installErrorHandling } from './routes/error-handler.js';
+import { healthRoute } from './routes/health-route.js';
+import { variant1Routes } from './routes/variant1-routes.js';
+import { SearchService } from './search/search-service.js';
+import { KnowledgeStore } from './store/knowledge-store.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export interface AppOptions {
+  /** Fastify logger options; `false` silences it (tests). */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    bodyLimit: config.limits.maxBodyBytes,
+    requestIdHeader: 'x-request-id',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+
+  const provider = config.provider.apiKey === undefined
+    ? undefined
+    : createOpenAiCompatible({
+        apiKey: config.provider.apiKey,
+        baseUrl: config.provider.baseUrl,
+        chatModel: config.provider.chatModel,
+        embeddingModel: config.provider.embeddingModel,
+        temperature: config.provider.temperature,
+      });
+  if (provider === undefined) app.log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 and embedding search is unavailable');
+
+  const store = new KnowledgeStore({
+    root: config.storageRoot,
+    embeddingModel: provider?.embeddings.id ?? null,
+    chunkBody: (body) => chunkMarkdown(body),
+    warn: (message) => app.log.warn(message),
+  });
+  await store.initialize();
+  const search = new SearchService(store, provider?.embeddings, config.limits.maxResults);
+  const ingest = new IngestService({
+    store,
+    embeddings: provider?.embeddings,
+    limits: {
+      maxSourceBytes: config.limits.maxSourceBytes,
+      maxTextBytes: config.limits.maxTextBytes,
+      downloadTimeoutMs: config.limits.downloadTimeoutMs,
+      allowPrivateUrls: config.allowPrivateUrls,
+      fileRoots: config.fileRoots,
+    },
+    logError: (message, error) => app.log.error({ err: error }, message),
+  });
+  const agent = new AgentService({ chat: provider?.chat, search, topK: config.topK, mention: config.mention, storagePath: config.storagePath });
+
+  await app.register(healthRoute, { version, store, agentAvailable: agent.available });
+  await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
+  await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
+  return app;
+}

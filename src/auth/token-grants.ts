@@ -1,0 +1,45 @@
+// Parses token grant lists ("tokenA:docs,handbook;tokenB:*") and answers which namespaces a token may use.
+import { timingSafeEqual, createHash } from 'node:crypto';
+
+export interface TokenGrant {
+  /** SHA-256 of the token, so lookups compare fixed-length digests in constant time. */
+  readonly digest: Buffer;
+  /** Namespaces this token may use; `*` grants all. */
+  readonly namespaces: ReadonlySet<string>;
+}
+
+export type TokenGrants = readonly TokenGrant[];
+
+function digestOf(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Throws an Error whose message says what is wrong with the list. */
+export function parseTokenGrants(text: string): TokenGrants {
+  const grants: TokenGrant[] = [];
+  for (const entry of text.split(';').map((part) => part.trim()).filter((part) => part !== '')) {
+    const separator = entry.lastIndexOf(':');
+    const token = separator === -1 ? '' : entry.slice(0, separator).trim();
+    const namespaces = separator === -1 ? [] : entry.slice(separator + 1).split(',').map((name) => name.trim()).filter((name) => name !== '');
+    if (token === '' || namespaces.length === 0) {
+      throw new Error('each entry must be token:namespace[,namespace...] (or token:*), entries separated by ;');
+    }
+    grants.push({ digest: digestOf(token), namespaces: new Set(namespaces) });
+  }
+  if (grants.length === 0) throw new Error('no token entries found');
+  return grants;
+}
+
+/** The grant of a presented token, compared in constant time against every known token. */
+export function findGrant(grants: TokenGrants, token: string): TokenGrant | undefined {
+  const presented = digestOf(token);
+  let found: TokenGrant | undefined;
+  for (const grant of grants) {
+    if (timingSafeEqual(grant.digest, presented)) found = grant;
+  }
+  return found;
+}
+
+export function grantAllows(grant: TokenGrant, namespace: string): boolean {
+  return grant.namespaces.has('*') || grant.namespaces.has(namespace);
+}

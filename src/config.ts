@@ -1,0 +1,201 @@
+// Configuration: read once from the environment at start-up, validated with one schema, frozen.
+// Every other module receives the Config; nothing else reads process.env.
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+
+const defaultChatModel = 'gpt-4o-mini';
+const defaultEmbeddingModel = 'text-embedding-3-small';
+
+const optionalText = z
+  .string()
+  .transform((value) => value.trim())
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const integerText = (minimum: number, maximum: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(minimum).max(maximum));
+
+const booleanText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((value) => ['true', 'false', '1', '0', 'yes', 'no', ''].includes(value), 'must be true or false')
+  .transform((value) => ['true', '1', 'yes'].includes(value));
+
+/** The variables the service reads, under their Variant 1 names; aliases are folded in before parsing. */
+const environmentSchema = z.object({
+  HOST: optionalText.default('127.0.0.1'),
+  PORT: integerText(0, 65535).default(3000),
+  LLM_API_KEY: optionalText,
+  LLM_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  KNOWLEDGE_AGENT_MODEL: optionalText.default(defaultChatModel),
+  KNOWLEDGE_AGENT_EMBEDDING_MODEL: optionalText.default(defaultEmbeddingModel),
+  KNOWLEDGE_AGENT_TOP_K: integerText(0, 20).default(4),
+  KNOWLEDGE_AGENT_TEMPERATURE: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'must be a number from 0 to 2')
+    .transform(Number)
+    .pipe(z.number().min(0, 'must be from 0 to 2').max(2, 'must be from 0 to 2'))
+    .default(0.2),
+  KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: optionalText.default('docs'),
+  KNOWLEDGE_AGENT_STORAGE_PATH: optionalText.default('knowledge'),
+  KNOWLEDGE_AGENT_MENTION: optionalText.default('@knowledge'),
+  KNOWLEDGE_AGENT_WRITE_TOKENS: optionalText,
+  KNOWLEDGE_AGENT_READ_TOKENS: optionalText,
+  KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
+  KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
+});
+
+/** Variant 2 names accepted for the same settings; the Variant 1 name wins when both are set. */
+const aliases: Record<string, string> = {
+  LLM_MODEL: 'KNOWLEDGE_AGENT_MODEL',
+  TEMPERATURE: 'KNOWLEDGE_AGENT_TEMPERATURE',
+  KNOWLEDGE_DIR: 'KNOWLEDGE_AGENT_STORAGE_PATH',
+};
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly provider: {
+    /** Absent: the agent endpoints answer 503 and embeddings are unavailable. */
+    readonly apiKey: string | undefined;
+    /** Absent: the official client's default endpoint. */
+    readonly baseUrl: string | undefined;
+    readonly chatModel: string;
+    readonly embeddingModel: string;
+    /** Sampling temperature, 0..2. */
+    readonly temperature: number;
+  };
+  readonly topK: number;
+  readonly defaultNamespace: string;
+  /** Storage root as configured (used in reported paths), and its absolute form. */
+  readonly storagePath: string;
+  readonly storageRoot: string;
+  readonly mention: string;
+  readonly writeTokens: TokenGrants | undefined;
+  readonly readTokens: TokenGrants | undefined;
+  /** Absolute directories that file sources must lie in. */
+  readonly fileRoots: readonly string[];
+  readonly allowPrivateUrls: boolean;
+  readonly limits: {
+    /** Bytes per file or download. */
+    readonly maxSourceBytes: number;
+    /** Bytes per text snippet. */
+    readonly maxTextBytes: number;
+    /** Bytes per request body (JSON or multipart). */
+    readonly maxBodyBytes: number;
+    /** Milliseconds a URL download may take. */
+    readonly downloadTimeoutMs: number;
+    /** Results any retriever returns at most. */
+    readonly maxResults: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+function foldAliases(environment: Record<string, string | undefined>): Record<string, string | undefined> {
+  const folded: Record<string, string | undefined> = {};
+  for (const key of Object.keys(environmentSchema.shape)) folded[key] = environment[key];
+  for (const [alias, name] of Object.entries(aliases)) {
+    if ((folded[name] === undefined || folded[name]?.trim() === '') && environment[alias] !== undefined) {
+      folded[name] = environment[alias];
+    }
+  }
+  return folded;
+}
+
+function variableName(key: string, environment: Record<string, string | undefined>): string {
+  const alias = Object.entries(aliases).find(([, name]) => name === key)?.[0];
+  return alias !== undefined && environment[key] === undefined && environment[alias] !== undefined ? alias : key;
+}
+
+function ensureWritableDirectory(directory: string): string | undefined {
+  try {
+    mkdirSync(directory, { recursive: true });
+    accessSync(directory, constants.W_OK | constants.R_OK);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+}
+
+/** Parses and checks the whole environment, reporting every problem at once, one line each. */
+export function loadConfig(environment: Record<string, string | undefined>, workingDirectory = process.cwd()): Config {
+  const parsed = environmentSchema.safeParse(foldAliases(environment));
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = String(issue.path[0]);
+      problems.push(`${variableName(key, environment)}: ${issue.message} (got ${JSON.stringify(environment[variableName(key, environment)])})`);
+    }
+    throw new ConfigError(problems);
+  }
+  const values = parsed.data;
+
+  const grants = (name: 'KNOWLEDGE_AGENT_WRITE_TOKENS' | 'KNOWLEDGE_AGENT_READ_TOKENS') => {
+    const text = values[name];
+    if (text === undefined) return undefined;
+    try {
+      return parseTokenGrants(text);
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const writeTokens = grants('KNOWLEDGE_AGENT_WRITE_TOKENS');
+  const readTokens = grants('KNOWLEDGE_AGENT_READ_TOKENS');
+
+  const storageRoot = resolve(workingDirectory, values.KNOWLEDGE_AGENT_STORAGE_PATH);
+  const storageProblem = ensureWritableDirectory(storageRoot);
+  if (storageProblem !== undefined) {
+    problems.push(`${variableName('KNOWLEDGE_AGENT_STORAGE_PATH', environment)}: storage root ${storageRoot} is not a writable directory (${storageProblem})`);
+  }
+  const fileRoots = (values.KNOWLEDGE_AGENT_FILE_ROOTS ?? workingDirectory)
+    .split(':')
+    .filter((root) => root.trim() !== '')
+    .map((root) => resolve(workingDirectory, root.trim()));
+  if (fileRoots.length === 0) problems.push('KNOWLEDGE_AGENT_FILE_ROOTS: must name at least one directory');
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return Object.freeze({
+    host: values.HOST,
+    port: values.PORT,
+    provider: Object.freeze({
+      apiKey: values.LLM_API_KEY,
+      baseUrl: values.LLM_BASE_URL,
+      chatModel: values.KNOWLEDGE_AGENT_MODEL,
+      embeddingModel: values.KNOWLEDGE_AGENT_EMBEDDING_MODEL,
+      temperature: values.KNOWLEDGE_AGENT_TEMPERATURE,
+    }),
+    topK: values.KNOWLEDGE_AGENT_TOP_K,
+    defaultNamespace: values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE,
+    storagePath: values.KNOWLEDGE_AGENT_STORAGE_PATH,
+    storageRoot,
+    mention: values.KNOWLEDGE_AGENT_MENTION,
+    writeTokens,
+    readTokens,
+    fileRoots: Object.freeze(fileRoots),
+    allowPrivateUrls: values.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
+    limits: Object.freeze({
+      maxSourceBytes: 6 * 1000 * 1000,
+      maxTextBytes: 200 * 1000,
+      maxBodyBytes: 8 * 1000 * 1000,
+      downloadTimeoutMs: 15_000,
+      maxResults: 20,
+    }),
+  });
+}

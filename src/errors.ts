@@ -1,0 +1,54 @@
+// The one error catalogue: every failure the service reports has a code listed here, with the
+// HTTP status it maps to when it ends a request. Codes are typed, so a wrong one fails to compile.
+
+export const errorCatalogue = {
+  // Request-level errors (end the HTTP request).
+  invalid_request: { status: 400, description: 'The body, query or a field of it is not valid.' },
+  invalid_namespace: { status: 400, description: 'The namespace is empty after removing characters other than letters, digits, - and _.' },
+  unauthorized: { status: 401, description: 'No token, or a token the service does not know.' },
+  forbidden: { status: 403, description: 'The token does not grant access to this namespace.' },
+  not_found: { status: 404, description: 'No such route or resource.' },
+  payload_too_large: { status: 413, description: 'The request body is larger than the service accepts.' },
+  unsupported_media_type: { status: 415, description: 'The content type or upload type is not accepted.' },
+  rate_limited: { status: 429, description: 'Too many requests from this client; retry after the Retry-After delay.' },
+  internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id.' },
+  agent_not_initialized: { status: 503, description: 'No LLM_API_KEY was set at start-up, so the agent cannot answer.' },
+  embeddings_unavailable: { status: 503, description: 'No embedding model is available for embedding search.' },
+  // Per-source ingest errors (reported in the `errors` array of an ingest response).
+  source_invalid: { status: 400, description: 'The source lacks a required field or has a wrong one.' },
+  source_too_large: { status: 413, description: 'A file, download or text snippet is over its size limit.' },
+  unsupported_file_type: { status: 415, description: 'The file type is not one of .pdf, .md, .markdown, .txt, .html.' },
+  file_not_found: { status: 404, description: 'The file source does not exist or is not a regular file.' },
+  file_not_allowed: { status: 403, description: 'The file source is outside KNOWLEDGE_AGENT_FILE_ROOTS.' },
+  url_not_allowed: { status: 403, description: 'The URL is not http(s), or resolves to an address that is refused.' },
+  fetch_failed: { status: 502, description: 'Downloading the URL failed or answered with an error status.' },
+  document_unreadable: { status: 422, description: 'The content could not be converted to text (broken PDF, no text layer).' },
+  document_empty: { status: 422, description: 'The source holds no text.' },
+  // Provider errors (per source at ingest, or an `error` event during an agent run).
+  embedding_failed: { status: 502, description: 'The embedding provider failed after retries.' },
+  provider_error: { status: 502, description: 'The language-model provider answered with an error or broke its stream.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** A failure the service expects and reports to the caller: a code from the catalogue and a human message. */
+export class KnowledgeError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KnowledgeError';
+    this.code = code;
+    this.status = errorCatalogue[code].status;
+  }
+}
+
+export function isKnowledgeError(value: unknown): value is KnowledgeError {
+  return value instanceof KnowledgeError;
+}
+
+/** The JSON body every failed request answers with (CONTRACT section 5). */
+export function errorBody(code: ErrorCode, message: string): { error: { code: ErrorCode; message: string } } {
+  return { error: { code, message } };
+}

@@ -1,0 +1,128 @@
+// Downloads a URL source: http(s) only, each hop's resolved address checked (and that very address connected to),
+// redirects capped, a time-out, and the size cap enforced while streaming.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { KnowledgeError } from '../errors.js';
+import { isRefusedAddress } from './address-policy.js';
+
+export interface FetchLimits {
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+  readonly allowPrivateAddresses: boolean;
+  readonly maxRedirects?: number;
+}
+
+export interface FetchedResource {
+  readonly bytes: Buffer;
+  readonly contentType: string | undefined;
+  /** The URL after redirects. */
+  readonly url: string;
+}
+
+function guardedLookup(allowPrivateAddresses: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      const allowed = addresses.filter((entry) => allowPrivateAddresses || !isRefusedAddress(entry.address));
+      if (allowed.length === 0) {
+        const refusal = Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'ADDRESS_REFUSED' });
+        return callback(refusal, '', 4);
+      }
+      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
+      const first = allowed[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+function parseHttpUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new KnowledgeError('url_not_allowed', `${JSON.stringify(text)} is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new KnowledgeError('url_not_allowed', `only http and https URLs are fetched, not ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new KnowledgeError('url_not_allowed', 'URLs with credentials are not fetched');
+  }
+  return url;
+}
+
+function requestOnce(url: URL, limits: FetchLimits, signal: AbortSignal): Promise<{ status: number; location?: string; contentType?: string; bytes: Buffer }> {
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  // Node connects to IP literals without a lookup, so they are checked here.
+  if (!limits.allowPrivateAddresses && isIP(hostname) !== 0 && isRefusedAddress(hostname)) {
+    return Promise.reject(new KnowledgeError('url_not_allowed', `${url.host} is not a public address`));
+  }
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = transport.get(
+      url,
+      {
+        lookup: guardedLookup(limits.allowPrivateAddresses),
+        signal,
+        headers: { 'user-agent': 'knowledge-agent/0.1 (+docs ingestion)', accept: 'text/html, text/markdown, text/plain, application/pdf;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400 && response.headers.location !== undefined) {
+          response.resume();
+          resolve({ status, location: response.headers.location, bytes: Buffer.alloc(0) });
+          return;
+        }
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > limits.maxBytes) {
+          response.destroy();
+          reject(new KnowledgeError('source_too_large', `${url.href} is ${declared} bytes, over the ${limits.maxBytes}-byte limit`));
+          return;
+        }
+        const parts: Buffer[] = [];
+        let received = 0;
+        response.on('data', (part: Buffer) => {
+          received += part.length;
+          if (received > limits.maxBytes) {
+            response.destroy();
+            reject(new KnowledgeError('source_too_large', `${url.href} is over the ${limits.maxBytes}-byte limit`));
+            return;
+          }
+          parts.push(part);
+        });
+        response.on('end', () => resolve({ status, contentType: response.headers['content-type'], bytes: Buffer.concat(parts) }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+  });
+}
+
+export async function fetchUrl(text: string, limits: FetchLimits): Promise<FetchedResource> {
+  let url = parseHttpUrl(text);
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const maxRedirects = limits.maxRedirects ?? 5;
+  for (let hop = 0; ; hop++) {
+    let response: Awaited<ReturnType<typeof requestOnce>>;
+    try {
+      response = await requestOnce(url, limits, signal);
+    } catch (error) {
+      if (error instanceof KnowledgeError) throw error;
+      const cause = error as NodeJS.ErrnoException;
+      if (cause.code === 'ADDRESS_REFUSED') throw new KnowledgeError('url_not_allowed', cause.message);
+      if (signal.aborted) throw new KnowledgeError('fetch_failed', `${url.href} did not answer within ${limits.timeoutMs} ms`);
+      throw new KnowledgeError('fetch_failed', `${url.href} could not be fetched (${cause.code ?? cause.message})`);
+    }
+    if (response.location !== undefined) {
+      if (hop >= maxRedirects) throw new KnowledgeError('fetch_failed', `${text} redirected more than ${maxRedirects} times`);
+      url = parseHttpUrl(new URL(response.location, url).href);
+      continue;
+    }
+    if (response.status < 200 || response.status >= 300) {
+      throw new KnowledgeError('fetch_failed', `${url.href} answered HTTP ${response.status}`);
+    }
+    return { bytes: response.bytes, contentType: response.contentType, url: url.href };
+  }
+}

@@ -1,0 +1,31 @@
+// A source to ingest, after the HTTP layer has validated and normalized its request shape.
+import type { KnowledgeError } from '../errors.js';
+
+export type IngestSource =
+  | { readonly kind: 'url'; readonly url: string; readonly title?: string }
+  | { readonly kind: 'file'; readonly path: string; readonly title?: string }
+  | { readonly kind: 'text'; readonly text: string; readonly title?: string }
+  | { readonly kind: 'upload'; readonly fileName: string; readonly contentType?: string; readonly bytes: Buffer; readonly title?: string };
+
+/** A request entry that failed validation: reported at its position, never fetched. */
+export interface InvalidSource {
+  readonly kind: 'invalid';
+  readonly label: string;
+  readonly error: KnowledgeError;
+}
+
+/** How a source is named in responses and recorded as the document's `source`. */
+export function describeSource(source: IngestSource | InvalidSource): string {
+  switch (source.kind) {
+    case 'invalid':
+      return source.label;
+    case 'url':
+      return source.url;
+    case 'file':
+      return source.path;
+    case 'upload':
+      return source.fileName;
+    case 'text':
+      return 'text';
+  }
+}

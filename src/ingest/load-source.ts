@@ -1,0 +1,111 @@
+// Turns one source into a titled Markdown document: fetch or read it within the limits, then convert it.
+import { realpath, stat, readFile } from 'node:fs/promises';
+import { basename, isAbsolute, relative, sep } from 'node:path';
+import { KnowledgeError } from '../errors.js';
+import { acceptedExtensions, convertDocument, detectFormat } from './convert-document.js';
+import { fetchUrl } from './fetch-url.js';
+import type { IngestSource } from './ingest-source.js';
+
+export interface SourceLimits {
+  readonly maxSourceBytes: number;
+  readonly maxTextBytes: number;
+  readonly downloadTimeoutMs: number;
+  readonly allowPrivateUrls: boolean;
+  /** Absolute directories (symlinks resolved) that file sources must lie in. */
+  readonly fileRoots: readonly string[];
+}
+
+export interface LoadedDocument {
+  readonly title: string;
+  readonly markdown: string;
+}
+
+const maxTitleLength = 200;
+
+function firstHeading(markdown: string): string | undefined {
+  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(markdown)?.[1]?.trim();
+}
+
+function firstLine(markdown: string): string | undefined {
+  const line = markdown.split('\n').find((candidate) => candidate.trim() !== '')?.trim();
+  return line === undefined ? undefined : line.replace(/^[#>*\-\s]+/, '').slice(0, 80);
+}
+
+function nameFromUrl(url: string): string | undefined {
+  const pathname = new URL(url).pathname.replace(/\/+$/, '');
+  const last = decodeURIComponent(pathname.split('/').pop() ?? '').replace(/\.[a-z0-9]+$/i, '');
+  return last === '' ? new URL(url).hostname : last;
+}
+
+function isInside(root: string, path: string): boolean {
+  const fromRoot = relative(root, path);
+  return fromRoot === '' || (!fromRoot.startsWith(`..${sep}`) && fromRoot !== '..' && !isAbsolute(fromRoot));
+}
+
+async function readAllowedFile(requestedPath: string, limits: SourceLimits): Promise<Buffer> {
+  if (!isAbsolute(requestedPath)) throw new KnowledgeError('source_invalid', `path: ${JSON.stringify(requestedPath)} must be an absolute path`);
+  let path: string;
+  try {
+    path = await realpath(requestedPath);
+  } catch {
+    throw new KnowledgeError('file_not_found', `${requestedPath} does not exist`);
+  }
+  if (!limits.fileRoots.some((root) => isInside(root, path))) {
+    throw new KnowledgeError('file_not_allowed', `${requestedPath} is outside the directories files may be read from (KNOWLEDGE_AGENT_FILE_ROOTS)`);
+  }
+  const info = await stat(path);
+  if (!info.isFile()) throw new KnowledgeError('file_not_found', `${requestedPath} is not a regular file`);
+  if (info.size > limits.maxSourceBytes) {
+    throw new KnowledgeError('source_too_large', `${requestedPath} is ${info.size} bytes, over the ${limits.maxSourceBytes}-byte limit`);
+  }
+  return readFile(path);
+}
+
+function unsupported(name: string): KnowledgeError {
+  return new KnowledgeError('unsupported_file_type', `${name}: unsupported file type (accepted: ${acceptedExtensions.join(', ')})`);
+}
+
+function titled(requested: string | undefined, converted: string | null, markdown: string, fallback: string | undefined): LoadedDocument {
+  const title = (requested?.trim() || converted?.trim() || firstHeading(markdown) || fallback || firstLine(markdown) || 'Untitled').slice(0, maxTitleLength);
+  return { title, markdown };
+}
+
+export async function loadSource(source: IngestSource, limits: SourceLimits): Promise<LoadedDocument> {
+  switch (source.kind) {
+    case 'text': {
+      const size = Buffer.byteLength(source.text, 'utf8');
+      if (size > limits.maxTextBytes) {
+        throw new KnowledgeError('source_too_large', `text is ${size} bytes, over the ${limits.maxTextBytes}-byte limit for a snippet`);
+      }
+      return titled(source.title, null, source.text.replace(/\r\n?/g, '\n'), undefined);
+    }
+    case 'file': {
+      const bytes = await readAllowedFile(source.path, limits);
+      const format = detectFormat(bytes, { fileName: source.path });
+      if (format === undefined) throw unsupported(source.path);
+      const converted = await convertDocument(bytes, format);
+      return titled(source.title, converted.title, converted.markdown, basename(source.path).replace(/\.[a-z0-9]+$/i, ''));
+    }
+    case 'upload': {
+      if (source.bytes.length > limits.maxSourceBytes) {
+        throw new KnowledgeError('source_too_large', `${source.fileName} is ${source.bytes.length} bytes, over the ${limits.maxSourceBytes}-byte limit`);
+      }
+      const format = detectFormat(source.bytes, { fileName: source.fileName, ...(source.contentType === undefined ? {} : { contentType: source.contentType }) });
+      if (format === undefined) throw unsupported(source.fileName);
+      const converted = await convertDocument(source.bytes, format);
+      return titled(source.title, converted.title, converted.markdown, basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));
+    }
+    case 'url': {
+      const fetched = await fetchUrl(source.url, {
+        maxBytes: limits.maxSourceBytes,
+        timeoutMs: limits.downloadTimeoutMs,
+        allowPrivateAddresses: limits.allowPrivateUrls,
+      });
+      const fileName = new URL(fetched.url).pathname;
+      const format = detectFormat(fetched.bytes, { fileName, ...(fetched.contentType === undefined ? {} : { contentType: fetched.contentType }) });
+      if (format === undefined) throw unsupported(`${source.url} (${fetched.contentType ?? 'no content type'})`);
+      const converted = await convertDocument(fetched.bytes, format, fetched.url);
+      return titled(source.title, converted.title, converted.markdown, nameFromUrl(fetched.url));
+    }
+  }
+}

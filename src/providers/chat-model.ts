@@ -1,0 +1,37 @@
+// What the agent needs from a chat provider: a streamed completion with optional tool calls.
+
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** JSON text of the arguments, as the model wrote it. */
+  readonly arguments: string;
+}
+
+export type ChatMessage =
+  | { readonly role: 'system' | 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCall[] }
+  | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string };
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  readonly messages: readonly ChatMessage[];
+  readonly tools: readonly ToolDefinition[];
+  readonly signal?: AbortSignal;
+}
+
+export type ChatStreamPart =
+  | { readonly type: 'text-delta'; readonly delta: string }
+  | { readonly type: 'tool-call'; readonly toolCall: ToolCall }
+  | { readonly type: 'finish'; readonly reason: string };
+
+export interface ChatModel {
+  readonly id: string;
+  /** Streams the completion; throws a KnowledgeError `provider_error` when the provider fails or breaks off. */
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
+}

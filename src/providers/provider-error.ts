@@ -1,0 +1,30 @@
+// Turns whatever a provider call threw into a KnowledgeError whose message is safe to show: never the API key.
+import { APIError, APIUserAbortError } from 'openai';
+import { KnowledgeError, type ErrorCode } from '../errors.js';
+
+const maxMessageLength = 300;
+
+/** Removes the key, and the masked key fragments some providers echo back ("sk-ab****wxyz"), from a message. */
+export function redactSecret(message: string, secret: string | undefined): string {
+  let redacted = message.replace(/\b(sk|key|api)[-_][A-Za-z0-9*_-]*\*{3,}[A-Za-z0-9_-]*/gi, '[redacted]');
+  if (secret !== undefined && secret.length > 0) redacted = redacted.split(secret).join('[redacted]');
+  return redacted;
+}
+
+export function isAbort(error: unknown): boolean {
+  return error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
+}
+
+export function toProviderError(error: unknown, code: Extract<ErrorCode, 'provider_error' | 'embedding_failed'>, secret: string | undefined): KnowledgeError {
+  if (error instanceof KnowledgeError) return error;
+  let message: string;
+  if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
+    message = `the provider refused the credentials (HTTP ${error.status}); check LLM_API_KEY`;
+  } else if (error instanceof APIError && error.status !== undefined) {
+    message = `the provider answered HTTP ${error.status}: ${error.message}`;
+  } else {
+    message = `the provider could not be reached or broke off: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const safe = redactSecret(message, secret);
+  return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe);
+}

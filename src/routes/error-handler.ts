@@ -1,0 +1,53 @@
+// Maps every failure to the contract's JSON error body and status; unknown errors become a generic 500.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { errorBody, isKnowledgeError, type ErrorCode } from '../errors.js';
+
+const codeOfStatus: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+function describeValidation(error: FastifyError): string {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return error.validation
+      .map((issue) => {
+        const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
+        return `${field}: ${issue.message}`;
+      })
+      .join('; ');
+  }
+  return error.message;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (isKnowledgeError(error)) {
+      return reply.code(error.status).send(errorBody(error.code, error.message));
+    }
+    if (hasZodFastifySchemaValidationErrors(error) || error.validation !== undefined) {
+      return reply.code(400).send(errorBody('invalid_request', describeValidation(error)));
+    }
+    const status = error.statusCode ?? 500;
+    const code = codeOfStatus[status];
+    if (code !== undefined) {
+      const message =
+        error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'the request body is larger than the service accepts'
+        : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}; send application/json`
+        : error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the body is not valid JSON'
+        : error.message;
+      return reply.code(status).send(errorBody(code, message));
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return reply.code(500).send(errorBody('internal_error', `an unexpected error occurred (request ${request.id})`));
+  });
+}

@@ -1,0 +1,71 @@
+// Variant 1 routes: POST /tools/ingest and POST /tools/search.
+import { join } from 'node:path';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { toSnippets } from '../agent/snippet.js';
+import { KnowledgeError } from '../errors.js';
+import type { IngestService } from '../ingest/ingest-service.js';
+import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
+import type { SearchService } from '../search/search-service.js';
+import { toMatch } from '../stream/variant1-sse.js';
+import { variant1IngestBodySchema, variant1SearchBodySchema, variant1SourceSchema } from './variant1-schemas.js';
+
+export interface Variant1RouteOptions {
+  readonly ingest: IngestService;
+  readonly search: SearchService;
+  readonly defaultNamespace: string;
+  readonly topK: number;
+  readonly storagePath: string;
+}
+
+/** Checks one source of the request on its own; a bad one becomes an error at its index. */
+export function toIngestSource(raw: unknown, index: number): IngestSource | InvalidSource {
+  const parsed = variant1SourceSchema.safeParse(raw);
+  const invalid = (message: string): InvalidSource => ({ kind: 'invalid', label: `sources[${index}]`, error: new KnowledgeError('source_invalid', message) });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return invalid(`sources[${index}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid source'}`);
+  }
+  const { type, value, path, title } = parsed.data;
+  const titled = title === undefined ? {} : { title };
+  switch (type) {
+    case 'url':
+      return value === undefined || value.trim() === '' ? invalid(`sources[${index}].value: a url source needs the URL in value`) : { kind: 'url', url: value.trim(), ...titled };
+    case 'file': {
+      const filePath = path ?? value;
+      return filePath === undefined || filePath.trim() === '' ? invalid(`sources[${index}].path: a file source needs an absolute path`) : { kind: 'file', path: filePath, ...titled };
+    }
+    case 'text':
+      return value === undefined ? invalid(`sources[${index}].value: a text source needs the text in value`) : { kind: 'text', text: value, ...titled };
+  }
+}
+
+export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async (app, options) => {
+  app.post('/tools/ingest', { schema: { body: variant1IngestBodySchema } }, async (request) => {
+    const report = await options.ingest.ingest(request.body.namespace ?? options.defaultNamespace, request.body.sources.map(toIngestSource));
+    const documents = report.outcomes.flatMap((outcome) =>
+      outcome.status === 'failed'
+        ? []
+        : [{
+            title: outcome.document.title,
+            source: outcome.document.source,
+            path: join(options.storagePath, report.namespace, outcome.document.file),
+            chunks: outcome.document.chunks.length,
+            status: outcome.status,
+          }],
+    );
+    return {
+      namespace: report.namespace,
+      documents,
+      chunks_added: documents.filter((document) => document.status === 'saved').reduce((sum, document) => sum + document.chunks, 0),
+      errors: report.outcomes.flatMap((outcome) =>
+        outcome.status === 'failed' ? [{ index: outcome.index, source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
+      ),
+    };
+  });
+
+  app.post('/tools/search', { schema: { body: variant1SearchBodySchema } }, async (request) => {
+    const { query } = request.body;
+    const outcome = await options.search.searchByEmbedding(request.body.namespace ?? options.defaultNamespace, query, request.body.top_k ?? options.topK);
+    return { namespace: outcome.namespace, query, matches: toSnippets(outcome, options.storagePath).map(toMatch) };
+  });
+};

@@ -1,0 +1,40 @@
+// Crash-safe file replacement: write a temporary file beside the target, fsync it, rename it over the target, fsync the folder.
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export const temporaryFilePrefix = '.tmp-';
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const temporaryPath = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
+  const file = await open(temporaryPath, 'w', 0o644);
+  try {
+    await file.writeFile(data);
+    await file.sync();
+  } catch (error) {
+    await file.close();
+    await rm(temporaryPath, { force: true });
+    throw error;
+  }
+  await file.close();
+  try {
+    await rename(temporaryPath, path);
+  } catch (error) {
+    await rm(temporaryPath, { force: true });
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+/** Makes a rename or unlink in the folder durable; some file systems refuse to fsync folders, which is harmless. */
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r').catch(() => undefined);
+  if (handle === undefined) return;
+  try {
+    await handle.sync();
+  } catch {
+    // EINVAL/EISDIR on file systems without directory fsync.
+  } finally {
+    await handle.close();
+  }
+}

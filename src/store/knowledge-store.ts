@@ -1,0 +1,61 @@
+// The storage root: one folder per namespace, opened on first use and kept in memory afterwards.
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Namespace, type NamespaceOptions } from './namespace.js';
+import { sanitizeNamespace } from './namespace-name.js';
+
+export interface KnowledgeStoreOptions {
+  /** Absolute storage root. */
+  readonly root: string;
+  readonly embeddingModel: string | null;
+  readonly chunkBody: NamespaceOptions['chunkBody'];
+  readonly warn: (message: string) => void;
+}
+
+export class KnowledgeStore {
+  private readonly opened = new Map<string, Promise<Namespace>>();
+
+  constructor(private readonly options: KnowledgeStoreOptions) {}
+
+  async initialize(): Promise<void> {
+    await mkdir(this.options.root, { recursive: true });
+  }
+
+  /** Opens (creating if needed) the namespace; the name is sanitized, so it can never leave the root. */
+  namespace(requestedName: string): Promise<Namespace> {
+    const name = sanitizeNamespace(requestedName);
+    let namespace = this.opened.get(name);
+    if (namespace === undefined) {
+      namespace = Namespace.open({
+        name,
+        directory: join(this.options.root, name),
+        embeddingModel: this.options.embeddingModel,
+        chunkBody: this.options.chunkBody,
+        warn: this.options.warn,
+      });
+      // A failed open is not cached, so the next request tries again.
+      namespace.catch(() => this.opened.delete(name));
+      this.opened.set(name, namespace);
+    }
+    return namespace;
+  }
+
+  /** The namespace if its folder exists; reads of an unknown namespace create nothing. */
+  async existingNamespace(requestedName: string): Promise<Namespace | undefined> {
+    const name = sanitizeNamespace(requestedName);
+    if (!this.opened.has(name)) {
+      const folder = await stat(join(this.options.root, name)).catch(() => undefined);
+      if (folder === undefined || !folder.isDirectory()) return undefined;
+    }
+    return this.namespace(name);
+  }
+
+  /** Names of the namespace folders under the root. */
+  async namespaceNames(): Promise<string[]> {
+    const entries = await readdir(this.options.root, { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+  }
+}

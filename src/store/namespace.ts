@@ -1,0 +1,363 @@
+// One namespace: its Markdown documents and index.json on disk, and the in-memory indexes built from them.
+// Every change goes through one queue; changes that arrive together are committed with one index write.
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LexicalIndex } from '../search/lexical-index.js';
+import { VectorIndex, type VectorHit } from '../search/vector-index.js';
+import { writeFileAtomic, syncDirectory, temporaryFilePrefix } from './atomic-write.js';
+import { contentHash } from './content-hash.js';
+import { parseDocument, renderDocument } from './front-matter.js';
+import { decodeIndex, encodeIndex, indexFileName, type IndexContents } from './index-file.js';
+import { uniqueFileName } from './slug.js';
+import type { DocumentDraft, StoredChunk, StoredDocument } from './stored-document.js';
+
+export interface NamespaceOptions {
+  readonly name: string;
+  readonly directory: string;
+  /** The embedding model in use; vectors recorded under another model are dropped and re-embedded. */
+  readonly embeddingModel: string | null;
+  /** Chunks a Markdown body (used for documents placed in the folder by hand). */
+  readonly chunkBody: (body: string) => readonly { text: string; headingPath: readonly string[] }[];
+  readonly warn: (message: string) => void;
+}
+
+export type CommitOutcome = { readonly status: 'saved' | 'skipped'; readonly document: StoredDocument };
+
+type EmbeddingInfo = IndexContents['embedding'];
+
+/** The state a batch of changes works on; it replaces the live state only once index.json is written. */
+interface Staging {
+  documents: Map<string, StoredDocument>;
+  embedding: EmbeddingInfo;
+  readonly writtenFiles: string[];
+  readonly changes: { before: StoredDocument | undefined; after: StoredDocument | undefined }[];
+}
+
+interface QueuedChange {
+  readonly apply: (staging: Staging) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+}
+
+function chunkId(file: string, ordinal: number): string {
+  return `${file.replace(/\.md$/, '')}:${ordinal}`;
+}
+
+function fileOfChunk(id: string): string {
+  return `${id.slice(0, id.lastIndexOf(':'))}.md`;
+}
+
+function firstHeading(body: string): string | undefined {
+  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1]?.trim();
+}
+
+export class Namespace {
+  private documentsByFile = new Map<string, StoredDocument>();
+  private readonly chunksById = new Map<string, StoredChunk>();
+  private embedding: EmbeddingInfo = null;
+  private vectors: VectorIndex | null = null;
+  private readonly lexical = new LexicalIndex();
+  private readonly queue: QueuedChange[] = [];
+  private draining = false;
+
+  private constructor(private readonly options: NamespaceOptions) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get directory(): string {
+    return this.options.directory;
+  }
+
+  /** Opens the folder, reconciling index.json with the Markdown files actually there. */
+  static async open(options: NamespaceOptions): Promise<Namespace> {
+    const namespace = new Namespace(options);
+    await namespace.load();
+    return namespace;
+  }
+
+  get documents(): readonly StoredDocument[] {
+    return [...this.documentsByFile.values()];
+  }
+
+  get chunkCount(): number {
+    return this.chunksById.size;
+  }
+
+  get embeddingModel(): string | null {
+    return this.embedding?.model ?? null;
+  }
+
+  document(file: string): StoredDocument | undefined {
+    return this.documentsByFile.get(file);
+  }
+
+  chunk(id: string): StoredChunk | undefined {
+    return this.chunksById.get(id);
+  }
+
+  findByHash(hash: string): StoredDocument | undefined {
+    for (const document of this.documentsByFile.values()) if (document.hash === hash) return document;
+    return undefined;
+  }
+
+  /** Chunks that have no vector from the current embedding model yet. */
+  pendingChunks(): StoredChunk[] {
+    return [...this.chunksById.values()].filter((chunk) => chunk.embedding === null);
+  }
+
+  searchVectors(query: Float32Array, limit: number): VectorHit[] {
+    return this.vectors?.search(query, limit) ?? [];
+  }
+
+  searchLexical(query: string, limit: number): { key: string; score: number }[] {
+    return this.lexical.search(query, limit);
+  }
+
+  matchedTerms(query: string): string[] {
+    return this.lexical.matchedTerms(query);
+  }
+
+  /** Saves each draft as a new document, or reports it `skipped` when the same content is already stored. */
+  commitDocuments(drafts: readonly DocumentDraft[]): Promise<CommitOutcome[]> {
+    return this.enqueue(async (staging) => {
+      const outcomes: CommitOutcome[] = [];
+      for (const draft of drafts) {
+        const existing = [...staging.documents.values()].find((document) => document.hash === draft.hash);
+        if (existing !== undefined) {
+          outcomes.push({ status: 'skipped', document: existing });
+          continue;
+        }
+        const document = await this.writeDraft(staging, draft);
+        outcomes.push({ status: 'saved', document });
+      }
+      return outcomes;
+    });
+  }
+
+  /** Records vectors for chunks (by id) produced by `model`; chunks changed meanwhile are left alone. */
+  storeEmbeddings(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
+    return this.enqueue(async (staging) => {
+      const dimensions = vectors.values().next().value?.length;
+      if (dimensions === undefined) return;
+      this.adoptModel(staging, model, dimensions);
+      const byFile = new Map<string, StoredDocument>();
+      for (const id of vectors.keys()) {
+        const document = staging.documents.get(fileOfChunk(id));
+        if (document !== undefined) byFile.set(document.file, document);
+      }
+      for (const document of byFile.values()) {
+        this.replaceStaged(
+          staging,
+          document,
+          document.chunks.map((chunk) => ({ ...chunk, embedding: vectors.get(chunk.id) ?? chunk.embedding })),
+        );
+      }
+    });
+  }
+
+  /** A new model or vector size invalidates every existing vector: they are dropped and re-embedded later. */
+  private adoptModel(staging: Staging, model: string, dimensions: number): void {
+    if (staging.embedding?.model === model && staging.embedding.dimensions === dimensions) return;
+    for (const document of staging.documents.values()) {
+      if (document.chunks.some((chunk) => chunk.embedding !== null)) {
+        this.replaceStaged(staging, document, document.chunks.map((chunk) => ({ ...chunk, embedding: null })));
+      }
+    }
+    staging.embedding = { model, dimensions };
+  }
+
+  private replaceStaged(staging: Staging, before: StoredDocument, chunks: StoredChunk[]): void {
+    const after: StoredDocument = { ...before, chunks };
+    staging.documents.set(before.file, after);
+    staging.changes.push({ before, after });
+  }
+
+  private async writeDraft(staging: Staging, draft: DocumentDraft): Promise<StoredDocument> {
+    const dimensions = draft.chunks.find((chunk) => chunk.embedding !== null)?.embedding?.length;
+    if (draft.embeddingModel !== null && dimensions !== undefined) this.adoptModel(staging, draft.embeddingModel, dimensions);
+    const file = uniqueFileName(draft.title, (name) => staging.documents.has(name) || staging.writtenFiles.includes(name));
+    const ingestedAt = new Date().toISOString();
+    const path = join(this.directory, file);
+    await writeFileAtomic(path, renderDocument({ title: draft.title, source: draft.source, hash: draft.hash, ingestedAt }, draft.body));
+    staging.writtenFiles.push(path);
+    const written = await stat(path);
+    const document: StoredDocument = {
+      file,
+      title: draft.title,
+      source: draft.source,
+      hash: draft.hash,
+      ingestedAt,
+      fileSize: written.size,
+      fileModifiedMs: written.mtimeMs,
+      chunks: draft.chunks.map((chunk, ordinal) => ({
+        id: chunkId(file, ordinal),
+        file,
+        headingPath: chunk.headingPath,
+        text: chunk.text,
+        embedding: draft.embeddingModel === staging.embedding?.model && chunk.embedding?.length === staging.embedding?.dimensions ? chunk.embedding : null,
+      })),
+    };
+    staging.documents.set(file, document);
+    staging.changes.push({ before: undefined, after: document });
+    return document;
+  }
+
+  private enqueue<T>(apply: (staging: Staging) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ apply, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  /** Applies every queued change to one staging copy, writes index.json once, then makes it live. */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0);
+        const staging: Staging = { documents: new Map(this.documentsByFile), embedding: this.embedding, writtenFiles: [], changes: [] };
+        const settled: { change: QueuedChange; value: unknown }[] = [];
+        for (const change of batch) {
+          try {
+            settled.push({ change, value: await change.apply(staging) });
+          } catch (error) {
+            change.reject(error);
+          }
+        }
+        try {
+          await this.persist(staging);
+        } catch (error) {
+          await Promise.all(staging.writtenFiles.map((path) => rm(path, { force: true })));
+          for (const { change } of settled) change.reject(error);
+          continue;
+        }
+        this.makeLive(staging);
+        for (const { change, value } of settled) change.resolve(value);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async persist(staging: Staging): Promise<void> {
+    if (staging.changes.length === 0 && staging.embedding === this.embedding) return;
+    await writeFileAtomic(join(this.directory, indexFileName), encodeIndex({ embedding: staging.embedding, documents: [...staging.documents.values()] }));
+  }
+
+  private makeLive(staging: Staging): void {
+    if (staging.embedding !== this.embedding) {
+      // Every vector of the old model is among the staged changes (replaced by null), so start afresh.
+      this.embedding = staging.embedding;
+      this.vectors = null;
+    }
+    this.documentsByFile = staging.documents;
+    for (const { before, after } of staging.changes) {
+      const sameContent = before !== undefined && after !== undefined && before.hash === after.hash;
+      if (before !== undefined && !sameContent) for (const chunk of before.chunks) this.forgetChunk(chunk.id);
+      for (const chunk of after?.chunks ?? []) this.indexChunk(chunk, after as StoredDocument, !sameContent);
+    }
+  }
+
+  private indexChunk(chunk: StoredChunk, document: StoredDocument, withText: boolean): void {
+    this.chunksById.set(chunk.id, chunk);
+    if (withText) this.lexical.add(chunk.id, { title: document.title, headings: chunk.headingPath.join(' '), body: chunk.text });
+    if (chunk.embedding !== null && chunk.embedding.length === this.embedding?.dimensions) {
+      this.vectors ??= new VectorIndex(this.embedding.dimensions);
+      this.vectors.add(chunk.id, chunk.embedding);
+    } else {
+      this.vectors?.remove(chunk.id);
+    }
+  }
+
+  private forgetChunk(id: string): void {
+    this.chunksById.delete(id);
+    this.lexical.remove(id);
+    this.vectors?.remove(id);
+  }
+
+  private async readIndex(): Promise<IndexContents> {
+    const path = join(this.directory, indexFileName);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { embedding: null, documents: [] };
+      throw error;
+    }
+    try {
+      return decodeIndex(text);
+    } catch (error) {
+      this.options.warn(`namespace ${this.name}: ${indexFileName} is unreadable (${(error as Error).message.split('\n')[0]}); rebuilding it from the Markdown files`);
+      return { embedding: null, documents: [] };
+    }
+  }
+
+  private async documentFromFile(file: string, size: number, modifiedMs: number, known: StoredDocument | undefined): Promise<StoredDocument> {
+    const { frontMatter, body } = parseDocument(await readFile(join(this.directory, file), 'utf8'));
+    const hash = contentHash(body);
+    if (known !== undefined && known.hash === hash) return { ...known, fileSize: size, fileModifiedMs: modifiedMs };
+    return {
+      file,
+      title: frontMatter.title ?? firstHeading(body) ?? file.replace(/\.md$/, ''),
+      source: frontMatter.source ?? file,
+      hash,
+      ingestedAt: frontMatter.ingestedAt ?? new Date(modifiedMs).toISOString(),
+      fileSize: size,
+      fileModifiedMs: modifiedMs,
+      chunks: this.options.chunkBody(body).map((chunk, ordinal) => ({
+        id: chunkId(file, ordinal),
+        file,
+        headingPath: chunk.headingPath,
+        text: chunk.text,
+        embedding: null,
+      })),
+    };
+  }
+
+  private async load(): Promise<void> {
+    await mkdir(this.directory, { recursive: true });
+    const contents = await this.readIndex();
+    // With no embedding model configured, stored vectors are kept for when one is.
+    const modelMatches = contents.embedding !== null && (this.options.embeddingModel === null || contents.embedding.model === this.options.embeddingModel);
+    const indexed = new Map(contents.documents.map((document) => [document.file, document]));
+    let changed = contents.documents.length > 0 && !modelMatches && contents.embedding !== null;
+
+    const documents = new Map<string, StoredDocument>();
+    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
+      if (entry.name.startsWith(temporaryFilePrefix)) {
+        await rm(join(this.directory, entry.name), { force: true });
+        continue;
+      }
+      if (!entry.isFile() || !entry.name.endsWith('.md') || entry.name.startsWith('.')) continue;
+      const known = indexed.get(entry.name);
+      try {
+        const { size, mtimeMs } = await stat(join(this.directory, entry.name));
+        if (known !== undefined && known.fileSize === size && known.fileModifiedMs === mtimeMs) {
+          documents.set(entry.name, known);
+          continue;
+        }
+        const document = await this.documentFromFile(entry.name, size, mtimeMs, known);
+        documents.set(entry.name, document);
+        changed = true;
+      } catch (error) {
+        this.options.warn(`namespace ${this.name}: cannot read ${entry.name} (${(error as Error).message}); it is left out of the index`);
+      }
+    }
+    if (documents.size !== indexed.size || [...indexed.keys()].some((file) => !documents.has(file))) changed = true;
+
+    this.embedding = modelMatches ? contents.embedding : null;
+    this.documentsByFile = documents;
+    for (const document of documents.values()) {
+      for (const chunk of document.chunks) {
+        if (!modelMatches) chunk.embedding = null;
+        this.indexChunk(chunk, document, true);
+      }
+    }
+    if (changed) {
+      await writeFileAtomic(join(this.directory, indexFileName), encodeIndex({ embedding: this.embedding, documents: [...documents.values()] }));
+      await syncDirectory(this.directory);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// The in-memory shapes of a namespace's documents and chunks.
+
+export interface StoredChunk {
+  /** `<file stem>:<ordinal>`, stable while the document is unchanged. */
+  readonly id: string;
+  readonly file: string;
+  readonly headingPath: readonly string[];
+  readonly text: string;
+  /** Unit vector from the namespace's embedding model, or null while the chunk waits to be embedded. */
+  embedding: Float32Array | null;
+}
+
+export interface StoredDocument {
+  /** File name in the namespace folder, e.g. `getting-started.md`; also the citation label. */
+  readonly file: string;
+  readonly title: string;
+  /** Where it came from: a URL, a file path, an upload name, or `text`. */
+  readonly source: string;
+  /** `sha256:<hex>` of the Markdown body. */
+  readonly hash: string;
+  readonly ingestedAt: string;
+  /** Size and modification time of the `.md` file when last read, to notice hand edits cheaply. */
+  readonly fileSize: number;
+  readonly fileModifiedMs: number;
+  readonly chunks: readonly StoredChunk[];
+}
+
+/** A document ready to be committed: converted, chunked and (where possible) embedded. */
+export interface DocumentDraft {
+  readonly title: string;
+  readonly source: string;
+  readonly body: string;
+  readonly hash: string;
+  /** The model that embedded the chunks, or null when they are not embedded yet. */
+  readonly embeddingModel: string | null;
+  readonly chunks: readonly { readonly text: string; readonly headingPath: readonly string[]; readonly embedding: Float32Array | null }[];
+}

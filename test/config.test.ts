@@ -1,0 +1,88 @@
+// Configuration: defaults, aliases, and invalid values that stop start-up with a line naming the variable.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  let workingDirectory: string;
+  before(async () => {
+    workingDirectory = await mkdtemp(join(tmpdir(), 'knowledge-agent-config-'));
+  });
+  after(async () => {
+    await rm(workingDirectory, { recursive: true, force: true });
+  });
+
+  it('applies the contract defaults', () => {
+    const config = loadConfig({}, workingDirectory);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 3000);
+    assert.equal(config.topK, 4);
+    assert.equal(config.defaultNamespace, 'docs');
+    assert.equal(config.storagePath, 'knowledge');
+    assert.equal(config.storageRoot, join(workingDirectory, 'knowledge'));
+    assert.equal(config.mention, '@knowledge');
+    assert.equal(config.provider.apiKey, undefined);
+    assert.equal(config.provider.temperature, 0.2);
+    assert.deepEqual(config.fileRoots, [workingDirectory]);
+    assert.equal(config.allowPrivateUrls, false);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('accepts the Variant 2 names, and the Variant 1 name wins when both are set', () => {
+    const aliased = loadConfig({ LLM_MODEL: 'small-model', TEMPERATURE: '0.7', KNOWLEDGE_DIR: 'kb' }, workingDirectory);
+    assert.equal(aliased.provider.chatModel, 'small-model');
+    assert.equal(aliased.provider.temperature, 0.7);
+    assert.equal(aliased.storagePath, 'kb');
+    const both = loadConfig({ LLM_MODEL: 'alias', KNOWLEDGE_AGENT_MODEL: 'primary', TEMPERATURE: '0.7', KNOWLEDGE_AGENT_TEMPERATURE: '0' }, workingDirectory);
+    assert.equal(both.provider.chatModel, 'primary');
+    assert.equal(both.provider.temperature, 0);
+  });
+
+  it('reports every invalid value at once, each naming its variable', () => {
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_TOP_K: 'abc', KNOWLEDGE_AGENT_TEMPERATURE: '3', PORT: '70000', LLM_BASE_URL: 'not a url', KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'maybe' }, workingDirectory),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        const names = error.problems.map((problem) => problem.split(':')[0]).sort();
+        assert.deepEqual(names, ['KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS', 'KNOWLEDGE_AGENT_TEMPERATURE', 'KNOWLEDGE_AGENT_TOP_K', 'LLM_BASE_URL', 'PORT']);
+        return true;
+      },
+    );
+    assert.throws(() => loadConfig({ TEMPERATURE: '-1' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^TEMPERATURE:/.test(error.problems[0] ?? ''));
+    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_TOP_K: '21' }, workingDirectory), ConfigError);
+    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_WRITE_TOKENS:/.test(error.problems[0] ?? ''));
+  });
+
+  it('refuses a storage root that cannot be written', async () => {
+    const blocker = join(workingDirectory, 'a-file');
+    await writeFile(blocker, 'not a directory');
+    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: join(blocker, 'knowledge') }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_STORAGE_PATH:/.test(error.problems[0] ?? ''));
+  });
+
+  it('refuses a storage root without write permission', { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false }, async () => {
+    const readOnly = join(workingDirectory, 'read-only');
+    await writeFile(join(workingDirectory, 'placeholder'), '');
+    await chmod(workingDirectory, 0o555);
+    try {
+      assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: readOnly }, workingDirectory), ConfigError);
+    } finally {
+      await chmod(workingDirectory, 0o755);
+    }
+  });
+
+  it('stops the real process at start-up with one line naming the variable', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { PATH: process.env.PATH, KNOWLEDGE_AGENT_TOP_K: 'abc', KNOWLEDGE_AGENT_STORAGE_PATH: join(workingDirectory, 'store') },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 1);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0] ?? '', /KNOWLEDGE_AGENT_TOP_K/);
+  });
+});

@@ -1,0 +1,87 @@
+// Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+
+/** `shared/data` beside the checkout (CI clones main with shared/ beside it). */
+export const sharedDataDirectory = resolve(fileURLToPath(new URL('../../../shared/data', import.meta.url)));
+
+export const testApiKey = 'sk-test-key-0123456789abcdef';
+
+export interface TestService {
+  readonly baseUrl: string;
+  readonly app: FastifyInstance;
+  readonly config: Config;
+  readonly storageRoot: string;
+  /** Every log line the service wrote. */
+  readonly logs: string[];
+  /** Stops the server; the storage folder stays until `dispose`. */
+  close(): Promise<void>;
+  /** Stops the server and removes its storage folder. */
+  dispose(): Promise<void>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export async function makeStorageRoot(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'knowledge-agent-test-'));
+}
+
+export interface StartOptions {
+  /** Provider base URL; omitted with `apiKey: undefined` for a service without a provider. */
+  readonly providerUrl?: string;
+  readonly apiKey?: string | undefined;
+  readonly storageRoot?: string;
+  readonly environment?: Record<string, string>;
+}
+
+export async function startService(options: StartOptions = {}): Promise<TestService> {
+  const storageRoot = options.storageRoot ?? (await makeStorageRoot());
+  const apiKey = 'apiKey' in options ? options.apiKey : testApiKey;
+  const config = loadConfig({
+    KNOWLEDGE_AGENT_STORAGE_PATH: storageRoot,
+    KNOWLEDGE_AGENT_FILE_ROOTS: [sharedDataDirectory, storageRoot, tmpdir()].join(':'),
+    KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'true',
+    PORT: '0',
+    ...(apiKey === undefined ? {} : { LLM_API_KEY: apiKey }),
+    ...(options.providerUrl === undefined ? {} : { LLM_BASE_URL: options.providerUrl }),
+    ...options.environment,
+  });
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(...String(chunk).split('\n').filter((line) => line !== ''));
+      callback();
+    },
+  });
+  const app = await buildApp(config, { logger: { level: 'debug', stream: logStream } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no port');
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+  };
+  return {
+    baseUrl,
+    app,
+    config,
+    storageRoot,
+    logs,
+    close,
+    async dispose() {
+      await close();
+      await rm(storageRoot, { recursive: true, force: true });
+    },
+    post(path, body, headers = {}) {
+      return fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    },
+  };
+}
