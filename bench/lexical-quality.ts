@@ -238,7 +238,7 @@ if (process.argv.includes('--sweep')) {
     }
   }
   console.log('\nfield weights, docs-fastapi link texts only');
-  console.log(sweepHeader('setting').replace(/ +msmarco +vaswani/, ''.padStart(18)));
+  console.log(`${'setting'.padEnd(52)}${['docs', 'docs MRR', 'section', 'sec. MRR'].map((name) => name.padStart(9)).join('')}`);
   for (const titleWeight of [1, 1.5, 2, 2.5, 3, 4, 6]) {
     for (const headingWeight of [1, 1.5, 2, 3]) {
       const options = { title: { ...title, weight: titleWeight }, headings: { ...headings, weight: headingWeight } };

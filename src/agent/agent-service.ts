@@ -1,6 +1,7 @@
 // Prepares agent runs for both variants: the namespace, the query, the sanitized history and the retriever.
 import type { ChatModel, ToolDefinition } from '../providers/chat-model.js';
-import type { SearchService } from '../search/search-service.js';
+import { KnowledgeError } from '../errors.js';
+import type { SearchOutcome, SearchService } from '../search/search-service.js';
 import type { AgentEvent } from './agent-event.js';
 import { latestUserText, sanitizeConversation, type IncomingMessage } from './conversation.js';
 import { containsMention, removeMention } from './mention.js';
@@ -23,6 +24,15 @@ export interface AgentRequest {
   readonly signal: AbortSignal;
 }
 
+/** The whole of a Variant 2 run, for the non-streaming generate endpoint. */
+export interface GeneratedAnswer {
+  readonly text: string;
+  readonly sources: readonly string[];
+  readonly retrieval: { readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string }; readonly snippets: readonly Snippet[] } | undefined;
+}
+
+type Retriever = (namespace: string, query: string, signal: AbortSignal) => Promise<SearchOutcome>;
+
 export class AgentService {
   constructor(private readonly options: AgentServiceOptions) {}
 
@@ -36,26 +46,55 @@ export class AgentService {
     const history = sanitizeConversation(request.messages);
     const latest = latestUserText(history);
     if (latest === undefined || !containsMention(latest, this.options.mention)) return undefined;
-    return this.run(request, history, removeMention(latest, this.options.mention), 'search_docs', (snippet) => snippet.title);
+    return this.run(request, history, removeMention(latest, this.options.mention), {
+      toolName: 'search_docs',
+      retrieve: (namespace, query, signal) => this.options.search.searchByEmbedding(namespace, query, this.options.topK, signal),
+      sourceLabel: (snippet) => snippet.title,
+    });
+  }
+
+  /** Variant 2: always answers (no mention gate), retrieving lexically and citing file names. */
+  variant2Run(request: AgentRequest): AsyncGenerator<AgentEvent> {
+    const history = sanitizeConversation(request.messages);
+    const latest = latestUserText(history) ?? '';
+    return this.run(request, history, removeMention(latest, this.options.mention), {
+      toolName: 'searchDocs',
+      retrieve: async (namespace, query) => this.options.search.searchLexical(namespace, query, this.options.topK),
+      sourceLabel: (snippet) => snippet.file,
+    });
+  }
+
+  /** Runs Variant 2 to completion; a failed run is an error, not a partial answer. */
+  async generate(request: AgentRequest): Promise<GeneratedAnswer> {
+    let text = '';
+    let retrieval: GeneratedAnswer['retrieval'];
+    let sources: readonly string[] = [];
+    for await (const event of this.variant2Run(request)) {
+      if (event.type === 'retrieval-start') retrieval = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, snippets: [] };
+      else if (event.type === 'retrieval-result' && retrieval !== undefined) retrieval = { ...retrieval, snippets: event.snippets };
+      else if (event.type === 'text-delta') text += event.delta;
+      else if (event.type === 'finish') sources = event.sources;
+      else if (event.type === 'error') throw new KnowledgeError(event.code === 'embedding_failed' ? 'embedding_failed' : 'provider_error', event.message);
+    }
+    return { text, sources, retrieval };
   }
 
   private run(
     request: AgentRequest,
     history: ReturnType<typeof sanitizeConversation>,
     query: string,
-    retrievalToolName: string,
-    sourceLabel: (snippet: Snippet) => string,
+    retrieval: { toolName: string; retrieve: Retriever; sourceLabel: (snippet: Snippet) => string },
   ): AsyncGenerator<AgentEvent> {
     const chat = this.options.chat;
-    if (chat === undefined) throw new Error('agent run requested without a chat model');
+    if (chat === undefined) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
     return runAgent({
       namespace: request.namespace,
       query,
       history,
       platformTools: request.platformTools,
-      retrievalToolName,
-      retrieve: async (namespace, text, signal) => toSnippets(await this.options.search.searchByEmbedding(namespace, text, this.options.topK, signal), this.options.storagePath),
-      sourceLabel,
+      retrievalToolName: retrieval.toolName,
+      retrieve: async (namespace, text, signal) => toSnippets(await retrieval.retrieve(namespace, text, signal), this.options.storagePath),
+      sourceLabel: retrieval.sourceLabel,
       chat,
       signal: request.signal,
     });

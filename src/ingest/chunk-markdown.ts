@@ -45,7 +45,7 @@ const thematicBreakPattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}$/;
 const listItemPattern = /^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/;
 const listMarkerAtPattern = /(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/y;
 const quotePattern = /^ {0,3}>/;
-const tablePattern = /^[ \t]*\|/;
+const listMarkers = '*+-0123456789';
 const tableDelimiterPattern = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?$/;
 const headingAttributesPattern = /[ \t]*\{:?[ \t]*[#.][^{}]*\}$/;
 const closingHashesPattern = /(?:^|[ \t]+)#+$/;
@@ -100,7 +100,8 @@ function resolveOptions(options: Partial<ChunkOptions>): ChunkOptions {
 
 function normalizeLines(markdown: string): string[] {
   const lines: string[] = [];
-  for (const rawLine of markdown.replace(/^\uFEFF/, '').split(/\r\n?|\n/)) {
+  const unified = markdown.includes('\r') ? markdown.replace(/\r\n?/g, '\n') : markdown;
+  for (const rawLine of unified.replace(/^\uFEFF/, '').split('\n')) {
     const line = rawLine.trimEnd();
     if (line === '' && (lines.length === 0 || lines[lines.length - 1] === '')) continue;
     lines.push(line);
@@ -139,18 +140,20 @@ function parseSections(lines: string[]): Section[] {
       else closeOpenBlock();
       continue;
     }
-    const fence = fenceOpenerPattern.exec(line);
+    // The first visible character rules out most patterns, which keeps plain text lines cheap.
+    const marker = line.charAt(line.length - line.trimStart().length);
+    const fence = marker === '`' || marker === '~' ? fenceOpenerPattern.exec(line) : null;
     if (fence !== null && !((fence[2] as string).startsWith('`') && (fence[3] as string).includes('`'))) {
       closeOpenBlock();
       index = readFence(lines, index, fence[1] as string, fence[2] as string, currentBlocks());
       continue;
     }
-    const atxHeading = atxHeadingPattern.exec(line);
+    const atxHeading = marker === '#' ? atxHeadingPattern.exec(line) : null;
     if (atxHeading !== null) {
       startSection((atxHeading[1] as string).length, cleanHeadingText(atxHeading[2] ?? ''), line.trim());
       continue;
     }
-    if (open.kind === 'paragraph' && setextUnderlinePattern.test(line)) {
+    if (open.kind === 'paragraph' && (marker === '=' || marker === '-') && setextUnderlinePattern.test(line)) {
       const textLines = open.lines;
       open.kind = null;
       open.lines = [];
@@ -158,12 +161,12 @@ function parseSections(lines: string[]): Section[] {
       startSection(level, cleanHeadingText(textLines.join(' ')), [...textLines, line].join('\n'));
       continue;
     }
-    if (thematicBreakPattern.test(line)) {
+    if ('-*_'.includes(marker) && thematicBreakPattern.test(line)) {
       closeOpenBlock();
       currentBlocks().push({ kind: 'prose', style: 'break', text: line, overlapLength: 0 });
-    } else if (quotePattern.test(line)) addLine('quote', line);
-    else if (tablePattern.test(line)) addLine('table', line);
-    else if (listItemPattern.test(line)) addLine('list', line);
+    } else if (marker === '>' && quotePattern.test(line)) addLine('quote', line);
+    else if (marker === '|') addLine('table', line);
+    else if (listMarkers.includes(marker) && listItemPattern.test(line)) addLine('list', line);
     else if (open.kind === null || open.kind === 'table') addLine('paragraph', line);
     else open.lines.push(line); // lazy continuation of a paragraph, list item or quote
   }
@@ -197,7 +200,10 @@ function makeBlock(kind: Exclude<ProseStyle, 'break'> | 'table', lines: string[]
 }
 
 function cleanHeadingText(text: string): string {
-  return text.trim().replace(closingHashesPattern, '').replace(headingAttributesPattern, '').trim();
+  let cleaned = text.trim();
+  if (cleaned.endsWith('#')) cleaned = cleaned.replace(closingHashesPattern, '');
+  if (cleaned.endsWith('}')) cleaned = cleaned.replace(headingAttributesPattern, '');
+  return cleaned.trim();
 }
 
 function renderBlock(block: Block): string {

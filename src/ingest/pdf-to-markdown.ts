@@ -153,7 +153,8 @@ function readLines(content: TextContent): TextLine[] {
 function measureLayout(pages: TextLine[][]): Layout {
   const sizeCharacters = new Map<number, number>();
   for (const lines of pages) for (const line of lines) increment(sizeCharacters, line.fontSize, line.text.length);
-  const bodySize = mostCommon(sizeCharacters) ?? 10;
+  // Zero-size text (some invisible layers) must not become the unit every gap is measured in.
+  const bodySize = mostCommon(sizeCharacters) || 10;
   const isBody = (line: TextLine): boolean => Math.abs(line.fontSize - bodySize) < 0.05 * bodySize;
   const gaps = new Map<number, number>();
   for (const lines of pages) {
@@ -300,7 +301,7 @@ function renderBlock(block: Block): string {
     return block.lines.map((line) => `- ${line.text.replace(contentsLeaders, '').replace(/[\s.]+$/, '').replace(/\s+/g, ' ').trim()}`).join('\n');
   }
   if (block.kind === 'code') {
-    const left = Math.min(...block.lines.map((line) => line.x));
+    const left = block.lines.reduce((smallest, line) => Math.min(smallest, line.x), Number.POSITIVE_INFINITY);
     const rows = block.lines.map((line, index) => {
       const blankRows = Math.max(0, Math.round(block.gaps[index]!) - 1);
       const indent = line.characterWidth > 0 ? Math.round((line.x - left) / line.characterWidth) : 0;

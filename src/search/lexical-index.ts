@@ -30,9 +30,9 @@ export interface LexicalIndexOptions {
 /** Chosen by bench/lexical-quality.ts; see the figures there. */
 export const defaultLexicalIndexOptions: LexicalIndexOptions = Object.freeze({
   k1: 1.2,
-  title: Object.freeze({ weight: 2.5, b: 0.5 }),
-  headings: Object.freeze({ weight: 1.5, b: 0.5 }),
-  body: Object.freeze({ weight: 1, b: 0.6 }),
+  title: Object.freeze({ weight: 3, b: 0.5 }),
+  headings: Object.freeze({ weight: 2, b: 0.5 }),
+  body: Object.freeze({ weight: 1, b: 0.4 }),
 });
 
 type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;

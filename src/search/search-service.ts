@@ -12,6 +12,8 @@ export interface SearchOutcome {
   readonly hits: readonly RetrievedChunk[];
   /** Index terms of the query, for excerpting. */
   readonly terms: readonly string[];
+  /** Files of the namespace that could not be read. */
+  readonly warnings: readonly string[];
 }
 
 export class SearchService {
@@ -33,20 +35,20 @@ export class SearchService {
     const name = sanitizeNamespace(namespaceName);
     const namespace = await this.store.existingNamespace(name);
     const cappedLimit = Math.min(limit, this.maxResults);
-    if (namespace === undefined || cappedLimit <= 0 || query.trim() === '') return { namespace: name, hits: [], terms: [] };
+    if (namespace === undefined || cappedLimit <= 0 || query.trim() === '') return { namespace: name, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
     await this.embedPending(namespace, embeddings);
     const [vector] = await embeddings.embed([query], signal);
     const hits = namespace.searchVectors(vector as Float32Array, cappedLimit);
-    return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query) };
+    return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query), warnings: namespace.warnings };
   }
 
   async searchLexical(namespaceName: string, query: string, limit: number): Promise<SearchOutcome> {
     const name = sanitizeNamespace(namespaceName);
     const namespace = await this.store.existingNamespace(name);
     const cappedLimit = Math.min(limit, this.maxResults);
-    if (namespace === undefined || cappedLimit <= 0) return { namespace: name, hits: [], terms: [] };
+    if (namespace === undefined || cappedLimit <= 0) return { namespace: name, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
     const hits = namespace.searchLexical(query, cappedLimit);
-    return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query) };
+    return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query), warnings: namespace.warnings };
   }
 
   private resolve(namespace: Namespace, hits: readonly { key: string; score: number }[]): RetrievedChunk[] {

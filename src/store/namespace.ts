@@ -57,6 +57,8 @@ export class Namespace {
   private embedding: EmbeddingInfo = null;
   private vectors: VectorIndex | null = null;
   private readonly lexical = new LexicalIndex();
+  /** Files in the folder that could not be read at the last load, with the reason. */
+  private readonly unreadableFiles = new Map<string, string>();
   private readonly queue: QueuedChange[] = [];
   private draining = false;
 
@@ -87,6 +89,11 @@ export class Namespace {
 
   get embeddingModel(): string | null {
     return this.embedding?.model ?? null;
+  }
+
+  /** One human-readable warning per file left out of the index because it could not be read. */
+  get warnings(): string[] {
+    return [...this.unreadableFiles].map(([file, reason]) => `${file} could not be read and is not searched (${reason})`);
   }
 
   document(file: string): StoredDocument | undefined {
@@ -330,7 +337,8 @@ export class Namespace {
         await rm(join(this.directory, entry.name), { force: true });
         continue;
       }
-      if (!entry.isFile() || !entry.name.endsWith('.md') || entry.name.startsWith('.')) continue;
+      // Symlinked documents count too; a dangling one is reported as unreadable.
+      if (!(entry.isFile() || entry.isSymbolicLink()) || !entry.name.endsWith('.md') || entry.name.startsWith('.')) continue;
       const known = indexed.get(entry.name);
       try {
         const { size, mtimeMs } = await stat(join(this.directory, entry.name));
@@ -342,7 +350,9 @@ export class Namespace {
         documents.set(entry.name, document);
         changed = true;
       } catch (error) {
-        this.options.warn(`namespace ${this.name}: cannot read ${entry.name} (${(error as Error).message}); it is left out of the index`);
+        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        this.unreadableFiles.set(entry.name, reason);
+        this.options.warn(`namespace ${this.name}: cannot read ${entry.name} (${reason}); it is left out of the index`);
       }
     }
     if (documents.size !== indexed.size || [...indexed.keys()].some((file) => !documents.has(file))) changed = true;

@@ -1,0 +1,69 @@
+// Variant 2 routes: lexical search (and its Mastra tool-execution form) and the non-streaming generate endpoint.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AgentService } from '../agent/agent-service.js';
+import { toSnippets } from '../agent/snippet.js';
+import { KnowledgeError } from '../errors.js';
+import type { SearchService } from '../search/search-service.js';
+import { toVariant2Result } from '../stream/ag-ui-stream.js';
+import { generateBodySchema, searchDocsBodySchema, toolExecuteBodySchema, toolExecuteQuerySchema, type SearchDocsBody } from './variant2-schemas.js';
+
+export interface Variant2RouteOptions {
+  readonly search: SearchService;
+  readonly agent: AgentService;
+  readonly defaultNamespace: string;
+  readonly storagePath: string;
+}
+
+/** searchDocs answers 5 results unless asked for more; the service caps every search at 20. */
+const defaultSearchLimit = 5;
+
+export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async (app, options) => {
+  async function searchDocs(body: SearchDocsBody) {
+    const outcome = await options.search.searchLexical(body.namespace ?? options.defaultNamespace, body.query, body.limit ?? defaultSearchLimit);
+    return {
+      namespace: outcome.namespace,
+      query: body.query,
+      results: toSnippets(outcome, options.storagePath).map(toVariant2Result),
+      warnings: outcome.warnings,
+    };
+  }
+
+  app.post('/api/tools/searchDocs', { schema: { body: searchDocsBodySchema } }, async (request) => searchDocs(request.body));
+
+  app.post(
+    '/api/tools/searchDocs/execute',
+    { schema: { body: toolExecuteBodySchema(searchDocsBodySchema), querystring: toolExecuteQuerySchema } },
+    async (request) => searchDocs(request.body.data),
+  );
+
+  app.post('/api/agents/knowledge/generate', {
+    preValidation: async () => {
+      if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
+    },
+    schema: { body: generateBodySchema },
+  }, async (request, reply) => {
+    // A client that leaves before the answer is sent aborts the provider call.
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const answer = await options.agent.generate({
+      namespace: request.body.toolParams?.namespace ?? options.defaultNamespace,
+      messages: request.body.messages,
+      platformTools: [],
+      signal: controller.signal,
+    });
+    return {
+      text: answer.text,
+      sources: answer.sources,
+      toolCalls: answer.retrieval === undefined
+        ? []
+        : [{
+            toolCallId: answer.retrieval.toolCallId,
+            toolName: answer.retrieval.toolName,
+            args: answer.retrieval.args,
+            result: { results: answer.retrieval.snippets.map(toVariant2Result) },
+          }],
+    };
+  });
+};

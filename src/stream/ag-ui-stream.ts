@@ -1,0 +1,78 @@
+// AG-UI wire format: agent events become AG-UI protocol events (RUN_STARTED … RUN_FINISHED | RUN_ERROR),
+// encoded as SSE by the official encoder.
+import { randomUUID } from 'node:crypto';
+import { EventType, type BaseEvent } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import type { AgentEvent } from '../agent/agent-event.js';
+import type { Snippet } from '../agent/snippet.js';
+
+/** The Variant 2 search result item; also the retrieval tool's result in AG-UI streams. */
+export function toVariant2Result(snippet: Snippet): { file: string; title: string; score: number; excerpt: string } {
+  return { file: snippet.file, title: snippet.title, score: snippet.score, excerpt: snippet.preview };
+}
+
+export class AgUiStream {
+  private readonly encoder = new EventEncoder();
+
+  constructor(
+    private readonly threadId: string,
+    private readonly runId: string,
+  ) {}
+
+  get contentType(): string {
+    return this.encoder.getContentType();
+  }
+
+  started(): string[] {
+    return this.encode([{ type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.runId }]);
+  }
+
+  /** Frames for one agent event; after RUN_ERROR or RUN_FINISHED the caller sends nothing more. */
+  frames(event: AgentEvent): string[] {
+    return this.encode(this.toProtocol(event));
+  }
+
+  failed(code: string, message: string): string[] {
+    return this.encode([{ type: EventType.RUN_ERROR, code, message }]);
+  }
+
+  private encode(events: BaseEvent[]): string[] {
+    return events.map((event) => this.encoder.encodeSSE({ ...event, timestamp: Date.now() }));
+  }
+
+  private toolCall(toolCallId: string, toolCallName: string, argumentsText: string): BaseEvent[] {
+    return [
+      { type: EventType.TOOL_CALL_START, toolCallId, toolCallName },
+      ...(argumentsText === '' ? [] : [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: argumentsText }]),
+      { type: EventType.TOOL_CALL_END, toolCallId },
+    ] as BaseEvent[];
+  }
+
+  private toProtocol(event: AgentEvent): BaseEvent[] {
+    switch (event.type) {
+      case 'retrieval-start':
+        return this.toolCall(event.toolCallId, event.toolName, JSON.stringify(event.args));
+      case 'retrieval-result':
+        return [{
+          type: EventType.TOOL_CALL_RESULT,
+          messageId: `msg_${randomUUID()}`,
+          toolCallId: event.toolCallId,
+          role: 'tool',
+          content: JSON.stringify({ results: event.snippets.map(toVariant2Result) }),
+        } as BaseEvent];
+      case 'text-start':
+        return [{ type: EventType.TEXT_MESSAGE_START, messageId: event.messageId, role: 'assistant' } as BaseEvent];
+      case 'text-delta':
+        // AG-UI forbids empty content deltas.
+        return event.delta === '' ? [] : [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: event.messageId, delta: event.delta } as BaseEvent];
+      case 'text-end':
+        return [{ type: EventType.TEXT_MESSAGE_END, messageId: event.messageId } as BaseEvent];
+      case 'frontend-tool-call':
+        return this.toolCall(event.toolCallId, event.toolName, event.argumentsText);
+      case 'error':
+        return [{ type: EventType.RUN_ERROR, code: event.code, message: event.message } as BaseEvent];
+      case 'finish':
+        return [{ type: EventType.RUN_FINISHED, threadId: this.threadId, runId: this.runId } as BaseEvent];
+    }
+  }
+}
