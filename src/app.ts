@@ -11,6 +11,7 @@ import { agentRoute } from './routes/agent-route.js';
 import { installErrorHandling } from './routes/error-handler.js';
 import { healthRoute } from './routes/health-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
+import { variant2IngestRoutes } from './routes/variant2-ingest-route.js';
 import { variant2Routes } from './routes/variant2-routes.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
@@ -68,6 +69,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(healthRoute, { version, store, agentAvailable: agent.available });
   await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2Routes, { search, agent, defaultNamespace: config.defaultNamespace, storagePath: config.storagePath });
+  await app.register(variant2IngestRoutes, {
+    ingest,
+    defaultNamespace: config.defaultNamespace,
+    maxSourceBytes: config.limits.maxSourceBytes,
+    maxBodyBytes: config.limits.maxBodyBytes,
+  });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
   return app;
 }

@@ -19,8 +19,11 @@ type ProseStyle = 'paragraph' | 'list' | 'quote' | 'break';
 type Block =
   /** `overlapLength`: leading characters repeated from the previous chunk, so a cut must go past them. */
   | { kind: 'prose'; style: ProseStyle; text: string; overlapLength: number }
-  | { kind: 'code'; opener: string; closer: string; lines: string[]; overlapLines: number }
-  | { kind: 'table'; header: string[]; rows: string[] };
+  /**
+   * A code block (framed by its fences) or a table (framed by its header rows): `lines[from..]` inside
+   * the frame, the first `overlapLines` of them repeated from the previous chunk.
+   */
+  | { kind: 'lines'; style: 'code' | 'table'; before: string[]; after: string[]; lines: readonly string[]; from: number; overlapLines: number };
 
 interface Section {
   level: number;
@@ -52,10 +55,11 @@ const closingHashesPattern = /(?:^|[ \t]+)#+$/;
 // A chunk that starts mid-line must not start with something a renderer would read as a heading or fence.
 const unsafeStartPattern = /(?:#{1,6}(?:[ \t]|$)|`{3}|~{3})/y;
 const wordCharacterPattern = /[\p{L}\p{N}]/u;
+const whitespacePattern = /\s*/y;
 const leadInMarkerPattern = /^\/{3,}[ \t]*\S/;
 const leadInMaxChars = 300;
 const boundaryPatterns: Record<Exclude<BoundaryKind, 'item'>, RegExp> = {
-  line: /\n[ \t]*/g,
+  line: /\n\s*/g,
   sentence: /([.!?…]["'”’)\]*_`]*)\s+/g,
   word: /\s+/g,
 };
@@ -75,9 +79,9 @@ export function chunkMarkdown(markdown: string, options: Partial<ChunkOptions> =
     const context = section.headingText === '' ? carried : [...carried, section.headingText];
     carried = [];
     const next = sections[index + 1];
-    // A heading with no body of its own (at most an opener such as `//// tab | Test`) introduces what
-    // follows, so it travels into the next section's first chunk instead of becoming a chunk of its own.
-    if (section.level > 0 && next !== undefined && next.level >= section.level && section.blocks.every(isBareOpener)) {
+    // A heading with no body of its own (at most an introduction such as "It offers:" or `//// tab | Test`)
+    // introduces what follows, so it travels into the next section's first chunk instead of standing alone.
+    if (section.level > 0 && next !== undefined && next.level >= section.level && section.blocks.every(isLeadIn)) {
       carried = [...context, ...section.blocks.map(renderBlock)];
     } else if (section.blocks.length > 0) {
       packSection(context.join(blockSeparator), section, resolved, chunks);
@@ -182,21 +186,25 @@ function readFence(lines: string[], start: number, indent: string, marker: strin
     const line = lines[index] as string;
     const closer = closerPattern.exec(line);
     if (closer !== null && (closer[1] as string).length >= marker.length) {
-      blocks.push({ kind: 'code', opener: lines[start] as string, closer: line, lines: body, overlapLines: 0 });
+      blocks.push(codeBlock(lines[start] as string, line, body));
       return index;
     }
     body.push(line);
   }
   // An unterminated fence runs to the end; closing it keeps every chunk valid Markdown.
-  blocks.push({ kind: 'code', opener: lines[start] as string, closer: indent + marker, lines: body, overlapLines: 0 });
+  blocks.push(codeBlock(lines[start] as string, indent + marker, body));
   return lines.length;
+}
+
+function codeBlock(opener: string, closer: string, lines: string[]): Block {
+  return { kind: 'lines', style: 'code', before: [opener], after: [closer], lines, from: 0, overlapLines: 0 };
 }
 
 function makeBlock(kind: Exclude<ProseStyle, 'break'> | 'table', lines: string[]): Block {
   while (lines[lines.length - 1] === '') lines.pop();
   if (kind !== 'table') return { kind: 'prose', style: kind, text: lines.join('\n'), overlapLength: 0 };
-  const hasHeader = lines.length >= 2 && tableDelimiterPattern.test(lines[1] as string);
-  return { kind: 'table', header: hasHeader ? lines.slice(0, 2) : [], rows: hasHeader ? lines.slice(2) : lines };
+  const headerRows = lines.length >= 2 && tableDelimiterPattern.test(lines[1] as string) ? 2 : 0;
+  return { kind: 'lines', style: 'table', before: lines.slice(0, headerRows), after: [], lines, from: headerRows, overlapLines: 0 };
 }
 
 function cleanHeadingText(text: string): string {
@@ -207,9 +215,26 @@ function cleanHeadingText(text: string): string {
 }
 
 function renderBlock(block: Block): string {
-  if (block.kind === 'prose') return block.text;
-  if (block.kind === 'code') return [block.opener, ...block.lines, block.closer].join('\n');
-  return [...block.header, ...block.rows].join('\n');
+  return block.kind === 'prose' ? block.text : renderLines(block, block.from, block.lines.length);
+}
+
+function renderLines(block: Extract<Block, { kind: 'lines' }>, from: number, end: number): string {
+  return [...block.before, ...block.lines.slice(from, end), ...block.after].join('\n');
+}
+
+function frameSize(block: Extract<Block, { kind: 'lines' }>): number {
+  let size = -1;
+  for (const line of block.before) size += line.length + 1;
+  for (const line of block.after) size += line.length + 1;
+  return size;
+}
+
+/** The rendered length of `block`, counted only until it passes `limit`, so huge blocks cost no more than small ones. */
+function blockSize(block: Block, limit: number): number {
+  if (block.kind === 'prose') return block.text.length;
+  let size = frameSize(block);
+  for (let index = block.from; index < block.lines.length && size <= limit; index += 1) size += (block.lines[index] as string).length + 1;
+  return size;
 }
 
 function joinedLength(texts: readonly string[]): number {
@@ -234,22 +259,26 @@ function packSection(headingText: string, section: Section, options: ChunkOption
 
   while (pending.length > 0) {
     const block = pending.pop() as Block;
-    const text = renderBlock(block);
+    const size = blockSize(block, maxChars);
     const room = maxChars - joinedLength(parts) - (parts.length > 0 ? blockSeparator.length : 0);
     const following = pending[pending.length - 1];
-    // A closing marker such as `///` stays with the block before it rather than open a chunk alone.
-    const trailer = following !== undefined && bodyBlocks.length > 0 && isWordless(following) ? renderBlock(following) : '';
-    const fits = text.length + (trailer === '' ? 0 : blockSeparator.length + trailer.length) <= room;
+    // A closing marker such as `///` stays with the block before it rather than open the next chunk.
+    const canMove = bodyBlocks.some((body) => !isLeadIn(body));
+    const trailer = following !== undefined && canMove && isWordless(following) ? renderBlock(following) : '';
+    const fits = size + (trailer === '' ? 0 : blockSeparator.length + trailer.length) <= room;
     // A block too long for any chunk is split anyway, so its first piece may as well fill this one.
-    const fillsRoom = text.length > maxChars && room >= maxChars / 4;
+    let cut = !fits && size > maxChars && room >= maxChars / 4 ? cutBlock(block, room, overlapChars) : null;
+    if (cut !== null && cut.head.length > room) cut = null;
+    const fillsRoom = cut !== null;
     if (fits) {
-      parts.push(text);
+      parts.push(renderBlock(block));
       bodyBlocks.push(block);
     } else if (bodyBlocks.length > 0 && !fillsRoom) {
       const last = bodyBlocks[bodyBlocks.length - 1] as Block;
       const leadIn = bodyBlocks.length > 1 && isLeadIn(last) ? renderBlock(last) : null;
       // An introduction ("For example:", "/// tip") belongs with the block it introduces.
-      const moveLeadIn = leadIn !== null && leadIn.length + blockSeparator.length + text.length <= maxChars;
+      const roomAfterLeadIn = maxChars - (leadIn?.length ?? maxChars) - blockSeparator.length;
+      const moveLeadIn = leadIn !== null && (size <= roomAfterLeadIn || (size > maxChars && roomAfterLeadIn >= maxChars / 4));
       if (moveLeadIn) {
         parts.pop();
         bodyBlocks.pop();
@@ -264,15 +293,15 @@ function packSection(headingText: string, section: Section, options: ChunkOption
       parts.shift();
       startsWithOverlap = false;
       pending.push(block);
-    } else if (block.kind !== 'prose' && text.length <= maxChars) {
+    } else if (block.kind === 'lines' && size <= maxChars) {
       // Only the heading keeps this code block or table from fitting; splitting it would cost more than the overrun.
-      parts.push(text);
+      parts.push(renderBlock(block));
       bodyBlocks.push(block);
     } else if (room < maxChars / 4) {
       emit();
       pending.push(block);
     } else {
-      const { head, rest } = cutBlock(block, room, overlapChars);
+      const { head, rest } = cut ?? cutBlock(block, room, overlapChars);
       parts.push(head);
       emit();
       if (rest !== null) pending.push(rest);
@@ -285,10 +314,6 @@ function isWordless(block: Block): boolean {
   return block.kind === 'prose' && !wordCharacterPattern.test(block.text);
 }
 
-function isBareOpener(block: Block): boolean {
-  return block.kind === 'prose' && block.style === 'paragraph' && !block.text.includes('\n') && leadInMarkerPattern.test(block.text);
-}
-
 function isLeadIn(block: Block): boolean {
   if (block.kind !== 'prose' || block.style !== 'paragraph' || block.text.length > leadInMaxChars) return false;
   return block.text.endsWith(':') || leadInMarkerPattern.test(block.text);
@@ -298,10 +323,10 @@ function isLeadIn(block: Block): boolean {
 function trailingContext(blocks: readonly Block[], overlapChars: number): string | null {
   for (let index = blocks.length - 1; index >= 0; index -= 1) {
     const block = blocks[index] as Block;
-    if (block.kind === 'table') return null;
-    if (block.kind === 'code') {
-      const lines = codeTail(block.lines, overlapChars - block.opener.length - block.closer.length - 2);
-      return lines.length === 0 ? null : renderBlock({ ...block, lines });
+    if (block.kind === 'lines') {
+      if (block.style === 'table') return null;
+      const start = tailStart(block.lines, block.from, block.lines.length, overlapChars - frameSize(block) - 1);
+      return start < block.lines.length ? renderLines(block, start, block.lines.length) : null;
     }
     if (block.style === 'break' || isWordless(block)) continue;
     const start = overlapStart(block.text, overlapChars, true);
@@ -310,16 +335,16 @@ function trailingContext(blocks: readonly Block[], overlapChars: number): string
   return null;
 }
 
-/** The last lines of `lines` within `budget` characters, never all of them. */
-function codeTail(lines: readonly string[], budget: number): string[] {
-  let start = lines.length;
+/** Where the last lines of `lines[from..end]` that fit in `budget` characters start; never at `from`. */
+function tailStart(lines: readonly string[], from: number, end: number, budget: number): number {
+  let start = end;
   let size = 0;
-  while (start > 1 && size + (lines[start - 1] as string).length + 1 <= budget) {
+  while (start > from + 1 && size + (lines[start - 1] as string).length + 1 <= budget) {
     start -= 1;
     size += (lines[start] as string).length + 1;
   }
-  while (start < lines.length && lines[start] === '') start += 1;
-  return lines.slice(start);
+  while (start < end && lines[start] === '') start += 1;
+  return start;
 }
 
 /** Where the repeated tail of `text` starts: a sentence or line start if that gives enough, else a word start. */
@@ -353,9 +378,7 @@ function isSafeStart(text: string, position: number): boolean {
 }
 
 function cutBlock(block: Block, budget: number, overlapChars: number): { head: string; rest: Block | null } {
-  if (block.kind === 'code') return cutCode(block, budget, overlapChars);
-  if (block.kind === 'table') return cutTable(block, budget);
-  return cutProse(block, budget, overlapChars);
+  return block.kind === 'prose' ? cutProse(block, budget, overlapChars) : cutLines(block, budget, overlapChars);
 }
 
 function cutProse(block: Extract<Block, { kind: 'prose' }>, budget: number, overlapChars: number): { head: string; rest: Block | null } {
@@ -374,8 +397,10 @@ function cutProse(block: Extract<Block, { kind: 'prose' }>, budget: number, over
 /** The best cut at or before `budget` that moves past `minimumEnd`, trying coarser boundaries first. */
 function findCut(text: string, budget: number, minimumEnd: number, kinds: readonly BoundaryKind[]): Boundary | null {
   const baseIndent = text.length - text.trimStart().length;
+  const protectedRanges = inlineFenceRanges(text, budget);
+  const allowed = (headEnd: number): boolean => protectedRanges.every(([start, end]) => headEnd <= start || headEnd > end);
   for (const kind of kinds) {
-    const boundary = lastBoundary(text, kind, budget, minimumEnd, baseIndent);
+    const boundary = lastBoundary(text, kind, budget, minimumEnd, baseIndent, allowed);
     if (boundary !== null && (boundary.headEnd >= budget / 2 || kind === 'word')) return boundary;
   }
   // Nothing fits: the first word (or the whole text) is an indivisible unit.
@@ -383,70 +408,85 @@ function findCut(text: string, budget: number, minimumEnd: number, kinds: readon
   pattern.lastIndex = minimumEnd;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const restStart = match.index + match[0].length;
-    if (match.index > minimumEnd && restStart < text.length && isSafeStart(text, restStart)) return { headEnd: match.index, restStart };
+    const headEnd = match.index;
+    if (headEnd <= minimumEnd || restStart >= text.length || !isSafeStart(text, restStart)) continue;
+    if (inlineFenceRanges(text, headEnd).every(([start, end]) => headEnd <= start || headEnd > end)) return { headEnd, restStart };
   }
   return null;
 }
 
-function lastBoundary(text: string, kind: BoundaryKind, budget: number, minimumEnd: number, baseIndent: number): Boundary | null {
+/**
+ * Spans of lines such as "```js``` is inline code" that start like a fence but are not one, up to
+ * `limit`: a cut before such a line's last backtick would leave a piece opening a fence it never closes.
+ */
+function inlineFenceRanges(text: string, limit: number): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const match of text.slice(0, limit).matchAll(/(?:^|\n)[ \t]*```/g)) {
+    const lineEnd = text.indexOf('\n', match.index + 1);
+    ranges.push([match.index, text.lastIndexOf('`', lineEnd === -1 ? text.length : lineEnd)]);
+  }
+  return ranges;
+}
+
+function lastBoundary(
+  text: string,
+  kind: BoundaryKind,
+  budget: number,
+  minimumEnd: number,
+  baseIndent: number,
+  allowed: (headEnd: number) => boolean,
+): Boundary | null {
   const pattern = boundaryPatterns[kind === 'item' ? 'line' : kind];
+  // Only a boundary within the budget counts, so the search never reads further than that.
+  const window = text.slice(0, budget + 1);
   pattern.lastIndex = 0;
   let best: Boundary | null = null;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+  for (let match = pattern.exec(window); match !== null; match = pattern.exec(window)) {
     const headEnd = match.index + (kind === 'sentence' ? (match[1] as string).length : 0);
     if (headEnd > budget) break;
-    const restStart = match.index + match[0].length;
-    if (headEnd <= minimumEnd || restStart >= text.length || !isSafeStart(text, restStart)) continue;
-    if (kind === 'item' && !isListItemAt(text, restStart, match[0].length - 1, baseIndent)) continue;
+    whitespacePattern.lastIndex = headEnd;
+    whitespacePattern.test(text);
+    const restStart = whitespacePattern.lastIndex;
+    if (headEnd <= minimumEnd || restStart >= text.length || !isSafeStart(text, restStart) || !allowed(headEnd)) continue;
+    if (kind === 'item' && !isListItemAt(text, restStart, baseIndent)) continue;
     best = { headEnd, restStart };
   }
   return best;
 }
 
-function isListItemAt(text: string, position: number, indent: number, baseIndent: number): boolean {
-  if (indent > baseIndent) return false;
+function isListItemAt(text: string, position: number, baseIndent: number): boolean {
+  if (position - (text.lastIndexOf('\n', position - 1) + 1) > baseIndent) return false;
   listMarkerAtPattern.lastIndex = position;
   return listMarkerAtPattern.test(text);
 }
 
-function cutCode(block: Extract<Block, { kind: 'code' }>, budget: number, overlapChars: number): { head: string; rest: Block | null } {
-  const { lines } = block;
-  let size = block.opener.length + block.closer.length + 1;
-  let count = 0;
-  while (count < lines.length && size + (lines[count] as string).length + 1 <= budget) {
-    size += (lines[count] as string).length + 1;
-    count += 1;
+/**
+ * Splits a code block or table between lines; each piece keeps the frame (fences re-opened with their
+ * info string, or the table header repeated) so it stays valid Markdown. Tables repeat no rows.
+ */
+function cutLines(block: Extract<Block, { kind: 'lines' }>, budget: number, overlapChars: number): { head: string; rest: Block | null } {
+  const { lines, from } = block;
+  let size = frameSize(block);
+  let end = from;
+  while (end < lines.length && size + (lines[end] as string).length + 1 <= budget) {
+    size += (lines[end] as string).length + 1;
+    end += 1;
   }
   // Prefer ending a piece at a blank line (between functions, say) when that still fills half the budget.
-  for (let index = count - 1, kept = size; count < lines.length && index > block.overlapLines && kept >= budget / 2; index -= 1) {
+  for (let index = end - 1, kept = size; end < lines.length && index > from + block.overlapLines && kept >= budget / 2; index -= 1) {
     kept -= (lines[index] as string).length + 1;
     if (lines[index] === '') {
-      count = index;
+      end = index;
       break;
     }
   }
-  count = Math.max(count, block.overlapLines + 1);
-  if (count >= lines.length) return { head: renderBlock(block), rest: null };
-  const headLines = lines.slice(0, count);
-  while (headLines.length > 1 && headLines[headLines.length - 1] === '') headLines.pop();
-  const overlapLines = codeTail(headLines, overlapChars);
-  let restStart = count;
-  if (overlapLines.length === 0) while (lines[restStart] === '') restStart += 1;
-  if (restStart >= lines.length) return { head: renderBlock({ ...block, lines: headLines }), rest: null };
-  const rest = { ...block, lines: [...overlapLines, ...lines.slice(restStart)], overlapLines: overlapLines.length };
-  return { head: renderBlock({ ...block, lines: headLines }), rest };
-}
-
-/** Splits a table between rows; every piece repeats the header so it stays a table. Rows are not repeated. */
-function cutTable(block: Extract<Block, { kind: 'table' }>, budget: number): { head: string; rest: Block | null } {
-  let size = block.header.reduce((total, line) => total + line.length + 1, 0);
-  let count = 0;
-  while (count < block.rows.length && size + (block.rows[count] as string).length + 1 <= budget) {
-    size += (block.rows[count] as string).length + 1;
-    count += 1;
-  }
-  count = Math.max(count, 1);
-  if (count >= block.rows.length) return { head: renderBlock(block), rest: null };
-  const head = renderBlock({ ...block, rows: block.rows.slice(0, count) });
-  return { head, rest: { ...block, rows: block.rows.slice(count) } };
+  end = Math.max(end, from + block.overlapLines + 1);
+  if (end >= lines.length) return { head: renderBlock(block), rest: null };
+  let headEnd = end;
+  while (headEnd > from + 1 && lines[headEnd - 1] === '') headEnd -= 1;
+  const head = renderLines(block, from, headEnd);
+  const overlapFrom = block.style === 'code' ? tailStart(lines, from, headEnd, overlapChars) : headEnd;
+  if (overlapFrom < headEnd) return { head, rest: { ...block, from: overlapFrom, overlapLines: end - overlapFrom } };
+  while (lines[end] === '') end += 1;
+  return { head, rest: end < lines.length ? { ...block, from: end, overlapLines: 0 } : null };
 }

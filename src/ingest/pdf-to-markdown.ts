@@ -57,7 +57,7 @@ export async function pdfToMarkdown(data: Uint8Array): Promise<PdfMarkdown> {
       }
     }
     if (!pages.some((lines) => lines.length > 0)) {
-      throw new KnowledgeError('document_unreadable', 'The PDF has no text layer (it may hold only scanned images).');
+      throw new KnowledgeError('document_unreadable', 'the PDF has no text layer (it may hold only scanned images)');
     }
     const layout = measureLayout(pages);
     const blocks = buildBlocks(dropRunningLines(pages, layout), layout);
@@ -69,7 +69,7 @@ export async function pdfToMarkdown(data: Uint8Array): Promise<PdfMarkdown> {
     };
   } catch (error) {
     if (error instanceof KnowledgeError) throw error;
-    throw new KnowledgeError('document_unreadable', 'The PDF could not be read.', { cause: error });
+    throw new KnowledgeError('document_unreadable', 'the PDF could not be read', { cause: error });
   } finally {
     await pdf.destroy();
   }
@@ -78,10 +78,10 @@ export async function pdfToMarkdown(data: Uint8Array): Promise<PdfMarkdown> {
 async function openDocument(data: Uint8Array): Promise<PdfDocument> {
   try {
     // pdf.js transfers (detaches) the buffer it is given, so it gets a copy and the caller keeps theirs.
-    return await getDocumentProxy(data.slice(), { verbosity: 0 });
+    return await getDocumentProxy(new Uint8Array(data), { verbosity: 0 });
   } catch (error) {
     const encrypted = error instanceof Error && error.name === 'PasswordException';
-    const message = encrypted ? 'The PDF is password-protected.' : 'The content is not a readable PDF.';
+    const message = encrypted ? 'the PDF is password-protected' : 'the content is not a readable PDF';
     throw new KnowledgeError('document_unreadable', message, { cause: error });
   }
 }

@@ -12,7 +12,7 @@ interface Word {
   readonly matches: readonly number[];
 }
 
-/** Whitespace-separated words; runs longer than `longest` (unspaced scripts, URLs) are cut into pieces. */
+/** Whitespace-separated words; runs longer than `longest` (unspaced scripts, long URLs) are cut into pieces. */
 function splitWords(text: string, longest: number): { start: number; end: number }[] {
   const words: { start: number; end: number }[] = [];
   for (const match of text.matchAll(wordPattern)) {
@@ -52,12 +52,11 @@ export function excerptAround(text: string, terms: readonly string[], maxChars: 
   if (!(limit > 0)) return '';
   const flat = text.replace(whitespacePattern, ' ').trim();
   if (flat.length <= limit) return flat;
-  // Room for an ellipsis on each side; a hard cut when there is no room for words at all.
-  const budget = limit - 2;
-  if (budget < 1) return flat.slice(0, limit);
+  // Too small for a word and an ellipsis: a hard cut.
+  if (limit < 3) return flat.slice(0, limit);
   const termIndex = new Map(terms.map((term, index) => [term, index]));
   const matchesOf = new Map<string, number[]>();
-  const words: Word[] = splitWords(flat, Math.max(1, Math.ceil(budget / 4))).map(({ start, end }) => {
+  const words: Word[] = splitWords(flat, Math.min(limit - 2, Math.max(24, Math.ceil((limit - 2) / 4)))).map(({ start, end }) => {
     const word = flat.slice(start, end);
     let matches = matchesOf.get(word);
     if (matches === undefined) {
@@ -67,28 +66,30 @@ export function excerptAround(text: string, terms: readonly string[], maxChars: 
     return { start, end, matches };
   });
   const span = (first: number, last: number): number => (words[last] as Word).end - (words[first] as Word).start;
+  // Whether words[first..last] fit in the limit together with the ellipses they would need.
+  const fits = (first: number, last: number): boolean =>
+    span(first, last) + (first > 0 ? 1 : 0) + (last + 1 < words.length ? 1 : 0) <= limit;
 
-  // Densest window of matching words that fits the budget (two pointers over the matching words).
+  // Densest window of matching words that fits (two pointers over the matching words).
   const matching = words.flatMap((word, index) => (word.matches.length > 0 ? [index] : []));
   let first = 0;
   let last = 0;
   let bestScore = -1;
   for (let left = 0, right = 0; left < matching.length; left++) {
     right = Math.max(right, left);
-    while (right + 1 < matching.length && span(matching[left] as number, matching[right + 1] as number) <= budget) right++;
+    while (right + 1 < matching.length && fits(matching[left] as number, matching[right + 1] as number)) right++;
     const from = matching[left] as number;
     const to = matching[right] as number;
-    if (span(from, to) > budget) continue;
+    if (!fits(from, to)) continue;
     const score = clusterScore(words, from, to);
     if (score > bestScore) [bestScore, first, last] = [score, from, to];
   }
-  if (span(first, last) > budget) last = first;
 
   // Grow the window one word at a time on alternate sides, which keeps the cluster in the middle.
   for (let grew = true; grew; ) {
     grew = false;
-    if (first > 0 && span(first - 1, last) <= budget) [first, grew] = [first - 1, true];
-    if (last + 1 < words.length && span(first, last + 1) <= budget) [last, grew] = [last + 1, true];
+    if (first > 0 && fits(first - 1, last)) [first, grew] = [first - 1, true];
+    if (last + 1 < words.length && fits(first, last + 1)) [last, grew] = [last + 1, true];
   }
   const body = flat.slice((words[first] as Word).start, (words[last] as Word).end);
   return (first > 0 ? ellipsis : '') + body + (last + 1 < words.length ? ellipsis : '');

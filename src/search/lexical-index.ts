@@ -1,4 +1,4 @@
-// In-memory BM25F index over chunks: interned terms, postings in one pooled Uint32Array, tombstones, heap top-k.
+// In-memory BM25F index over chunks: interned terms, pooled typed-array postings, tombstones, heap top-k.
 import { inverseDocumentFrequency } from './bm25.js';
 import { queryTerms, tokenize } from './tokenize.js';
 
@@ -27,7 +27,7 @@ export interface LexicalIndexOptions {
   readonly body: FieldSettings;
 }
 
-/** Chosen by bench/lexical-quality.ts; see the figures there. */
+/** Measured with bench/lexical-quality.ts (MS MARCO, Vaswani, FastAPI docs link texts). */
 export const defaultLexicalIndexOptions: LexicalIndexOptions = Object.freeze({
   k1: 1.2,
   title: Object.freeze({ weight: 3, b: 0.5 }),
@@ -39,43 +39,147 @@ type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;
 
 function grown<T extends GrowableArray>(array: T, length: number): T {
   const next = new (array.constructor as new (length: number) => T)(length);
-  next.set(array);
+  next.set(array.subarray(0, Math.min(array.length, length)));
   return next;
 }
 
-// A posting block is [next block, capacity, (slot, packed frequencies) x capacity]; offset 0 means none.
-const blockHeader = 2;
-const largestBlock = 1024;
-// Packed frequencies: title in bits 24-31, headings in 16-23, body in 0-15, each clamped (BM25 saturates long before).
+/** Frequencies in title (bits 24-31), headings (16-23) and body (0-15), clamped: BM25 saturates long before. */
 function packFrequencies(title: number, headings: number, body: number): number {
   return ((Math.min(title, 255) << 24) | (Math.min(headings, 255) << 16) | Math.min(body, 0xffff)) >>> 0;
 }
 
+const blockHeader = 2;
+const largestBlock = 1024;
+
+/**
+ * Every term's postings (slot, packed frequencies) in one Uint32Array, as a chain of blocks
+ * [next block, capacity, pairs…] whose sizes grow with the list; offset 0 means no block.
+ * One pool instead of an array per term keeps the many rare terms cheap.
+ */
+class PostingLists {
+  data: Uint32Array;
+  end = blockHeader;
+  firstBlock = new Uint32Array(1024);
+  lastBlock = new Uint32Array(1024);
+  lastBlockFill = new Uint32Array(1024);
+
+  constructor(dataCapacity = 1 << 16) {
+    this.data = new Uint32Array(dataCapacity);
+  }
+
+  growTerms(capacity: number): void {
+    this.firstBlock = grown(this.firstBlock, capacity);
+    this.lastBlock = grown(this.lastBlock, capacity);
+    this.lastBlockFill = grown(this.lastBlockFill, capacity);
+  }
+
+  /** Appends to `term`'s list; a new block, when needed, holds `newBlockSize` postings. */
+  append(term: number, slot: number, packed: number, newBlockSize: number): void {
+    let block = this.lastBlock[term] as number;
+    let fill = this.lastBlockFill[term] as number;
+    if (block === 0 || fill === this.data[block + 1]) {
+      const capacity = Math.min(largestBlock, Math.max(1, newBlockSize));
+      const needed = this.end + blockHeader + 2 * capacity;
+      if (needed > this.data.length) this.data = grown(this.data, Math.max(needed, Math.ceil(this.data.length * 1.5)));
+      const next = this.end;
+      this.data[next] = 0;
+      this.data[next + 1] = capacity;
+      this.end = needed;
+      if (block === 0) this.firstBlock[term] = next;
+      else this.data[block] = next;
+      this.lastBlock[term] = block = next;
+      fill = 0;
+    }
+    const offset = block + blockHeader + 2 * fill;
+    this.data[offset] = slot;
+    this.data[offset + 1] = packed;
+    this.lastBlockFill[term] = fill + 1;
+  }
+
+  /** Postings used in `block`: all of its capacity unless it is the term's last block. */
+  fillOf(term: number, block: number): number {
+    return block === this.lastBlock[term] ? (this.lastBlockFill[term] as number) : (this.data[block + 1] as number);
+  }
+
+  forEach(term: number, visit: (slot: number, packed: number) => void): void {
+    for (let block = this.firstBlock[term] as number; block !== 0; block = this.data[block] as number) {
+      const end = block + blockHeader + 2 * this.fillOf(term, block);
+      for (let offset = block + blockHeader; offset < end; offset += 2) visit(this.data[offset] as number, this.data[offset + 1] as number);
+    }
+  }
+}
+
+/**
+ * The `wanted` best of the touched slots, best first (ties to the lower slot, the chunk added earlier),
+ * through a min-heap whose root is the weakest hit kept. Resets the scores of all touched slots to 0.
+ */
+function takeBest(scores: Float64Array, touched: Uint32Array, touchedCount: number, wanted: number): [number, number][] {
+  const capacity = Math.min(wanted, touchedCount);
+  const heapSlots = new Uint32Array(capacity);
+  const heapScores = new Float64Array(capacity);
+  const weaker = (left: number, right: number): boolean =>
+    (heapScores[left] as number) < (heapScores[right] as number) ||
+    (heapScores[left] === heapScores[right] && (heapSlots[left] as number) > (heapSlots[right] as number));
+  const swap = (left: number, right: number): void => {
+    [heapSlots[left], heapSlots[right]] = [heapSlots[right] as number, heapSlots[left] as number];
+    [heapScores[left], heapScores[right]] = [heapScores[right] as number, heapScores[left] as number];
+  };
+  const siftDown = (size: number): void => {
+    for (let parent = 0; ; ) {
+      const left = parent * 2 + 1;
+      let weakest = parent;
+      if (left < size && weaker(left, weakest)) weakest = left;
+      if (left + 1 < size && weaker(left + 1, weakest)) weakest = left + 1;
+      if (weakest === parent) return;
+      swap(parent, weakest);
+      parent = weakest;
+    }
+  };
+  let size = 0;
+  for (let index = 0; index < touchedCount; index++) {
+    const slot = touched[index] as number;
+    const score = scores[slot] as number;
+    scores[slot] = 0;
+    if (size < capacity) {
+      heapSlots[size] = slot;
+      heapScores[size] = score;
+      for (let child = size++; child > 0 && weaker(child, (child - 1) >> 1); child = (child - 1) >> 1) swap(child, (child - 1) >> 1);
+    } else if (score > (heapScores[0] as number) || (score === heapScores[0] && slot < (heapSlots[0] as number))) {
+      heapSlots[0] = slot;
+      heapScores[0] = score;
+      siftDown(size);
+    }
+  }
+  const best: [number, number][] = new Array(size);
+  while (size > 0) {
+    best[size - 1] = [heapSlots[0] as number, heapScores[0] as number];
+    swap(0, --size);
+    siftDown(size);
+  }
+  return best;
+}
+
 export class LexicalIndex {
   private readonly options: LexicalIndexOptions;
-  // Terms, by interned id.
+  // Terms, by interned id; document frequencies count live chunks only.
   private termIdOf = new Map<string, number>();
   private termText: string[] = [];
   private documentFrequency = new Uint32Array(1024);
-  private firstBlock = new Uint32Array(1024);
-  private lastBlock = new Uint32Array(1024);
-  private lastBlockFill = new Uint32Array(1024);
-  private postings = new Uint32Array(1 << 16);
-  private postingsEnd = blockHeader;
-  // Chunks, by slot: slots are handed out in order, so every posting list is sorted by slot.
+  private postings = new PostingLists();
+  // Chunks, by slot. Slots are handed out in order, so every posting list is sorted by slot.
   private slotOfKey = new Map<string, number>();
   private keyOfSlot: (string | undefined)[] = [];
   private slotCount = 0;
   private removedCount = 0;
   private removed = new Uint8Array(256);
-  private titleLengths = new Float32Array(256);
-  private headingLengths = new Float32Array(256);
-  private bodyLengths = new Float32Array(256);
+  /** Token counts per slot: title at 3s, headings at 3s + 1, body at 3s + 2. */
+  private fieldLengths = new Float32Array(3 * 256);
   private lengthTotals = [0, 0, 0];
-  // Forward index: the distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]].
+  // The distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]], kept so
+  // that a removal can lower document frequencies exactly.
   private slotTerms = new Uint32Array(1 << 14);
   private slotTermOffsets = new Uint32Array(257);
-  // Scratch space reused by add and search.
+  // Scratch space reused by add (3 counters per term id) and search (a score per slot).
   private frequencyScratch = new Uint32Array(3 * 1024);
   private scores = new Float64Array(256);
   private touched = new Uint32Array(256);
@@ -94,42 +198,39 @@ export class LexicalIndex {
     const slot = this.slotCount;
     this.ensureSlotCapacity(slot + 1);
     const distinct: number[] = [];
-    const lengths = [fields.title, fields.headings, fields.body].map((text, field) => {
+    [fields.title, fields.headings, fields.body].forEach((text, field) => {
       const terms = tokenize(text);
       for (const term of terms) {
         const id = this.intern(term);
-        const position = id * 3 + field;
-        if (this.frequencyScratch[id * 3] === 0 && this.frequencyScratch[id * 3 + 1] === 0 && this.frequencyScratch[id * 3 + 2] === 0) {
-          distinct.push(id);
-        }
-        this.frequencyScratch[position] = (this.frequencyScratch[position] as number) + 1;
+        const counters = this.frequencyScratch;
+        if (counters[3 * id] === 0 && counters[3 * id + 1] === 0 && counters[3 * id + 2] === 0) distinct.push(id);
+        counters[3 * id + field] = (counters[3 * id + field] as number) + 1;
       }
-      return terms.length;
+      this.fieldLengths[3 * slot + field] = terms.length;
+      this.lengthTotals[field] = (this.lengthTotals[field] as number) + terms.length;
     });
-    let forwardEnd = this.slotTermOffsets[slot] as number;
-    if (forwardEnd + distinct.length > this.slotTerms.length) {
-      this.slotTerms = grown(this.slotTerms, Math.max(forwardEnd + distinct.length, Math.ceil(this.slotTerms.length * 1.5)));
+    const start = this.slotTermOffsets[slot] as number;
+    if (start + distinct.length > this.slotTerms.length) {
+      this.slotTerms = grown(this.slotTerms, Math.max(start + distinct.length, Math.ceil(this.slotTerms.length * 1.5)));
     }
-    for (const id of distinct) {
-      const base = id * 3;
-      const scratch = this.frequencyScratch;
-      this.appendPosting(id, slot, packFrequencies(scratch[base] as number, scratch[base + 1] as number, scratch[base + 2] as number));
-      scratch[base] = scratch[base + 1] = scratch[base + 2] = 0;
-      this.documentFrequency[id] = (this.documentFrequency[id] as number) + 1;
-      this.slotTerms[forwardEnd++] = id;
-    }
-    this.slotTermOffsets[slot + 1] = forwardEnd;
-    this.titleLengths[slot] = lengths[0] as number;
-    this.headingLengths[slot] = lengths[1] as number;
-    this.bodyLengths[slot] = lengths[2] as number;
-    lengths.forEach((length, field) => (this.lengthTotals[field] = (this.lengthTotals[field] as number) + length));
+    const counters = this.frequencyScratch;
+    distinct.forEach((id, position) => {
+      const frequency = this.documentFrequency[id] as number;
+      const packed = packFrequencies(counters[3 * id] as number, counters[3 * id + 1] as number, counters[3 * id + 2] as number);
+      counters[3 * id] = counters[3 * id + 1] = counters[3 * id + 2] = 0;
+      // Each new block about as large as the list so far, so a list of n postings spans log n blocks.
+      this.postings.append(id, slot, packed, frequency + 1);
+      this.documentFrequency[id] = frequency + 1;
+      this.slotTerms[start + position] = id;
+    });
+    this.slotTermOffsets[slot + 1] = start + distinct.length;
     this.removed[slot] = 0;
     this.keyOfSlot[slot] = key;
     this.slotOfKey.set(key, slot);
     this.slotCount = slot + 1;
   }
 
-  /** Tombstones a chunk; its postings are skipped until the next compaction drops them. */
+  /** Tombstones a chunk: statistics drop it now, its postings are skipped until a compaction. */
   remove(key: string): boolean {
     const slot = this.slotOfKey.get(key);
     if (slot === undefined) return false;
@@ -142,9 +243,10 @@ export class LexicalIndex {
       const id = this.slotTerms[offset] as number;
       this.documentFrequency[id] = (this.documentFrequency[id] as number) - 1;
     }
-    this.lengthTotals[0] = (this.lengthTotals[0] as number) - (this.titleLengths[slot] as number);
-    this.lengthTotals[1] = (this.lengthTotals[1] as number) - (this.headingLengths[slot] as number);
-    this.lengthTotals[2] = (this.lengthTotals[2] as number) - (this.bodyLengths[slot] as number);
+    for (let field = 0; field < 3; field++) {
+      this.lengthTotals[field] = (this.lengthTotals[field] as number) - (this.fieldLengths[3 * slot + field] as number);
+    }
+    // Compacting once a quarter of the slots are dead keeps its cost amortized and the scans short.
     if (this.removedCount >= 32 && this.removedCount * 4 >= this.slotCount) this.compact();
     return true;
   }
@@ -160,176 +262,100 @@ export class LexicalIndex {
     const documentCount = this.slotOfKey.size;
     if (!(wanted > 0) || documentCount === 0) return [];
     const { k1, title, headings, body } = this.options;
-    // Per field, normalization is base + scale * length; weight / that is the weight of one occurrence.
-    const [titleScale, headingScale, bodyScale] = [title.b, headings.b, body.b].map((b, field) => {
-      const average = (this.lengthTotals[field] as number) / documentCount;
-      return average > 0 ? b / average : 0;
-    }) as [number, number, number];
-    const { postings, removed, scores, touched, titleLengths, headingLengths, bodyLengths } = this;
+    // Per field, a term's frequency is multiplied by the weight and divided by base + scale * length.
+    const scaleOf = (field: FieldSettings, index: number): number => {
+      const average = (this.lengthTotals[index] as number) / documentCount;
+      return average > 0 ? field.b / average : 0;
+    };
+    const [titleWeight, titleBase, titleScale] = [title.weight, 1 - title.b, scaleOf(title, 0)];
+    const [headingWeight, headingBase, headingScale] = [headings.weight, 1 - headings.b, scaleOf(headings, 1)];
+    const [bodyWeight, bodyBase, bodyScale] = [body.weight, 1 - body.b, scaleOf(body, 2)];
+    const { removed, scores, touched, fieldLengths, postings } = this;
+    const data = postings.data;
     let touchedCount = 0;
     for (const term of queryTerms(query)) {
       const id = this.termIdOf.get(term);
-      if (id === undefined || this.documentFrequency[id] === 0) continue;
-      const idf = inverseDocumentFrequency(documentCount, this.documentFrequency[id] as number);
-      const scale = idf * (k1 + 1);
-      for (let block = this.firstBlock[id] as number; block !== 0; block = postings[block] as number) {
-        const fill = block === this.lastBlock[id] ? (this.lastBlockFill[id] as number) : (postings[block + 1] as number);
-        const end = block + blockHeader + 2 * fill;
+      const frequencyOfTerm = id === undefined ? 0 : (this.documentFrequency[id] as number);
+      if (id === undefined || frequencyOfTerm === 0) continue;
+      const scale = inverseDocumentFrequency(documentCount, frequencyOfTerm) * (k1 + 1);
+      for (let block = postings.firstBlock[id] as number; block !== 0; block = data[block] as number) {
+        const end = block + blockHeader + 2 * postings.fillOf(id, block);
         for (let offset = block + blockHeader; offset < end; offset += 2) {
-          const slot = postings[offset] as number;
+          const slot = data[offset] as number;
           if (removed[slot] === 1) continue;
-          const packed = postings[offset + 1] as number;
+          const packed = data[offset + 1] as number;
           const bodyFrequency = packed & 0xffff;
-          let frequency = bodyFrequency === 0 ? 0 : (body.weight * bodyFrequency) / (1 - body.b + bodyScale * (bodyLengths[slot] as number));
+          let frequency = bodyFrequency === 0 ? 0 : (bodyWeight * bodyFrequency) / (bodyBase + bodyScale * (fieldLengths[3 * slot + 2] as number));
           if (packed > 0xffff) {
             const titleFrequency = packed >>> 24;
             const headingFrequency = (packed >>> 16) & 0xff;
-            if (titleFrequency > 0) frequency += (title.weight * titleFrequency) / (1 - title.b + titleScale * (titleLengths[slot] as number));
-            if (headingFrequency > 0) frequency += (headings.weight * headingFrequency) / (1 - headings.b + headingScale * (headingLengths[slot] as number));
+            if (titleFrequency > 0) frequency += (titleWeight * titleFrequency) / (titleBase + titleScale * (fieldLengths[3 * slot] as number));
+            if (headingFrequency > 0) frequency += (headingWeight * headingFrequency) / (headingBase + headingScale * (fieldLengths[3 * slot + 1] as number));
           }
+          // A zero contribution (a field weighted 0) must not mark the slot, or it could be listed twice.
           if (frequency === 0) continue;
           if (scores[slot] === 0) touched[touchedCount++] = slot;
           scores[slot] = (scores[slot] as number) + (scale * frequency) / (frequency + k1);
         }
       }
     }
-    return this.selectBest(touchedCount, wanted);
+    return takeBest(scores, touched, touchedCount, wanted).map(([slot, score]) => ({ key: this.keyOfSlot[slot] as string, score }));
   }
 
-  /** Drops tombstoned chunks and unused terms, renumbering slots and terms densely. */
+  /** Drops removed chunks and unused terms, renumbering both densely. Runs by itself after many removals. */
   compact(): void {
     const liveSlots: number[] = [];
-    for (let slot = 0; slot < this.slotCount; slot++) if (this.removed[slot] === 0) liveSlots.push(slot);
     const newSlotOf = new Int32Array(this.slotCount).fill(-1);
-    liveSlots.forEach((slot, newSlot) => (newSlotOf[slot] = newSlot));
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.removed[slot] === 0) newSlotOf[slot] = liveSlots.push(slot) - 1;
+    }
     const newTermOf = new Int32Array(this.termText.length).fill(-1);
-    const termText: string[] = [];
-    let postingTotal = 0;
-    for (let id = 0; id < this.termText.length; id++) {
+    const termText = this.termText.filter((_, id) => this.documentFrequency[id] !== 0);
+    const capacity = Math.max(256, liveSlots.length);
+    const liveTermTotal = this.documentFrequency.reduce((total, frequency) => total + frequency, 0);
+    // Sized for every live posting plus one header per block, so the pool never grows while being filled.
+    const blockCount = termText.length + Math.ceil(liveTermTotal / largestBlock);
+    const postings = new PostingLists(blockHeader * (1 + blockCount) + 2 * liveTermTotal + (1 << 12));
+    postings.growTerms(Math.max(1024, termText.length));
+    const documentFrequency = new Uint32Array(postings.firstBlock.length);
+    for (let id = 0, newId = 0; id < this.termText.length; id++) {
       const frequency = this.documentFrequency[id] as number;
       if (frequency === 0) continue;
-      newTermOf[id] = termText.length;
-      termText.push(this.termText[id] as string);
-      postingTotal += frequency;
-    }
-    const termCount = termText.length;
-    const documentFrequency = new Uint32Array(Math.max(1024, termCount));
-    const firstBlock = new Uint32Array(documentFrequency.length);
-    const lastBlockFill = new Uint32Array(documentFrequency.length);
-    const postings = new Uint32Array(blockHeader + blockHeader * termCount + 2 * postingTotal + (1 << 12));
-    let postingsEnd = blockHeader;
-    // One exactly sized block per term; later additions chain new blocks after it.
-    for (let id = 0; id < this.termText.length; id++) {
-      const newId = newTermOf[id] as number;
-      if (newId < 0) continue;
-      const frequency = this.documentFrequency[id] as number;
-      firstBlock[newId] = postingsEnd;
-      documentFrequency[newId] = lastBlockFill[newId] = postings[postingsEnd + 1] = frequency;
-      let write = postingsEnd + blockHeader;
-      this.forEachPosting(id, (slot, packed) => {
-        const newSlot = newSlotOf[slot] as number;
-        if (newSlot < 0) return;
-        postings[write++] = newSlot;
-        postings[write++] = packed;
+      newTermOf[id] = newId;
+      documentFrequency[newId] = frequency;
+      // One block that holds exactly the live postings.
+      this.postings.forEach(id, (slot, packed) => {
+        if (newSlotOf[slot] !== -1) postings.append(newId, newSlotOf[slot] as number, packed, frequency);
       });
-      postingsEnd = write;
+      newId++;
     }
-    const slotTerms = new Uint32Array(Math.max(1 << 14, postingTotal));
-    const slotTermOffsets = new Uint32Array(Math.max(256, liveSlots.length) + 1);
-    let forwardEnd = 0;
+    const slotTerms = new Uint32Array(Math.max(1 << 14, liveTermTotal));
+    const slotTermOffsets = new Uint32Array(capacity + 1);
+    const fieldLengths = new Float32Array(3 * capacity);
     liveSlots.forEach((slot, newSlot) => {
+      let write = slotTermOffsets[newSlot] as number;
       const end = this.slotTermOffsets[slot + 1] as number;
       for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
-        slotTerms[forwardEnd++] = newTermOf[this.slotTerms[offset] as number] as number;
+        slotTerms[write++] = newTermOf[this.slotTerms[offset] as number] as number;
       }
-      slotTermOffsets[newSlot + 1] = forwardEnd;
+      slotTermOffsets[newSlot + 1] = write;
+      fieldLengths.set(this.fieldLengths.subarray(3 * slot, 3 * slot + 3), 3 * newSlot);
     });
-    const capacity = slotTermOffsets.length - 1;
-    const pick = (lengths: Float32Array) => {
-      const picked = new Float32Array(capacity);
-      liveSlots.forEach((slot, newSlot) => (picked[newSlot] = lengths[slot] as number));
-      return picked;
-    };
-    this.titleLengths = pick(this.titleLengths);
-    this.headingLengths = pick(this.headingLengths);
-    this.bodyLengths = pick(this.bodyLengths);
     this.keyOfSlot = liveSlots.map((slot) => this.keyOfSlot[slot]);
     this.slotOfKey = new Map(this.keyOfSlot.map((key, newSlot) => [key as string, newSlot]));
     this.termText = termText;
     this.termIdOf = new Map(termText.map((term, id) => [term, id]));
     this.documentFrequency = documentFrequency;
-    this.firstBlock = firstBlock;
-    this.lastBlock = firstBlock.slice();
-    this.lastBlockFill = lastBlockFill;
     this.postings = postings;
-    this.postingsEnd = postingsEnd;
     this.slotTerms = slotTerms;
     this.slotTermOffsets = slotTermOffsets;
+    this.fieldLengths = fieldLengths;
     this.slotCount = liveSlots.length;
     this.removedCount = 0;
     this.removed = new Uint8Array(capacity);
     this.scores = new Float64Array(capacity);
     this.touched = new Uint32Array(capacity);
     this.frequencyScratch = new Uint32Array(3 * documentFrequency.length);
-  }
-
-  private forEachPosting(id: number, visit: (slot: number, packed: number) => void): void {
-    const postings = this.postings;
-    for (let block = this.firstBlock[id] as number; block !== 0; block = postings[block] as number) {
-      const fill = block === this.lastBlock[id] ? (this.lastBlockFill[id] as number) : (postings[block + 1] as number);
-      for (let offset = block + blockHeader; offset < block + blockHeader + 2 * fill; offset += 2) {
-        visit(postings[offset] as number, postings[offset + 1] as number);
-      }
-    }
-  }
-
-  /** Top `wanted` touched slots by a min-heap whose root is the weakest kept hit; also clears the scores. */
-  private selectBest(touchedCount: number, wanted: number): LexicalHit[] {
-    const { scores, touched } = this;
-    const capacity = Math.min(wanted, touchedCount);
-    const heapSlots = new Uint32Array(capacity);
-    const heapScores = new Float64Array(capacity);
-    // Weaker means a lower score, or an equal score from a later slot.
-    const weaker = (left: number, right: number): boolean =>
-      (heapScores[left] as number) < (heapScores[right] as number) ||
-      (heapScores[left] === heapScores[right] && (heapSlots[left] as number) > (heapSlots[right] as number));
-    const swap = (left: number, right: number): void => {
-      [heapSlots[left], heapSlots[right]] = [heapSlots[right] as number, heapSlots[left] as number];
-      [heapScores[left], heapScores[right]] = [heapScores[right] as number, heapScores[left] as number];
-    };
-    const siftDown = (size: number): void => {
-      for (let parent = 0; ; ) {
-        const left = parent * 2 + 1;
-        let weakest = parent;
-        if (left < size && weaker(left, weakest)) weakest = left;
-        if (left + 1 < size && weaker(left + 1, weakest)) weakest = left + 1;
-        if (weakest === parent) return;
-        swap(parent, weakest);
-        parent = weakest;
-      }
-    };
-    let size = 0;
-    for (let index = 0; index < touchedCount; index++) {
-      const slot = touched[index] as number;
-      const score = scores[slot] as number;
-      scores[slot] = 0;
-      if (size < capacity) {
-        heapSlots[size] = slot;
-        heapScores[size] = score;
-        for (let child = size++; child > 0 && weaker(child, (child - 1) >> 1); child = (child - 1) >> 1) swap(child, (child - 1) >> 1);
-      } else if (score > (heapScores[0] as number) || (score === heapScores[0] && slot < (heapSlots[0] as number))) {
-        heapSlots[0] = slot;
-        heapScores[0] = score;
-        siftDown(size);
-      }
-    }
-    const hits: LexicalHit[] = new Array(size);
-    while (size > 0) {
-      hits[size - 1] = { key: this.keyOfSlot[heapSlots[0] as number] as string, score: heapScores[0] as number };
-      swap(0, --size);
-      siftDown(size);
-    }
-    return hits;
   }
 
   private intern(term: string): number {
@@ -341,48 +367,17 @@ export class LexicalIndex {
     if (id >= this.documentFrequency.length) {
       const capacity = this.documentFrequency.length * 2;
       this.documentFrequency = grown(this.documentFrequency, capacity);
-      this.firstBlock = grown(this.firstBlock, capacity);
-      this.lastBlock = grown(this.lastBlock, capacity);
-      this.lastBlockFill = grown(this.lastBlockFill, capacity);
-      this.frequencyScratch = grown(this.frequencyScratch, capacity * 3);
+      this.postings.growTerms(capacity);
+      this.frequencyScratch = grown(this.frequencyScratch, 3 * capacity);
     }
     return id;
-  }
-
-  private appendPosting(id: number, slot: number, packed: number): void {
-    let block = this.lastBlock[id] as number;
-    let fill = this.lastBlockFill[id] as number;
-    if (block === 0 || fill === this.postings[block + 1]) {
-      const capacity = block === 0 ? 1 : Math.min(largestBlock, Math.max(2, (this.documentFrequency[id] as number) + 1));
-      const next = this.allocateBlock(capacity);
-      if (block === 0) this.firstBlock[id] = next;
-      else this.postings[block] = next;
-      this.lastBlock[id] = block = next;
-      fill = 0;
-    }
-    const offset = block + blockHeader + 2 * fill;
-    this.postings[offset] = slot;
-    this.postings[offset + 1] = packed;
-    this.lastBlockFill[id] = fill + 1;
-  }
-
-  private allocateBlock(capacity: number): number {
-    const needed = this.postingsEnd + blockHeader + 2 * capacity;
-    if (needed > this.postings.length) this.postings = grown(this.postings, Math.max(needed, Math.ceil(this.postings.length * 1.5)));
-    const block = this.postingsEnd;
-    this.postings[block] = 0;
-    this.postings[block + 1] = capacity;
-    this.postingsEnd = needed;
-    return block;
   }
 
   private ensureSlotCapacity(count: number): void {
     if (count <= this.removed.length) return;
     const capacity = Math.max(count, this.removed.length * 2);
     this.removed = grown(this.removed, capacity);
-    this.titleLengths = grown(this.titleLengths, capacity);
-    this.headingLengths = grown(this.headingLengths, capacity);
-    this.bodyLengths = grown(this.bodyLengths, capacity);
+    this.fieldLengths = grown(this.fieldLengths, 3 * capacity);
     this.slotTermOffsets = grown(this.slotTermOffsets, capacity + 1);
     this.scores = grown(this.scores, capacity);
     this.touched = grown(this.touched, capacity);

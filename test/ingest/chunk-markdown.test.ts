@@ -132,6 +132,14 @@ describe('chunkMarkdown heading paths', () => {
     ]);
   });
 
+  test('a heading whose body only introduces what follows is carried too, into a sibling as well', () => {
+    const chunks = chunkMarkdown('# Features\n\nIt gives you the following:\n\n## Standards\n\nOpenAPI.\n\n## Empty\n\n## Next\n\nText.');
+    assert.deepEqual(chunks, [
+      { text: '# Features\n\nIt gives you the following:\n\n## Standards\n\nOpenAPI.', headingPath: ['Features', 'Standards'] },
+      { text: '## Empty\n\n## Next\n\nText.', headingPath: ['Features', 'Next'] },
+    ]);
+  });
+
   test('a bodiless heading with no following section still becomes a chunk, so nothing is lost', () => {
     const chunks = chunkMarkdown('# Page\n\nText.\n\n## Trailing');
     assert.deepEqual(paths(chunks), [['Page'], ['Page', 'Trailing']]);
@@ -244,6 +252,13 @@ describe('chunkMarkdown sizes and blocks', () => {
     assert.ok(chunks.some((chunk) => chunk.text.startsWith(`For example:\n\n${codeBlock}`)));
   });
 
+  test('an admonition moves whole to the next chunk rather than leave its opener or closer behind', () => {
+    const markdown = `# Tip\n\n${sentences(3, 'Before')}\n\n/// tip\n\n${sentences(3)}\n\n///\n\n${sentences(3, 'Other')}`;
+    const chunks = chunkMarkdown(markdown, { maxChars: 300, overlapChars: 0 });
+    assert.equal(chunks[0]?.text, `# Tip\n\n${sentences(3, 'Before')}`);
+    assert.equal(chunks[1]?.text, `/// tip\n\n${sentences(3)}\n\n///\n\n${sentences(3, 'Other')}`);
+  });
+
   test('an oversized code block is split on lines, each piece re-opening and closing its fence', () => {
     const lines = Array.from({ length: 60 }, (_, index) => `    result_${index} = handler(request, ${index})`);
     const markdown = `# Big\n\nBefore.\n\n~~~python title="main.py"\n${lines.join('\n')}\n~~~\n\nAfter.`;
@@ -330,17 +345,22 @@ describe('chunkMarkdown properties', () => {
   const vocabulary = ['query', 'path', 'FastAPI', 'Pydantic', 'model', 'async', 'def', 'return', 'item_id', 'None', '#', '##', '|', '>'];
   const word = fc.constantFrom(...vocabulary);
   const phrase = (maximum: number) => fc.array(word, { minLength: 1, maxLength: maximum }).map((parts) => parts.join(' '));
+  const many = <Value>(item: fc.Arbitrary<Value>, maxLength: number) => fc.array(item, { minLength: 1, maxLength, size: 'max' });
   const block = fc.oneof(
     fc.tuple(fc.integer({ min: 1, max: 6 }), phrase(5)).map(([level, text]) => `${'#'.repeat(level)} H${text}`),
-    fc.array(phrase(14).map((text) => `Text ${text}.`), { minLength: 1, maxLength: 12 }).map((parts) => parts.join(' ')),
-    fc.array(phrase(8).map((text) => `- item ${text}`), { minLength: 1, maxLength: 25 }).map((items) => items.join('\n')),
-    fc.array(phrase(8).map((text) => `> quote ${text}`), { minLength: 1, maxLength: 8 }).map((lines) => lines.join('\n')),
+    many(phrase(14).map((text) => `Text ${text}.`), 12).map((parts) => parts.join(' ')),
+    many(phrase(8).map((text) => `- item ${text}`), 25).map((items) => items.join('\n')),
+    many(phrase(8).map((text) => `> quote ${text}`), 8).map((lines) => lines.join('\n')),
     fc
-      .tuple(fc.constantFrom('```', '~~~', '````'), fc.constantFrom('', 'python', 'json'), fc.array(phrase(8), { maxLength: 40 }))
+      .tuple(fc.constantFrom('```', '~~~', '````'), fc.constantFrom('', 'python', 'json'), many(phrase(8), 40))
       .map(([fence, language, lines]) => [`${fence}${language}`, ...lines, fence].join('\n')),
-    fc.array(phrase(4).map((text) => `| cell ${text} |`), { minLength: 1, maxLength: 30 }).map((rows) => ['| a | b |', '| - | - |', ...rows].join('\n')),
+    many(phrase(4).map((text) => `| cell ${text} |`), 30).map((rows) => ['| a | b |', '| - | - |', ...rows].join('\n')),
   );
-  const document = fc.array(block, { maxLength: 25 }).map((blocks) => blocks.join('\n\n'));
+  // Numbering every word makes "nothing lost" meaningful: a dropped word cannot hide behind a repeat.
+  const document = fc.array(block, { maxLength: 25, size: 'medium' }).map((blocks) => {
+    let counter = 0;
+    return blocks.join('\n\n').replace(/[A-Za-z_]+/g, (letters) => `${letters}${(counter += 1)}`);
+  });
   const options = fc.integer({ min: 300, max: 1500 }).chain((maxChars) =>
     fc.record({ maxChars: fc.constant(maxChars), overlapChars: fc.integer({ min: 0, max: Math.floor(maxChars / 3) }) }),
   );

@@ -2,9 +2,11 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pdfToMarkdown, type PdfMarkdown } from '../../src/ingest/pdf-to-markdown.js';
+import { sharedDataDirectory } from '../support/shared-data.js';
 
-const manualsDirectory = '/work/shared/data/pdfs/';
+const manualsDirectory = `${join(sharedDataDirectory, 'pdfs')}/`;
 
 /** Builds a minimal PDF whose pages draw the given content streams with Helvetica (/F1) and Courier (/F2). */
 function buildPdf(pageStreams: string[], options: { title?: string; trailerExtra?: string } = {}): Uint8Array {
@@ -156,6 +158,11 @@ describe('pdfToMarkdown on the R Data Import/Export manual', () => {
   let result: PdfMarkdown;
   before(async () => {
     result = await pdfToMarkdown(new Uint8Array(await readFile(`${manualsDirectory}R-data-import-export-4.2.2.pdf`)));
+  });
+
+  it('accepts a Node Buffer, as file reads and uploads deliver it', async () => {
+    const fromBuffer = await pdfToMarkdown(await readFile(`${manualsDirectory}R-data-import-export-4.2.2.pdf`));
+    assert.equal(fromBuffer.markdown, result.markdown);
   });
 
   it('counts the pages and finds the title on the title page', () => {

@@ -1,15 +1,14 @@
 // Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { sharedDataDirectory } from './shared-data.js';
 
-/** `shared/data` beside the checkout (CI clones main with shared/ beside it). */
-export const sharedDataDirectory = resolve(fileURLToPath(new URL('../../../shared/data', import.meta.url)));
+export { sharedDataDirectory };
 
 export const testApiKey = 'sk-test-key-0123456789abcdef';
 

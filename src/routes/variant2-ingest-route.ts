@@ -1,0 +1,154 @@
+// Variant 2 ingest: POST /api/tools/ingest (JSON, or multipart/form-data with file uploads) and its Mastra
+// tool-execution form POST /api/tools/ingest/execute (JSON only).
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { KnowledgeError } from '../errors.js';
+import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
+import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
+import { multipartOptions, readMultipartForm, type FormFile, type MultipartLimits } from './multipart.js';
+import { parseBody } from './parse-body.js';
+import { maxSourcesPerRequest } from './variant1-schemas.js';
+import { toolExecuteBodySchema, toolExecuteQuerySchema } from './variant2-schemas.js';
+
+export interface Variant2IngestRouteOptions {
+  readonly ingest: IngestService;
+  readonly defaultNamespace: string;
+  /** Bytes per uploaded file (larger ones are reported per source). */
+  readonly maxSourceBytes: number;
+  /** Bytes of a whole multipart request (larger ones are a 413). */
+  readonly maxBodyBytes: number;
+}
+
+const variant2SourceObjectSchema = z.object({
+  type: z.enum(['url', 'markdown', 'text']),
+  value: z.string(),
+  title: z.string().max(500).optional(),
+});
+
+export const variant2IngestBodySchema = z.object({
+  namespace: z.string().max(200).optional(),
+  // Each source is checked on its own, so one bad source is reported without failing the others.
+  sources: z.array(z.unknown()).max(maxSourcesPerRequest),
+});
+export type Variant2IngestBody = z.infer<typeof variant2IngestBodySchema>;
+
+/** Uploads per request, and form fields (namespace, sources, and room for a client's extras). */
+const maxFilesPerRequest = 50;
+const maxFormFields = 20;
+/** Bytes of one form field: room for a `sources` list of several 200 kB snippets, escaped as JSON. */
+const maxFormFieldBytes = 2_000_000;
+
+type SourceEntry = IngestSource | InvalidSource;
+
+/** An http(s) URL with no whitespace; any other string is text. */
+function isWebAddress(text: string): boolean {
+  if (/\s/.test(text)) return false;
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Checks one source of the request on its own; a bad one becomes an error labelled with its index. */
+export function toVariant2Source(raw: unknown, index: number): SourceEntry {
+  const invalid = (message: string): InvalidSource => ({ kind: 'invalid', label: `sources[${index}]`, error: new KnowledgeError('source_invalid', message) });
+  if (typeof raw === 'string') {
+    const trimmed = raw.trim();
+    return isWebAddress(trimmed) ? { kind: 'url', url: trimmed } : { kind: 'text', text: raw };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return invalid(`sources[${index}]: must be a string (a URL or text) or an object with type and value`);
+  }
+  const parsed = variant2SourceObjectSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return invalid(`sources[${index}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid source'}`);
+  }
+  const { type, value, title } = parsed.data;
+  const titled = title === undefined ? {} : { title };
+  if (type !== 'url') return { kind: 'text', text: value, ...titled };
+  return value.trim() === '' ? invalid(`sources[${index}].value: a url source needs the URL in value`) : { kind: 'url', url: value.trim(), ...titled };
+}
+
+function toUploadSource(file: FormFile, limits: MultipartLimits): SourceEntry {
+  if (file.bytes === null) {
+    return { kind: 'invalid', label: file.fileName, error: new KnowledgeError('source_too_large', `${file.fileName} is over the ${limits.maxFileBytes}-byte limit for a file`) };
+  }
+  return { kind: 'upload', fileName: file.fileName, contentType: file.contentType, bytes: file.bytes };
+}
+
+/** The form's `namespace` and `sources` fields as a JSON body, and its files as upload sources. */
+async function readIngestForm(request: FastifyRequest, limits: MultipartLimits): Promise<{ body: Variant2IngestBody; uploads: SourceEntry[] }> {
+  const form = await readMultipartForm(request, limits);
+  const single = (name: string): unknown => {
+    const matches = form.fields.filter((field) => field.name === name);
+    if (matches.length > 1) throw new KnowledgeError('invalid_request', `${name}: the form gives this field more than once`);
+    return matches[0]?.value;
+  };
+  const namespace = single('namespace');
+  let sources = single('sources') ?? [];
+  // A browser sends a textarea left blank as an empty field: no JSON sources, not a malformed list.
+  if (typeof sources === 'string' && sources.trim() === '') sources = [];
+  if (typeof sources === 'string') {
+    try {
+      sources = JSON.parse(sources);
+    } catch {
+      throw new KnowledgeError('invalid_request', 'sources: the field is not valid JSON (send a JSON array of sources)');
+    }
+  }
+  const body = parseBody(variant2IngestBodySchema, namespace === undefined ? { sources } : { namespace, sources });
+  return { body, uploads: form.files.map((file) => toUploadSource(file, limits)) };
+}
+
+function toIngestResponse(report: IngestReport) {
+  const stored = report.outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [] : [{ file: outcome.document.file, status: outcome.status }]));
+  return {
+    namespace: report.namespace,
+    saved: stored.filter((file) => file.status === 'saved').length,
+    skipped: stored.filter((file) => file.status === 'skipped').length,
+    errors: report.outcomes.flatMap((outcome) =>
+      outcome.status === 'failed' ? [{ source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
+    ),
+    files: stored,
+  };
+}
+
+export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOptions> = async (app, options) => {
+  // JSON and multipart only: Fastify's default text/plain parser would otherwise let plain text through (415 instead).
+  app.removeContentTypeParser('text/plain');
+
+  /** JSON sources first, in array order, then uploads in upload order. */
+  async function ingest(body: Variant2IngestBody, uploads: readonly SourceEntry[] = []) {
+    const sources = [...body.sources.map(toVariant2Source), ...uploads];
+    if (sources.length === 0) throw new KnowledgeError('invalid_request', 'sources: must list at least one source or upload a file');
+    return toIngestResponse(await options.ingest.ingest(body.namespace ?? options.defaultNamespace, sources));
+  }
+
+  app.post(
+    '/api/tools/ingest/execute',
+    { schema: { body: toolExecuteBodySchema(variant2IngestBodySchema), querystring: toolExecuteQuerySchema } },
+    async (request) => ingest(request.body.data),
+  );
+
+  // Multipart parsing is registered for the upload route only, in its own context.
+  const limits: MultipartLimits = {
+    maxFileBytes: options.maxSourceBytes,
+    maxFieldBytes: maxFormFieldBytes,
+    maxFiles: maxFilesPerRequest,
+    maxFields: maxFormFields,
+    maxBodyBytes: options.maxBodyBytes,
+  };
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, multipartOptions(limits));
+    // No route schema: the body is a JSON body or a form, and both are checked against the same schema here.
+    uploads.post('/api/tools/ingest', async (request) => {
+      if (!request.isMultipart()) return ingest(parseBody(variant2IngestBodySchema, request.body));
+      const form = await readIngestForm(request, limits);
+      return ingest(form.body, form.uploads);
+    });
+  });
+};
