@@ -9,6 +9,7 @@ import { IngestService } from './ingest/ingest-service.js';
 import { createOpenAiCompatible } from './providers/openai-compatible.js';
 import { agentRoute } from './routes/agent-route.js';
 import { installErrorHandling } from './routes/error-handler.js';
+import { installRateLimit } from './routes/rate-limit.js';
 import { healthRoute } from './routes/health-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
 import { variant2IngestRoutes } from './routes/variant2-ingest-route.js';
@@ -32,6 +33,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  await installRateLimit(app, config.rateLimitPerMinute);
 
   const provider = config.provider.apiKey === undefined
     ? undefined

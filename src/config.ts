@@ -52,6 +52,7 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_READ_TOKENS: optionalText,
   KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
   KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
+  KNOWLEDGE_AGENT_RATE_LIMIT: integerText(0, 1_000_000).default(60),
 });
 
 /** Variant 2 names accepted for the same settings; the Variant 1 name wins when both are set. */
@@ -85,6 +86,8 @@ export interface Config {
   /** Absolute directories that file sources must lie in. */
   readonly fileRoots: readonly string[];
   readonly allowPrivateUrls: boolean;
+  /** Requests per minute per client on the ingest and agent routes; 0 turns the limit off. */
+  readonly rateLimitPerMinute: number;
   readonly limits: {
     /** Bytes per file or download. */
     readonly maxSourceBytes: number;
@@ -190,6 +193,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     readTokens,
     fileRoots: Object.freeze(fileRoots),
     allowPrivateUrls: values.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
+    rateLimitPerMinute: values.KNOWLEDGE_AGENT_RATE_LIMIT,
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,

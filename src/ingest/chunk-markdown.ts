@@ -14,7 +14,7 @@ export interface ChunkOptions {
 
 export const defaultChunkOptions: ChunkOptions = Object.freeze({ maxChars: 1200, overlapChars: 150 });
 
-type ProseStyle = 'paragraph' | 'list' | 'quote' | 'break';
+type ProseStyle = 'paragraph' | 'list' | 'quote' | 'html' | 'break';
 
 type Block =
   /** `overlapLength`: leading characters repeated from the previous chunk, so a cut must go past them. */
@@ -48,6 +48,7 @@ const thematicBreakPattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}$/;
 const listItemPattern = /^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/;
 const listMarkerAtPattern = /(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/y;
 const quotePattern = /^ {0,3}>/;
+const htmlBlockPattern = /^ {0,3}<\/?[A-Za-z!?]/;
 const listMarkers = '*+-0123456789';
 const tableDelimiterPattern = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?$/;
 const headingAttributesPattern = /[ \t]*\{:?[ \t]*[#.][^{}]*\}$/;
@@ -56,7 +57,8 @@ const closingHashesPattern = /(?:^|[ \t]+)#+$/;
 const unsafeStartPattern = /(?:#{1,6}(?:[ \t]|$)|`{3}|~{3})/y;
 const wordCharacterPattern = /[\p{L}\p{N}]/u;
 const whitespacePattern = /\s*/y;
-const leadInMarkerPattern = /^\/{3,}[ \t]*\S/;
+// Opens a pymdown block such as `/// tip` or `//// tab | Python`; a bare `///` closes one.
+const leadInMarkerPattern = /^\/{3,}[ \t]*[^\s/]/;
 const leadInMaxChars = 300;
 const boundaryPatterns: Record<Exclude<BoundaryKind, 'item'>, RegExp> = {
   line: /\n\s*/g,
@@ -67,6 +69,7 @@ const cutPreferences: Record<ProseStyle, BoundaryKind[]> = {
   paragraph: ['sentence', 'line', 'word'],
   list: ['item', 'line', 'sentence', 'word'],
   quote: ['line', 'sentence', 'word'],
+  html: ['line', 'word'],
   break: ['word'],
 };
 
@@ -144,6 +147,11 @@ function parseSections(lines: string[]): Section[] {
       else closeOpenBlock();
       continue;
     }
+    if (open.kind === 'html') {
+      // An HTML block runs to the next blank line; a `#` line inside it is not a heading.
+      open.lines.push(line);
+      continue;
+    }
     // The first visible character rules out most patterns, which keeps plain text lines cheap.
     const marker = line.charAt(line.length - line.trimStart().length);
     const fence = marker === '`' || marker === '~' ? fenceOpenerPattern.exec(line) : null;
@@ -171,6 +179,7 @@ function parseSections(lines: string[]): Section[] {
     } else if (marker === '>' && quotePattern.test(line)) addLine('quote', line);
     else if (marker === '|') addLine('table', line);
     else if (listMarkers.includes(marker) && listItemPattern.test(line)) addLine('list', line);
+    else if (marker === '<' && open.kind !== 'paragraph' && htmlBlockPattern.test(line)) addLine('html', line);
     else if (open.kind === null || open.kind === 'table') addLine('paragraph', line);
     else open.lines.push(line); // lazy continuation of a paragraph, list item or quote
   }

@@ -10,47 +10,56 @@ export interface HtmlMarkdown {
 }
 
 // The slice of the DOM used here; tsconfig loads no DOM library, so linkedom's types resolve to any.
-interface DomElement {
-  nodeName: string;
-  textContent: string | null;
-  childNodes: ArrayLike<unknown>;
-  parentNode: DomElement | null;
-  getAttribute(name: string): string | null;
-  setAttribute(name: string, value: string): void;
-  removeAttribute(name: string): void;
+interface DomParent {
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;
-  closest(selector: string): DomElement | null;
+  getElementsByTagName(tagName: string): ArrayLike<DomElement>;
+}
+interface DomElement extends DomParent {
+  nodeType: number;
+  nodeName: string;
+  textContent: string | null;
+  parentNode: DomElement | null;
+  childNodes: ArrayLike<unknown>;
+  children: ArrayLike<DomElement>;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  hasAttribute(name: string): boolean;
+  removeAttribute(name: string): void;
   contains(other: DomElement): boolean;
-  cloneNode(deep: boolean): DomElement;
   append(...nodes: unknown[]): void;
   replaceWith(...nodes: unknown[]): void;
   remove(): void;
 }
-interface DomDocument {
+interface DomDocument extends DomParent {
   documentElement: DomElement | null;
   body: DomElement;
-  querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): Iterable<DomElement>;
   createElement(tagName: string): DomElement;
 }
+interface PreparedPage {
+  document: DomDocument;
+  container: DomElement;
+  title: string | null;
+  heading: string | null;
+}
+type ChromeAction = 'remove' | 'unhide' | 'callout';
 
-const junkSelector = [
-  'script, style, noscript, template, title, meta, link, base, svg, canvas, iframe, object, embed',
-  'video, audio, picture, button, input, select, textarea, dialog, nav, footer',
-  '[role=navigation], [role=banner], [role=contentinfo], [role=search], [role=dialog], [role=alertdialog]',
-  '[aria-modal=true], [aria-hidden=true], [hidden], [style*="display:none"], [style*="display: none"]',
-  '.headerlink, .hash-link, .header-anchor, .anchorjs-link, .linenos, .linenodiv, .lineno, .line-numbers-rows',
-  '.toc, #toc, .table-of-contents, [class*=breadcrumb i], [aria-label*=breadcrumb i]',
-].join(', ');
-const cookieSelector = '[id*=cookie i], [class*=cookie i], [id*=consent i], [class*=consent i], [id*=gdpr i], [class*=gdpr i]';
-const semanticSelector = 'main, [role=main], article';
+const chromeTags = new Set(
+  'SCRIPT STYLE NOSCRIPT TEMPLATE TITLE META LINK BASE SVG CANVAS IFRAME OBJECT EMBED VIDEO AUDIO PICTURE BUTTON INPUT SELECT TEXTAREA DIALOG NAV FOOTER'.split(' '),
+);
+const chromeRoles = new Set(['navigation', 'banner', 'contentinfo', 'search', 'dialog', 'alertdialog']);
+const chromeClasses = new Set(
+  'headerlink hash-link header-anchor anchorjs-link linenos linenodiv lineno line-numbers-rows toc table-of-contents'.split(' '),
+);
 const calloutPattern = /note|tip|hint|info|warning|caution|danger|important|admonition|callout/i;
+const cookiePattern = /cookie|consent|gdpr/i;
 const chromeLinkPattern =
   /^(?:edit (?:this page|this file|page|on github)|improve this (?:page|doc)|suggest (?:an )?edits?|view (?:page )?source|skip to (?:main )?content)$/i;
 const titleSeparator = String.raw`\s+(?:[-|–—·»]|::)\s+`;
 // Readability's own default threshold: below it, its choice of content is a guess.
 const readableMinimumLength = 500;
+// Readability slows down steeply with depth (minutes at 1000 levels); real pages stay far below this.
+const readableMaximumDepth = 150;
 // Private-use characters mark table cells and rows while Turndown assembles them.
 const cellMark = '\uE000';
 const rowMark = '\uE001';
@@ -67,65 +76,96 @@ export function htmlToMarkdown(html: string, options: { url?: string } = {}): Ht
 }
 
 function convert(html: string, url: string | undefined): HtmlMarkdown {
+  const { document, container, title, heading } = preparePage(html, url);
+  const isSemantic = container !== document.body;
+  const containerLength = visibleLength(container);
+  const isTooDeep = nestingDepth(document.body, readableMaximumDepth) > readableMaximumDepth;
+  const readable = isTooDeep ? null : readableContent(document);
+  // Readability moves and removes nodes of the page it reads, so the fallback needs a fresh copy.
+  const content = prefersReadable(readable, containerLength, isSemantic)
+    ? readable
+    : isTooDeep
+      ? container
+      : preparePage(html, url).container;
+  const markdown = tidy(converter.turndown(content));
+  return { title, markdown: addTitleHeading(markdown, heading ?? title) };
+}
+
+function readableContent(document: DomDocument): DomElement | null {
+  try {
+    const reader = new Readability<DomElement>(document, { keepClasses: true, serializer: (node) => node as DomElement });
+    return reader.parse()?.content ?? null;
+  } catch {
+    // Readability gives up on some markup it cannot walk; the page's main region is still worth converting.
+    return null;
+  }
+}
+
+function preparePage(html: string, url: string | undefined): PreparedPage {
   const document = parseDocument(html.replace(/[\uE000\uE001]/g, ''));
-  const metaTitle = metaContent(document, 'og:title') ?? textOf(document.querySelector('title'));
+  const metaTitle = metaContent(document, 'og:title') ?? textOf(document.getElementsByTagName('title')[0] ?? null);
   const siteName = metaContent(document, 'og:site_name');
   const baseUrl = resolveUrl(document.querySelector('base[href]')?.getAttribute('href') ?? '', url) ?? url;
   const container = findContainer(document);
   removeChrome(document, container);
   if (baseUrl) resolveLinks(document, baseUrl);
-  const heading = textOf(container.querySelector('h1') ?? document.querySelector('h1'));
-  const title = cleanTitle(metaTitle ?? heading, siteName, heading);
-  const containerCopy = container.cloneNode(true);
-  const article = new Readability<DomElement>(document, {
-    keepClasses: true,
-    serializer: (node) => node as DomElement,
-  }).parse();
-  const content = chooseContent(article?.content ?? null, containerCopy, container !== document.body);
-  const markdown = tidy(converter.turndown(content));
-  return { title, markdown: addTitleHeading(markdown, heading ?? title) };
+  const heading = textOf(container.getElementsByTagName('h1')[0] ?? document.getElementsByTagName('h1')[0] ?? null);
+  return { document, container, title: cleanTitle(metaTitle ?? heading, siteName, heading), heading };
 }
 
 function parseDocument(html: string): DomDocument {
   const document: DomDocument = parseHTML(html).document;
-  if (document.documentElement?.nodeName === 'HTML' && document.querySelector('body')) return document;
+  if (document.documentElement?.nodeName === 'HTML' && document.getElementsByTagName('body').length) return document;
   // linkedom builds no html and body around a fragment, and Readability needs a body.
   const inner = html.replace(/<\/?(?:!doctype|html|head|body)\b[^>]*>/gi, '');
   return parseHTML(`<!doctype html><html><head></head><body>${inner}</body></html>`).document;
 }
 
 function findContainer(document: DomDocument): DomElement {
-  const articles = [...document.querySelectorAll('article')];
+  const articles = document.getElementsByTagName('article');
   const single = articles.length === 1 ? articles[0] : undefined;
-  return document.querySelector('main') ?? document.querySelector('[role=main]') ?? single ?? document.body;
+  return document.getElementsByTagName('main')[0] ?? document.querySelector('[role=main]') ?? single ?? document.body;
 }
 
 function removeChrome(document: DomDocument, container: DomElement): void {
-  const removable = (element: DomElement) => !element.contains(container);
+  for (const element of document.querySelectorAll('*')) {
+    const action = chromeAction(element);
+    if (action === 'unhide') element.removeAttribute('hidden');
+    else if (action === 'callout') keepCallout(document, element);
+    else if (action === 'remove' && !element.contains(container)) element.remove();
+  }
+}
+
+function chromeAction(element: DomElement): ChromeAction | null {
+  const tag = element.nodeName.toUpperCase();
+  if (chromeTags.has(tag)) return 'remove';
+  const attribute = (name: string) => element.getAttribute(name) ?? '';
+  const role = attribute('role');
   // Inactive tabs are hidden but hold real content (install commands per platform, per language).
-  for (const panel of document.querySelectorAll('[role=tabpanel][hidden]')) panel.removeAttribute('hidden');
-  for (const element of document.querySelectorAll('aside, [role=complementary]')) {
-    const label = `${element.getAttribute('class') ?? ''} ${element.getAttribute('aria-label') ?? ''}`;
-    if (element.closest(semanticSelector) && calloutPattern.test(label)) keepCallout(document, element);
-  }
-  for (const element of document.querySelectorAll(`${junkSelector}, aside, [role=complementary]`)) {
-    if (removable(element)) element.remove();
-  }
-  for (const element of document.querySelectorAll('header')) {
-    if (!element.closest(semanticSelector) && removable(element)) element.remove();
-  }
-  // Banners sit outside the main region; inside it these names hit sections about cookies.
-  for (const element of document.querySelectorAll(cookieSelector)) {
-    const isBlock = ['DIV', 'SECTION', 'FORM'].includes(element.nodeName);
-    if (isBlock && !element.closest(semanticSelector) && removable(element)) element.remove();
-  }
+  if (element.hasAttribute('hidden')) return role === 'tabpanel' ? 'unhide' : 'remove';
+  if (chromeRoles.has(role) || attribute('aria-hidden') === 'true' || attribute('aria-modal') === 'true') return 'remove';
+  const className = attribute('class');
+  const label = `${className} ${attribute('aria-label')}`;
+  if (/display:\s*none/i.test(attribute('style')) || /breadcrumb/i.test(label)) return 'remove';
+  if (className.split(/\s+/).some((name) => chromeClasses.has(name))) return 'remove';
+  if (tag === 'A') return chromeLinkPattern.test(textOf(element) ?? '') ? 'remove' : null;
   // A page-wide form (ASP.NET wraps whole pages in one) is the page, not a widget.
-  for (const element of document.querySelectorAll('form')) {
-    if (removable(element) && !element.querySelector('h1, h2')) element.remove();
+  if (tag === 'FORM') return element.querySelector('h1, h2') ? null : 'remove';
+  if (tag === 'ASIDE' || role === 'complementary') {
+    return calloutPattern.test(label) && isInsideMainRegion(element) ? 'callout' : 'remove';
   }
-  for (const link of document.querySelectorAll('a')) {
-    if (chromeLinkPattern.test(textOf(link) ?? '')) link.remove();
+  if (tag === 'HEADER') return isInsideMainRegion(element) ? null : 'remove';
+  // Banners sit outside the main region; inside it these names hit sections about cookies.
+  const isBlock = tag === 'DIV' || tag === 'SECTION';
+  if (isBlock && cookiePattern.test(`${className} ${attribute('id')}`)) return isInsideMainRegion(element) ? null : 'remove';
+  return null;
+}
+
+function isInsideMainRegion(element: DomElement): boolean {
+  for (let node = element.parentNode; node && node.nodeType === 1; node = node.parentNode) {
+    if (node.nodeName === 'MAIN' || node.nodeName === 'ARTICLE' || node.getAttribute('role') === 'main') return true;
   }
+  return false;
 }
 
 // Readability drops every aside, so a callout becomes a div to survive it.
@@ -152,14 +192,28 @@ function resolveUrl(reference: string, baseUrl: string | undefined): string | un
   }
 }
 
-function chooseContent(readable: DomElement | null, container: DomElement, isSemantic: boolean): DomElement {
-  if (!readable) return container;
-  if (!isSemantic) return readable;
+function prefersReadable(
+  readable: DomElement | null,
+  containerLength: number,
+  isSemantic: boolean,
+): readable is DomElement {
+  if (!readable) return false;
+  if (!isSemantic) return true;
   const readableLength = visibleLength(readable);
-  const containerLength = visibleLength(container);
-  if (readableLength < readableMinimumLength) return containerLength >= readableLength ? container : readable;
+  if (readableLength < readableMinimumLength) return readableLength > containerLength;
   // Keeping under half of the page's declared main region means Readability picked one section or a sidebar.
-  return readableLength < containerLength / 2 ? container : readable;
+  return readableLength >= containerLength / 2;
+}
+
+function nestingDepth(root: DomElement, limit: number): number {
+  let deepest = 0;
+  const pending: Array<[DomElement, number]> = [[root, 0]];
+  for (let next = pending.pop(); next && deepest <= limit; next = pending.pop()) {
+    const [element, depth] = next;
+    deepest = Math.max(deepest, depth);
+    for (const child of Array.from(element.children)) pending.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 function createConverter(): TurndownService {
@@ -196,14 +250,14 @@ function createConverter(): TurndownService {
     },
   });
   service.addRule('tableCell', {
-    filter: (node) => ['TD', 'TH'].includes(node.nodeName) && isDataTable(node.closest('table')),
+    filter: (node) => ['TD', 'TH'].includes(node.nodeName) && isDataTable(enclosingTable(node)),
     replacement: (content, node) => {
       const span = Math.max(1, Math.min(Number(node.getAttribute('colspan')) || 1, 50));
       return cellMark + content.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|') + cellMark.repeat(span - 1);
     },
   });
   service.addRule('tableRow', {
-    filter: (node) => node.nodeName === 'TR' && isDataTable(node.closest('table')),
+    filter: (node) => node.nodeName === 'TR' && isDataTable(enclosingTable(node)),
     replacement: (content) => rowMark + content,
   });
   service.addRule('table', {
@@ -211,6 +265,12 @@ function createConverter(): TurndownService {
     replacement: (content) => `\n\n${gfmTable(content)}\n\n`,
   });
   return service;
+}
+
+function enclosingTable(element: DomElement): DomElement | null {
+  let node = element.parentNode;
+  while (node && node.nodeName !== 'TABLE') node = node.parentNode;
+  return node;
 }
 
 // A table holding code or other tables lays out a page or a highlighted listing; it is not data.
@@ -239,7 +299,7 @@ function gfmTable(content: string): string {
 
 function codeBlock(node: DomElement): string {
   // Some highlighters (Docusaurus) end each line with <br> instead of a newline.
-  for (const lineBreak of node.querySelectorAll('br')) lineBreak.replaceWith('\n');
+  for (const lineBreak of Array.from(node.getElementsByTagName('br'))) lineBreak.replaceWith('\n');
   const code = (node.textContent ?? '').replace(/\n$/, '');
   if (!code.trim()) return '';
   const longestFence = Math.max(2, ...(code.match(/^`{3,}/gm) ?? []).map((fence) => fence.length));
@@ -248,11 +308,11 @@ function codeBlock(node: DomElement): string {
 }
 
 function codeLanguage(pre: DomElement): string {
-  const code = pre.querySelector('code');
+  const code = pre.getElementsByTagName('code')[0];
   // Sphinx puts the language two levels up: div.highlight-python > div.highlight > pre.
   const parent = pre.parentNode;
   for (const element of [code, pre, parent, parent?.parentNode]) {
-    if (!element?.getAttribute) continue;
+    if (element?.nodeType !== 1) continue;
     const explicit = element.getAttribute('data-lang') ?? element.getAttribute('data-language');
     const className = element.getAttribute('class') ?? '';
     const fromClass = /(?:^|\s)(?:language|lang|highlight(?:-source|-text)?)-([\w+#.-]+)/.exec(className)?.[1];

@@ -40,3 +40,23 @@ describe('health and errors', () => {
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'payload_too_large');
   });
 });
+
+describe('rate limit', () => {
+  it('answers 429 with Retry-After once a client exceeds the ingest limit, and leaves search alone', async () => {
+    const service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_RATE_LIMIT: '2' } });
+    try {
+      const ingest = () => service.post('/tools/ingest', { sources: [{ type: 'text', value: `limited ${Math.random()}` }] });
+      assert.equal((await ingest()).status, 200);
+      assert.equal((await ingest()).status, 200);
+      const limited = await ingest();
+      assert.equal(limited.status, 429);
+      assert.ok(Number(limited.headers.get('retry-after')) > 0);
+      assert.equal(((await limited.json()) as { error: { code: string } }).error.code, 'rate_limited');
+      for (let attempt = 0; attempt < 4; attempt++) {
+        assert.equal((await service.post('/api/tools/searchDocs', { query: 'limited' })).status, 200);
+      }
+    } finally {
+      await service.dispose();
+    }
+  });
+});

@@ -114,6 +114,11 @@ describe('chunkMarkdown heading paths', () => {
       expected: [[]],
     },
     {
+      name: 'hash lines inside a blockquote or an HTML block are not headings',
+      markdown: '# Page\n\n> # quoted\n> text\n\n<div>\n# inside html\n</div>\n\nAfter.',
+      expected: [['Page']],
+    },
+    {
       name: 'a thematic break after a blank line is not a setext underline',
       markdown: '# Page\n\nText.\n\n---\n\nMore text.',
       expected: [['Page']],

@@ -45,6 +45,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     KNOWLEDGE_AGENT_STORAGE_PATH: storageRoot,
     KNOWLEDGE_AGENT_FILE_ROOTS: [sharedDataDirectory, storageRoot, tmpdir()].join(':'),
     KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'true',
+    // Tests send bursts of requests; the rate limit has a test of its own.
+    KNOWLEDGE_AGENT_RATE_LIMIT: '0',
     PORT: '0',
     ...(apiKey === undefined ? {} : { LLM_API_KEY: apiKey }),
     ...(options.providerUrl === undefined ? {} : { LLM_BASE_URL: options.providerUrl }),
