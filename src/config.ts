@@ -4,6 +4,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import { sanitizeNamespace } from './store/namespace-name.js';
 
 const defaultChatModel = 'gpt-4o-mini';
 const defaultEmbeddingModel = 'text-embedding-3-small';
@@ -161,6 +162,13 @@ export function loadConfig(environment: Record<string, string | undefined>, work
   const writeTokens = grants('KNOWLEDGE_AGENT_WRITE_TOKENS');
   const readTokens = grants('KNOWLEDGE_AGENT_READ_TOKENS');
 
+  let defaultNamespace = values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE;
+  try {
+    defaultNamespace = sanitizeNamespace(defaultNamespace);
+  } catch {
+    problems.push(`KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: ${JSON.stringify(defaultNamespace)} has no letters, digits, - or _`);
+  }
+
   const storageRoot = resolve(workingDirectory, values.KNOWLEDGE_AGENT_STORAGE_PATH);
   const storageProblem = ensureWritableDirectory(storageRoot);
   if (storageProblem !== undefined) {
@@ -185,7 +193,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
       temperature: values.KNOWLEDGE_AGENT_TEMPERATURE,
     }),
     topK: values.KNOWLEDGE_AGENT_TOP_K,
-    defaultNamespace: values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE,
+    defaultNamespace,
     storagePath: values.KNOWLEDGE_AGENT_STORAGE_PATH,
     storageRoot,
     mention: values.KNOWLEDGE_AGENT_MENTION,

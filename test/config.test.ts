@@ -54,6 +54,8 @@ describe('loadConfig', () => {
     );
     assert.throws(() => loadConfig({ TEMPERATURE: '-1' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^TEMPERATURE:/.test(error.problems[0] ?? ''));
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_TOP_K: '21' }, workingDirectory), ConfigError);
+    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: '../..' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_DEFAULT_NAMESPACE:/.test(error.problems[0] ?? ''));
+    assert.equal(loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: 'team docs!' }, workingDirectory).defaultNamespace, 'teamdocs');
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_WRITE_TOKENS:/.test(error.problems[0] ?? ''));
   });
 

@@ -1,0 +1,22 @@
+// The error catalogue and the README's error documentation stay in step.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { errorCatalogue, type ErrorCode } from '../src/errors.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const errorsSection = readme.slice(readme.indexOf('## Errors'), readme.indexOf('## Storage'));
+
+describe('error catalogue', () => {
+  it('documents every code in the README, with its status when it ends a request', () => {
+    const tableRows = new Map(
+      [...errorsSection.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1] as string, Number(match[2])]),
+    );
+    for (const [code, entry] of Object.entries(errorCatalogue) as [ErrorCode, { status: number }][]) {
+      const documented = tableRows.get(code);
+      if (documented !== undefined) assert.equal(documented, entry.status, `${code} status`);
+      else assert.match(errorsSection, new RegExp(`\`${code}\``), `${code} is documented`);
+    }
+    for (const code of tableRows.keys()) assert.ok(code in errorCatalogue, `README lists ${code}, which the catalogue lacks`);
+  });
+});
