@@ -184,7 +184,7 @@ function resolveLinks(document: DomDocument, baseUrl: string): void {
 }
 
 function resolveUrl(reference: string, baseUrl: string | undefined): string | undefined {
-  if (!reference || /^javascript:/i.test(reference)) return undefined;
+  if (!reference.trim() || /^javascript:/i.test(reference)) return undefined;
   try {
     return new URL(reference, baseUrl).href;
   } catch {
@@ -228,11 +228,11 @@ function createConverter(): TurndownService {
   // Images carry nothing for text search: alt text is mostly "screenshot", a file name or a badge label.
   service.addRule('image', { filter: ['img', 'picture'], replacement: () => '' });
   service.addRule('link', {
-    filter: (node) => node.nodeName === 'A' && Boolean(node.getAttribute('href')),
+    filter: 'a',
     replacement: (content, node) => {
       const text = content.replace(/\s+/g, ' ').trim();
-      const href = String(node.getAttribute('href'));
-      if (!text || /^javascript:/i.test(href)) return text;
+      const href = (node.getAttribute('href') ?? '').trim();
+      if (!text || !href || /^javascript:/i.test(href)) return text;
       return `[${text}](${href.replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/\s/g, '%20')})`;
     },
   });
@@ -333,7 +333,8 @@ function tidy(markdown: string): string {
       continue;
     }
     if (marker) fence = marker;
-    const line = raw.replace(/\u00a0/g, ' ').replace(/\u200b/g, '').trimEnd();
+    // Dropped images and inline chrome leave runs of spaces between words; indentation stays.
+    const line = raw.replace(/\u00a0/g, ' ').replace(/\u200b/g, '').replace(/(\S) {2,}/g, '$1 ').trimEnd();
     if (line === '' && lines.at(-1) === '') continue;
     lines.push(line);
   }

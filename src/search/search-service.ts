@@ -36,6 +36,7 @@ export class SearchService {
     const namespace = await this.store.existingNamespace(name);
     const cappedLimit = Math.min(limit, this.maxResults);
     if (namespace === undefined || cappedLimit <= 0 || query.trim() === '') return { namespace: name, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
+    await namespace.syncWithFolder();
     await this.embedPending(namespace, embeddings);
     const [vector] = await embeddings.embed([query], signal);
     const hits = namespace.searchVectors(vector as Float32Array, cappedLimit);
@@ -47,6 +48,7 @@ export class SearchService {
     const namespace = await this.store.existingNamespace(name);
     const cappedLimit = Math.min(limit, this.maxResults);
     if (namespace === undefined || cappedLimit <= 0) return { namespace: name, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
+    await namespace.syncWithFolder();
     const hits = namespace.searchLexical(query, cappedLimit);
     return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query), warnings: namespace.warnings };
   }

@@ -60,6 +60,8 @@ export class Namespace {
   /** Files in the folder that could not be read at the last load, with the reason. */
   private readonly unreadableFiles = new Map<string, string>();
   private readonly queue: QueuedChange[] = [];
+  /** Modification time of the folder when its file names were last read. */
+  private seenFolderModifiedMs = 0;
   private draining = false;
 
   private constructor(private readonly options: NamespaceOptions) {}
@@ -323,6 +325,63 @@ export class Namespace {
     };
   }
 
+  /** Names of the document files in the folder; leftover temporary files of an interrupted write are removed. */
+  private async documentFileNames(): Promise<string[]> {
+    const names: string[] = [];
+    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
+      if (entry.name.startsWith(temporaryFilePrefix)) {
+        await rm(join(this.directory, entry.name), { force: true });
+        continue;
+      }
+      // Symlinked documents count too; a dangling one is reported as unreadable.
+      if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.md') && !entry.name.startsWith('.')) names.push(entry.name);
+    }
+    return names;
+  }
+
+  /** The document in `file`: `known` itself when the file is unchanged, undefined (with a warning) when unreadable. */
+  private async readDocumentFile(file: string, known: StoredDocument | undefined): Promise<StoredDocument | undefined> {
+    try {
+      const { size, mtimeMs } = await stat(join(this.directory, file));
+      if (known !== undefined && known.fileSize === size && known.fileModifiedMs === mtimeMs) return known;
+      const document = await this.documentFromFile(file, size, mtimeMs, known);
+      this.unreadableFiles.delete(file);
+      return document;
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      this.unreadableFiles.set(file, reason);
+      this.options.warn(`namespace ${this.name}: cannot read ${file} (${reason}); it is left out of the index`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Picks up documents added to or removed from the folder by hand since it was last read. Costs one stat
+   * when nothing changed; adding or removing a file changes the folder's modification time.
+   */
+  async syncWithFolder(): Promise<void> {
+    const folder = await stat(this.directory).catch(() => undefined);
+    if (folder === undefined || folder.mtimeMs === this.seenFolderModifiedMs) return;
+    await this.enqueue(async (staging) => {
+      // Recorded first, so a change made while the folder is read is noticed next time.
+      this.seenFolderModifiedMs = folder.mtimeMs;
+      const names = new Set(await this.documentFileNames());
+      for (const file of names) {
+        if (staging.documents.has(file) || this.unreadableFiles.has(file)) continue;
+        const document = await this.readDocumentFile(file, undefined);
+        if (document === undefined) continue;
+        staging.documents.set(file, document);
+        staging.changes.push({ before: undefined, after: document });
+      }
+      for (const [file, document] of staging.documents) {
+        if (names.has(file)) continue;
+        staging.documents.delete(file);
+        staging.changes.push({ before: document, after: undefined });
+      }
+      for (const file of this.unreadableFiles.keys()) if (!names.has(file)) this.unreadableFiles.delete(file);
+    });
+  }
+
   private async load(): Promise<void> {
     await mkdir(this.directory, { recursive: true });
     const contents = await this.readIndex();
@@ -331,29 +390,14 @@ export class Namespace {
     const indexed = new Map(contents.documents.map((document) => [document.file, document]));
     let changed = contents.documents.length > 0 && !modelMatches && contents.embedding !== null;
 
+    this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
     const documents = new Map<string, StoredDocument>();
-    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
-      if (entry.name.startsWith(temporaryFilePrefix)) {
-        await rm(join(this.directory, entry.name), { force: true });
-        continue;
-      }
-      // Symlinked documents count too; a dangling one is reported as unreadable.
-      if (!(entry.isFile() || entry.isSymbolicLink()) || !entry.name.endsWith('.md') || entry.name.startsWith('.')) continue;
-      const known = indexed.get(entry.name);
-      try {
-        const { size, mtimeMs } = await stat(join(this.directory, entry.name));
-        if (known !== undefined && known.fileSize === size && known.fileModifiedMs === mtimeMs) {
-          documents.set(entry.name, known);
-          continue;
-        }
-        const document = await this.documentFromFile(entry.name, size, mtimeMs, known);
-        documents.set(entry.name, document);
-        changed = true;
-      } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        this.unreadableFiles.set(entry.name, reason);
-        this.options.warn(`namespace ${this.name}: cannot read ${entry.name} (${reason}); it is left out of the index`);
-      }
+    for (const file of await this.documentFileNames()) {
+      const known = indexed.get(file);
+      const document = await this.readDocumentFile(file, known);
+      if (document === undefined) continue;
+      documents.set(file, document);
+      if (document !== known) changed = true;
     }
     if (documents.size !== indexed.size || [...indexed.keys()].some((file) => !documents.has(file))) changed = true;
 

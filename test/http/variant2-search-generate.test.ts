@@ -1,6 +1,6 @@
 // Variant 2 through HTTP: searchDocs (and its Mastra execute form) and the generate endpoint with Mastra's body.
 import assert from 'node:assert/strict';
-import { symlink } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
@@ -101,6 +101,16 @@ describe('Variant 2 search and generate', () => {
     } finally {
       await restarted.close();
     }
+  });
+
+  it('searches a Markdown file placed in the folder by hand at once, and forgets it once deleted', async () => {
+    const path = join(service.storageRoot, 'guide', 'hand-written.md');
+    await writeFile(path, '# Hand Written\n\nThe quokka protocol is documented only here.\n');
+    const found = await searchDocs({ namespace: 'guide', query: 'quokka protocol' });
+    assert.equal(found.results[0]?.file, 'hand-written.md');
+    assert.equal(found.results[0]?.title, 'Hand Written');
+    await rm(path);
+    assert.deepEqual((await searchDocs({ namespace: 'guide', query: 'quokka protocol' })).results, []);
   });
 
   it('generate retrieves first, answers with cited file names, and traces the tool call (Mastra body)', async () => {
