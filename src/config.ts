@@ -1,6 +1,6 @@
 // Configuration: read once from the environment at start-up, validated with one schema, frozen.
 // Every other module receives the Config; nothing else reads process.env.
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
@@ -177,7 +177,15 @@ export function loadConfig(environment: Record<string, string | undefined>, work
   const fileRoots = (values.KNOWLEDGE_AGENT_FILE_ROOTS ?? workingDirectory)
     .split(':')
     .filter((root) => root.trim() !== '')
-    .map((root) => resolve(workingDirectory, root.trim()));
+    .map((root) => resolve(workingDirectory, root.trim()))
+    // File sources are compared after resolving symlinks, so the roots are too.
+    .map((root) => {
+      try {
+        return realpathSync(root);
+      } catch {
+        return root;
+      }
+    });
   if (fileRoots.length === 0) problems.push('KNOWLEDGE_AGENT_FILE_ROOTS: must name at least one directory');
 
   if (problems.length > 0) throw new ConfigError(problems);

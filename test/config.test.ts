@@ -1,7 +1,7 @@
 // Configuration: defaults, aliases, and invalid values that stop start-up with a line naming the variable.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,6 +30,14 @@ describe('loadConfig', () => {
     assert.deepEqual(config.fileRoots, [workingDirectory]);
     assert.equal(config.allowPrivateUrls, false);
     assert.ok(Object.isFrozen(config));
+  });
+
+  it('resolves symlinks in the file roots, since file sources are compared after resolving theirs', async () => {
+    const target = join(workingDirectory, 'real-docs');
+    const link = join(workingDirectory, 'linked-docs');
+    await mkdir(target);
+    await symlink(target, link);
+    assert.deepEqual(loadConfig({ KNOWLEDGE_AGENT_FILE_ROOTS: `${link}:relative-missing` }, workingDirectory).fileRoots, [target, join(workingDirectory, 'relative-missing')]);
   });
 
   it('accepts the Variant 2 names, and the Variant 1 name wins when both are set', () => {

@@ -241,9 +241,9 @@ function createConverter(): TurndownService {
     filter: 'li',
     replacement: (content, node) => {
       const parent = node.parentNode;
-      const start = Number(parent?.getAttribute('start') ?? 1);
-      const prefix =
-        parent?.nodeName === 'OL' ? `${start + Array.prototype.indexOf.call(parent.children, node)}. ` : '- ';
+      const start = Number.parseInt(parent?.getAttribute('start') ?? '1', 10);
+      const number = (Number.isNaN(start) ? 1 : start) + Array.prototype.indexOf.call(parent?.children ?? [], node);
+      const prefix = parent?.nodeName === 'OL' ? `${number}. ` : '- ';
       const isParagraph = content.endsWith('\n');
       const body = content.replace(/^\n+|\n+$/g, '') + (isParagraph ? '\n' : '');
       return `${prefix}${body.replace(/\n/g, `\n${' '.repeat(prefix.length)}`)}${node.nextSibling ? '\n' : ''}`;
@@ -288,7 +288,7 @@ function isDataTable(table: DomElement | null): boolean {
 function gfmTable(content: string): string {
   const [caption = '', ...rowTexts] = content.split(rowMark);
   const rows = rowTexts.map((row) => row.split(cellMark).slice(1).map((cell) => cell.trim()));
-  const width = Math.max(0, ...rows.map((cells) => cells.length));
+  const width = rows.reduce((widest, cells) => Math.max(widest, cells.length), 0);
   if (width === 0) return caption.trim();
   const line = (cells: string[]) =>
     `| ${Array.from({ length: width }, (_, index) => cells[index] ?? '').join(' | ')} |`;
