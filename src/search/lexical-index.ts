@@ -78,13 +78,7 @@ class PostingLists {
     let block = this.lastBlock[term] as number;
     let fill = this.lastBlockFill[term] as number;
     if (block === 0 || fill === this.data[block + 1]) {
-      const capacity = Math.min(largestBlock, Math.max(1, newBlockSize));
-      const needed = this.end + blockHeader + 2 * capacity;
-      if (needed > this.data.length) this.data = grown(this.data, Math.max(needed, Math.ceil(this.data.length * 1.5)));
-      const next = this.end;
-      this.data[next] = 0;
-      this.data[next + 1] = capacity;
-      this.end = needed;
+      const next = this.allocate(Math.min(largestBlock, Math.max(1, newBlockSize)));
       if (block === 0) this.firstBlock[term] = next;
       else this.data[block] = next;
       this.lastBlock[term] = block = next;
@@ -96,16 +90,36 @@ class PostingLists {
     this.lastBlockFill[term] = fill + 1;
   }
 
+  /** Gives `term` a single block with the `count` postings of `sourceTerm` in `source` whose slots survive renumbering. */
+  copyLive(source: PostingLists, sourceTerm: number, term: number, count: number, newSlotOf: Int32Array): void {
+    const block = this.allocate(count);
+    let write = block + blockHeader;
+    for (let from = source.firstBlock[sourceTerm] as number; from !== 0; from = source.data[from] as number) {
+      const end = from + blockHeader + 2 * source.fillOf(sourceTerm, from);
+      for (let offset = from + blockHeader; offset < end; offset += 2) {
+        const slot = newSlotOf[source.data[offset] as number] as number;
+        if (slot < 0) continue;
+        this.data[write++] = slot;
+        this.data[write++] = source.data[offset + 1] as number;
+      }
+    }
+    this.firstBlock[term] = this.lastBlock[term] = block;
+    this.lastBlockFill[term] = count;
+  }
+
   /** Postings used in `block`: all of its capacity unless it is the term's last block. */
   fillOf(term: number, block: number): number {
     return block === this.lastBlock[term] ? (this.lastBlockFill[term] as number) : (this.data[block + 1] as number);
   }
 
-  forEach(term: number, visit: (slot: number, packed: number) => void): void {
-    for (let block = this.firstBlock[term] as number; block !== 0; block = this.data[block] as number) {
-      const end = block + blockHeader + 2 * this.fillOf(term, block);
-      for (let offset = block + blockHeader; offset < end; offset += 2) visit(this.data[offset] as number, this.data[offset + 1] as number);
-    }
+  private allocate(capacity: number): number {
+    const needed = this.end + blockHeader + 2 * capacity;
+    if (needed > this.data.length) this.data = grown(this.data, Math.max(needed, Math.ceil(this.data.length * 1.5)));
+    const block = this.end;
+    this.data[block] = 0;
+    this.data[block + 1] = capacity;
+    this.end = needed;
+    return block;
   }
 }
 
@@ -313,9 +327,8 @@ export class LexicalIndex {
     const termText = this.termText.filter((_, id) => this.documentFrequency[id] !== 0);
     const capacity = Math.max(256, liveSlots.length);
     const liveTermTotal = this.documentFrequency.reduce((total, frequency) => total + frequency, 0);
-    // Sized for every live posting plus one header per block, so the pool never grows while being filled.
-    const blockCount = termText.length + Math.ceil(liveTermTotal / largestBlock);
-    const postings = new PostingLists(blockHeader * (1 + blockCount) + 2 * liveTermTotal + (1 << 12));
+    // One exactly sized block per term: the pool never grows while being filled.
+    const postings = new PostingLists(blockHeader * (1 + termText.length) + 2 * liveTermTotal + (1 << 12));
     postings.growTerms(Math.max(1024, termText.length));
     const documentFrequency = new Uint32Array(postings.firstBlock.length);
     for (let id = 0, newId = 0; id < this.termText.length; id++) {
@@ -323,10 +336,7 @@ export class LexicalIndex {
       if (frequency === 0) continue;
       newTermOf[id] = newId;
       documentFrequency[newId] = frequency;
-      // One block that holds exactly the live postings.
-      this.postings.forEach(id, (slot, packed) => {
-        if (newSlotOf[slot] !== -1) postings.append(newId, newSlotOf[slot] as number, packed, frequency);
-      });
+      postings.copyLive(this.postings, id, newId, frequency, newSlotOf);
       newId++;
     }
     const slotTerms = new Uint32Array(Math.max(1 << 14, liveTermTotal));
