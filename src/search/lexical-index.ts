@@ -1,6 +1,7 @@
 // In-memory BM25F index over chunks: interned terms, pooled typed-array postings, tombstones, heap top-k.
 import { inverseDocumentFrequency } from './bm25.js';
 import { queryTerms, tokenize } from './tokenize.js';
+import { TopK } from './top-k.js';
 
 export interface LexicalFields {
   title: string;
@@ -121,56 +122,6 @@ class PostingLists {
     this.end = needed;
     return block;
   }
-}
-
-/**
- * The `wanted` best of the touched slots, best first (ties to the lower slot, the chunk added earlier),
- * through a min-heap whose root is the weakest hit kept. Resets the scores of all touched slots to 0.
- */
-function takeBest(scores: Float64Array, touched: Uint32Array, touchedCount: number, wanted: number): [number, number][] {
-  const capacity = Math.min(wanted, touchedCount);
-  const heapSlots = new Uint32Array(capacity);
-  const heapScores = new Float64Array(capacity);
-  const weaker = (left: number, right: number): boolean =>
-    (heapScores[left] as number) < (heapScores[right] as number) ||
-    (heapScores[left] === heapScores[right] && (heapSlots[left] as number) > (heapSlots[right] as number));
-  const swap = (left: number, right: number): void => {
-    [heapSlots[left], heapSlots[right]] = [heapSlots[right] as number, heapSlots[left] as number];
-    [heapScores[left], heapScores[right]] = [heapScores[right] as number, heapScores[left] as number];
-  };
-  const siftDown = (size: number): void => {
-    for (let parent = 0; ; ) {
-      const left = parent * 2 + 1;
-      let weakest = parent;
-      if (left < size && weaker(left, weakest)) weakest = left;
-      if (left + 1 < size && weaker(left + 1, weakest)) weakest = left + 1;
-      if (weakest === parent) return;
-      swap(parent, weakest);
-      parent = weakest;
-    }
-  };
-  let size = 0;
-  for (let index = 0; index < touchedCount; index++) {
-    const slot = touched[index] as number;
-    const score = scores[slot] as number;
-    scores[slot] = 0;
-    if (size < capacity) {
-      heapSlots[size] = slot;
-      heapScores[size] = score;
-      for (let child = size++; child > 0 && weaker(child, (child - 1) >> 1); child = (child - 1) >> 1) swap(child, (child - 1) >> 1);
-    } else if (score > (heapScores[0] as number) || (score === heapScores[0] && slot < (heapSlots[0] as number))) {
-      heapSlots[0] = slot;
-      heapScores[0] = score;
-      siftDown(size);
-    }
-  }
-  const best: [number, number][] = new Array(size);
-  while (size > 0) {
-    best[size - 1] = [heapSlots[0] as number, heapScores[0] as number];
-    swap(0, --size);
-    siftDown(size);
-  }
-  return best;
 }
 
 export class LexicalIndex {
@@ -313,7 +264,13 @@ export class LexicalIndex {
         }
       }
     }
-    return takeBest(scores, touched, touchedCount, wanted).map(([slot, score]) => ({ key: this.keyOfSlot[slot] as string, score }));
+    const best = new TopK(Math.min(wanted, touchedCount));
+    for (let index = 0; index < touchedCount; index++) {
+      const slot = touched[index] as number;
+      best.offer(slot, scores[slot] as number);
+      scores[slot] = 0;
+    }
+    return best.drain().map(({ id, score }) => ({ key: this.keyOfSlot[id] as string, score }));
   }
 
   /** Drops removed chunks and unused terms, renumbering both densely. Runs by itself after many removals. */

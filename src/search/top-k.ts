@@ -1,63 +1,73 @@
-// Keeps the k best (highest-scoring) items of a stream with a small min-heap, without sorting everything.
+// Keeps the k best-scoring numeric ids of a stream in a typed-array min-heap, without sorting everything.
+// Ties go to the lower id (the earlier row or chunk), so results are deterministic.
 
-export interface Scored<T> {
-  readonly item: T;
+export interface ScoredId {
+  readonly id: number;
   readonly score: number;
 }
 
-export class TopK<T> {
-  private readonly heap: Scored<T>[] = [];
+export class TopK {
+  private readonly ids: Uint32Array;
+  private readonly scores: Float64Array;
+  private size = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number) {
+    this.ids = new Uint32Array(Math.max(0, capacity));
+    this.scores = new Float64Array(Math.max(0, capacity));
+  }
 
-  /** Lowest score that still enters the list, or -Infinity while it is not full. */
+  /** Lowest score that can still enter the list (-Infinity while it is not full). */
   get threshold(): number {
-    return this.heap.length < this.capacity ? Number.NEGATIVE_INFINITY : (this.heap[0] as Scored<T>).score;
+    return this.size < this.capacity ? Number.NEGATIVE_INFINITY : (this.scores[0] as number);
   }
 
-  offer(item: T, score: number): void {
-    if (this.capacity <= 0) return;
-    if (this.heap.length < this.capacity) {
-      this.heap.push({ item, score });
-      this.siftUp(this.heap.length - 1);
-    } else if (score > (this.heap[0] as Scored<T>).score) {
-      this.heap[0] = { item, score };
-      this.siftDown(0);
+  offer(id: number, score: number): void {
+    if (this.size < this.capacity) {
+      this.ids[this.size] = id;
+      this.scores[this.size] = score;
+      for (let child = this.size++; child > 0 && this.weaker(child, (child - 1) >> 1); child = (child - 1) >> 1) this.swap(child, (child - 1) >> 1);
+    } else if (this.capacity > 0 && (score > (this.scores[0] as number) || (score === this.scores[0] && id < (this.ids[0] as number)))) {
+      this.ids[0] = id;
+      this.scores[0] = score;
+      this.siftDown(this.size);
     }
   }
 
-  /** Best first. */
-  sorted(): Scored<T>[] {
-    return [...this.heap].sort((left, right) => right.score - left.score);
-  }
-
-  private siftUp(start: number): void {
-    let child = start;
-    while (child > 0) {
-      const parent = (child - 1) >> 1;
-      if ((this.heap[parent] as Scored<T>).score <= (this.heap[child] as Scored<T>).score) return;
-      this.swap(parent, child);
-      child = parent;
+  /** The kept ids, best first; empties the list. */
+  drain(): ScoredId[] {
+    const best: ScoredId[] = new Array(this.size);
+    while (this.size > 0) {
+      best[this.size - 1] = { id: this.ids[0] as number, score: this.scores[0] as number };
+      this.swap(0, --this.size);
+      this.siftDown(this.size);
     }
+    return best;
   }
 
-  private siftDown(start: number): void {
-    let parent = start;
-    for (;;) {
+  private weaker(left: number, right: number): boolean {
+    const leftScore = this.scores[left] as number;
+    const rightScore = this.scores[right] as number;
+    return leftScore < rightScore || (leftScore === rightScore && (this.ids[left] as number) > (this.ids[right] as number));
+  }
+
+  private swap(left: number, right: number): void {
+    const id = this.ids[left] as number;
+    this.ids[left] = this.ids[right] as number;
+    this.ids[right] = id;
+    const score = this.scores[left] as number;
+    this.scores[left] = this.scores[right] as number;
+    this.scores[right] = score;
+  }
+
+  private siftDown(size: number): void {
+    for (let parent = 0; ; ) {
       const left = parent * 2 + 1;
-      const right = left + 1;
-      let smallest = parent;
-      if (left < this.heap.length && (this.heap[left] as Scored<T>).score < (this.heap[smallest] as Scored<T>).score) smallest = left;
-      if (right < this.heap.length && (this.heap[right] as Scored<T>).score < (this.heap[smallest] as Scored<T>).score) smallest = right;
-      if (smallest === parent) return;
-      this.swap(parent, smallest);
-      parent = smallest;
+      let weakest = parent;
+      if (left < size && this.weaker(left, weakest)) weakest = left;
+      if (left + 1 < size && this.weaker(left + 1, weakest)) weakest = left + 1;
+      if (weakest === parent) return;
+      this.swap(parent, weakest);
+      parent = weakest;
     }
-  }
-
-  private swap(first: number, second: number): void {
-    const held = this.heap[first] as Scored<T>;
-    this.heap[first] = this.heap[second] as Scored<T>;
-    this.heap[second] = held;
   }
 }

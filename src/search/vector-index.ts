@@ -54,13 +54,13 @@ export class VectorIndex {
       throw new RangeError(`query of ${query.length} dimensions in an index of ${this.dimensions}`);
     }
     const unitQuery = normalize(query);
-    const best = new TopK<number>(limit);
+    const best = new TopK(limit);
     for (let row = 0; row < this.keys.length; row++) {
       if (this.keys[row] === undefined) continue;
       const score = dotAt(this.matrix, row * this.dimensions, unitQuery);
       if (score > best.threshold) best.offer(row, score);
     }
-    return best.sorted().map(({ item, score }) => ({ key: this.keys[item] as string, score }));
+    return best.drain().map(({ id, score }) => ({ key: this.keys[id] as string, score }));
   }
 
   private ensureCapacity(rows: number): void {

@@ -1,10 +1,10 @@
 // POST /tools/ingest through HTTP: text, real Markdown and PDF files, URLs, de-duplication, per-source errors, storage layout.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import { startStaticSite, type StaticSite } from '../support/static-site.js';
 import { sharedDataDirectory, startService, type TestService } from '../support/service.js';
 
 interface IngestResponse {
@@ -17,39 +17,29 @@ interface IngestResponse {
 describe('POST /tools/ingest', () => {
   let provider: ProviderDouble;
   let service: TestService;
-  let site: Server;
+  let site: StaticSite;
   let siteUrl: string;
 
   before(async () => {
     provider = await startProviderDouble();
     service = await startService({ providerUrl: provider.baseUrl });
-    site = createServer((request, response) => {
-      if (request.url === '/guide.html') {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(`<!doctype html><html><head><title>Deploy Guide</title><script>trackVisitor()</script></head><body>
+    site = await startStaticSite({
+      '/guide.html': { body: `<!doctype html><html><head><title>Deploy Guide</title><script>trackVisitor()</script></head><body>
           <nav><a href="/">Home</a> <a href="/pricing">Pricing menu entry</a></nav>
           <main><article><h1>Deploy Guide</h1>
           <p>To deploy the service, build the container image and push it to the registry. The deployment uses rolling updates so no request is lost.</p>
           <h2>Rollback</h2><p>Run the rollback command to return to the previous release. Rollbacks keep the database schema untouched.</p>
           <pre><code class="language-bash">deployctl rollback --to previous</code></pre></article></main>
-          <footer>Copyright footer text</footer></body></html>`);
-      } else if (request.url === '/moved') {
-        response.writeHead(302, { location: '/guide.html' });
-        response.end();
-      } else {
-        response.writeHead(404);
-        response.end('missing');
-      }
+          <footer>Copyright footer text</footer></body></html>` },
+      '/moved': { location: '/guide.html' },
     });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const address = site.address();
-    siteUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    siteUrl = site.url;
   });
 
   after(async () => {
     await service.dispose();
     await provider.close();
-    await new Promise((resolve) => site.close(resolve));
+    await site.close();
   });
 
   async function ingest(body: unknown): Promise<IngestResponse> {

@@ -1,10 +1,10 @@
 // POST /api/tools/ingest (JSON and multipart uploads) and /api/tools/ingest/execute through HTTP.
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import { startStaticSite, type StaticSite } from '../support/static-site.js';
 import { sharedDataDirectory, startService, type TestService } from '../support/service.js';
 
 interface IngestResponse {
@@ -24,32 +24,24 @@ const gettingStarted = '# Getting Started\n\nInstall the CLI, then run `widget i
 describe('POST /api/tools/ingest', () => {
   let provider: ProviderDouble;
   let service: TestService;
-  let site: Server;
+  let site: StaticSite;
   let siteUrl: string;
 
   before(async () => {
     provider = await startProviderDouble();
     service = await startService({ providerUrl: provider.baseUrl });
-    site = createServer((request, response) => {
-      if (request.url === '/guide.html') {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(`<!doctype html><html><head><title>Deploy Guide</title></head><body><main><article><h1>Deploy Guide</h1>
+    site = await startStaticSite({
+      '/guide.html': { body: `<!doctype html><html><head><title>Deploy Guide</title></head><body><main><article><h1>Deploy Guide</h1>
           <p>Build the container image and push it to the registry; rolling updates keep every request served.</p>
-          <h2>Rollback</h2><p>Run the rollback command to return to the previous release.</p></article></main></body></html>`);
-      } else {
-        response.writeHead(404);
-        response.end('missing');
-      }
+          <h2>Rollback</h2><p>Run the rollback command to return to the previous release.</p></article></main></body></html>` },
     });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const address = site.address();
-    siteUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    siteUrl = site.url;
   });
 
   after(async () => {
     await service.dispose();
     await provider.close();
-    await new Promise((resolve) => site.close(resolve));
+    await site.close();
   });
 
   async function ingest(body: unknown, path = '/api/tools/ingest'): Promise<IngestResponse> {
