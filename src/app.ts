@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AgentService } from './agent/agent-service.js';
+import { AccessPolicy } from './auth/access-policy.js';
 import type { Config } from './config.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { createOpenAiCompatible } from './providers/openai-compatible.js';
+import { installAccessControl } from './routes/access-control.js';
 import { agentRoute } from './routes/agent-route.js';
 import { installErrorHandling } from './routes/error-handler.js';
 import { installRateLimit } from './routes/rate-limit.js';
@@ -33,7 +35,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens));
   await installRateLimit(app, config.rateLimitPerMinute);
+  if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
+  if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 
   const provider = config.provider.apiKey === undefined
     ? undefined

@@ -9,6 +9,7 @@ import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import { AgUiStream } from '../stream/ag-ui-stream.js';
 import { openSseStream } from '../stream/sse-response.js';
 import { variant1DoneFrame, variant1Frames } from '../stream/variant1-sse.js';
+import { authorizeNamespace } from './access-control.js';
 import { parseBody } from './parse-body.js';
 import { variant1AgentBodySchema } from './variant1-schemas.js';
 import { agUiNamespace, agUiRunInputSchema } from './variant2-schemas.js';
@@ -30,9 +31,10 @@ function failureOf(request: FastifyRequest, error: unknown): KnowledgeError {
 
 async function streamVariant1(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
   const body = parseBody(variant1AgentBodySchema, rawBody);
+  const namespace = authorizeNamespace(request, body.tool_params?.namespace ?? options.defaultNamespace);
   const stream = openSseStream(reply);
   const events = options.agent.variant1Run({
-    namespace: body.tool_params?.namespace ?? options.defaultNamespace,
+    namespace,
     messages: body.messages,
     platformTools: body.tools ?? [],
     signal: stream.signal,
@@ -52,12 +54,13 @@ async function streamVariant1(request: FastifyRequest, reply: FastifyReply, opti
 
 async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
   const input = parseBody(agUiRunInputSchema, rawBody);
+  const namespace = authorizeNamespace(request, agUiNamespace(input) ?? options.defaultNamespace);
   const run = new AgUiStream(input.threadId, input.runId);
   const stream = openSseStream(reply, { 'content-type': run.contentType });
   await stream.write(run.started());
   try {
     const events: AsyncIterable<AgentEvent> = options.agent.variant2Run({
-      namespace: agUiNamespace(input) ?? options.defaultNamespace,
+      namespace,
       messages: input.messages,
       platformTools: input.tools ?? [],
       signal: stream.signal,
@@ -81,6 +84,7 @@ export const agentRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, 
       if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
     },
     schema: { body: z.record(z.string(), z.unknown()) },
+    config: { access: 'read' },
   }, async (request, reply) => {
     if (isAgUiBody(request.body)) await streamAgUi(request, reply, options, request.body);
     else await streamVariant1(request, reply, options, request.body);

@@ -7,6 +7,7 @@ import type { IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import type { SearchService } from '../search/search-service.js';
 import { toMatch } from '../stream/variant1-sse.js';
+import { authorizeNamespace } from './access-control.js';
 import { variant1IngestBodySchema, variant1SearchBodySchema, variant1SourceSchema } from './variant1-schemas.js';
 
 export interface Variant1RouteOptions {
@@ -40,8 +41,9 @@ export function toIngestSource(raw: unknown, index: number): IngestSource | Inva
 }
 
 export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async (app, options) => {
-  app.post('/tools/ingest', { schema: { body: variant1IngestBodySchema } }, async (request) => {
-    const report = await options.ingest.ingest(request.body.namespace ?? options.defaultNamespace, request.body.sources.map(toIngestSource));
+  app.post('/tools/ingest', { schema: { body: variant1IngestBodySchema }, config: { access: 'write' } }, async (request) => {
+    const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
+    const report = await options.ingest.ingest(namespace, request.body.sources.map(toIngestSource));
     const documents = report.outcomes.flatMap((outcome) =>
       outcome.status === 'failed'
         ? []
@@ -63,9 +65,10 @@ export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async
     };
   });
 
-  app.post('/tools/search', { schema: { body: variant1SearchBodySchema } }, async (request) => {
+  app.post('/tools/search', { schema: { body: variant1SearchBodySchema }, config: { access: 'read' } }, async (request) => {
     const { query } = request.body;
-    const outcome = await options.search.searchByEmbedding(request.body.namespace ?? options.defaultNamespace, query, request.body.top_k ?? options.topK);
+    const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
+    const outcome = await options.search.searchByEmbedding(namespace, query, request.body.top_k ?? options.topK);
     return { namespace: outcome.namespace, query, matches: toSnippets(outcome, options.storagePath).map(toMatch) };
   });
 };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { KnowledgeError } from '../errors.js';
 import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
+import { authorizeNamespace } from './access-control.js';
 import { multipartOptions, readMultipartForm, type FormFile, type MultipartLimits } from './multipart.js';
 import { parseBody } from './parse-body.js';
 import { maxSourcesPerRequest } from './variant1-schemas.js';
@@ -122,16 +123,17 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
   app.removeContentTypeParser('text/plain');
 
   /** JSON sources first, in array order, then uploads in upload order. */
-  async function ingest(body: Variant2IngestBody, uploads: readonly SourceEntry[] = []) {
+  async function ingest(request: FastifyRequest, body: Variant2IngestBody, uploads: readonly SourceEntry[] = []) {
+    const namespace = authorizeNamespace(request, body.namespace ?? options.defaultNamespace);
     const sources = [...body.sources.map(toVariant2Source), ...uploads];
     if (sources.length === 0) throw new KnowledgeError('invalid_request', 'sources: must list at least one source or upload a file');
-    return toIngestResponse(await options.ingest.ingest(body.namespace ?? options.defaultNamespace, sources));
+    return toIngestResponse(await options.ingest.ingest(namespace, sources));
   }
 
   app.post(
     '/api/tools/ingest/execute',
-    { schema: { body: toolExecuteBodySchema(variant2IngestBodySchema), querystring: toolExecuteQuerySchema } },
-    async (request) => ingest(request.body.data),
+    { schema: { body: toolExecuteBodySchema(variant2IngestBodySchema), querystring: toolExecuteQuerySchema }, config: { access: 'write' } },
+    async (request) => ingest(request, request.body.data),
   );
 
   // Multipart parsing is registered for the upload route only, in its own context.
@@ -145,10 +147,11 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
   await app.register(async (uploads) => {
     await uploads.register(multipart, multipartOptions(limits));
     // No route schema: the body is a JSON body or a form, and both are checked against the same schema here.
-    uploads.post('/api/tools/ingest', async (request) => {
-      if (!request.isMultipart()) return ingest(parseBody(variant2IngestBodySchema, request.body));
+    // The token is checked before the form is read; its namespace once the form names it.
+    uploads.post('/api/tools/ingest', { config: { access: 'write' } }, async (request) => {
+      if (!request.isMultipart()) return ingest(request, parseBody(variant2IngestBodySchema, request.body));
       const form = await readIngestForm(request, limits);
-      return ingest(form.body, form.uploads);
+      return ingest(request, form.body, form.uploads);
     });
   });
 };

@@ -1,10 +1,12 @@
 // Variant 2 routes: lexical search (and its Mastra tool-execution form) and the non-streaming generate endpoint.
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AgentService } from '../agent/agent-service.js';
 import { toSnippets } from '../agent/snippet.js';
 import { KnowledgeError } from '../errors.js';
 import type { SearchService } from '../search/search-service.js';
 import { toVariant2Result } from '../stream/ag-ui-stream.js';
+import { authorizeNamespace } from './access-control.js';
 import { generateBodySchema, searchDocsBodySchema, toolExecuteBodySchema, toolExecuteQuerySchema, type SearchDocsBody } from './variant2-schemas.js';
 
 export interface Variant2RouteOptions {
@@ -18,8 +20,9 @@ export interface Variant2RouteOptions {
 const defaultSearchLimit = 5;
 
 export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async (app, options) => {
-  async function searchDocs(body: SearchDocsBody) {
-    const outcome = await options.search.searchLexical(body.namespace ?? options.defaultNamespace, body.query, body.limit ?? defaultSearchLimit);
+  async function searchDocs(request: FastifyRequest, body: SearchDocsBody) {
+    const namespace = authorizeNamespace(request, body.namespace ?? options.defaultNamespace);
+    const outcome = await options.search.searchLexical(namespace, body.query, body.limit ?? defaultSearchLimit);
     return {
       namespace: outcome.namespace,
       query: body.query,
@@ -28,12 +31,12 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
     };
   }
 
-  app.post('/api/tools/searchDocs', { schema: { body: searchDocsBodySchema } }, async (request) => searchDocs(request.body));
+  app.post('/api/tools/searchDocs', { schema: { body: searchDocsBodySchema }, config: { access: 'read' } }, async (request) => searchDocs(request, request.body));
 
   app.post(
     '/api/tools/searchDocs/execute',
-    { schema: { body: toolExecuteBodySchema(searchDocsBodySchema), querystring: toolExecuteQuerySchema } },
-    async (request) => searchDocs(request.body.data),
+    { schema: { body: toolExecuteBodySchema(searchDocsBodySchema), querystring: toolExecuteQuerySchema }, config: { access: 'read' } },
+    async (request) => searchDocs(request, request.body.data),
   );
 
   app.post('/api/agents/knowledge/generate', {
@@ -41,6 +44,7 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
       if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
     },
     schema: { body: generateBodySchema },
+    config: { access: 'read' },
   }, async (request, reply) => {
     // A client that leaves before the answer is sent aborts the provider call.
     const controller = new AbortController();
@@ -48,7 +52,7 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
       if (!reply.raw.writableFinished) controller.abort();
     });
     const answer = await options.agent.generate({
-      namespace: request.body.toolParams?.namespace ?? options.defaultNamespace,
+      namespace: authorizeNamespace(request, request.body.toolParams?.namespace ?? options.defaultNamespace),
       messages: request.body.messages,
       platformTools: [],
       signal: controller.signal,

@@ -1,0 +1,29 @@
+// Authentication as a hook: routes declare `config: { access: 'read' | 'write' }`; the token is checked before the
+// body is read (401), and each handler authorizes the namespace it acts on (403) with `authorizeNamespace`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authorize, type AccessKind, type AccessPolicy, type Credential } from '../auth/access-policy.js';
+import { sanitizeNamespace } from '../store/namespace-name.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessKind;
+  }
+  interface FastifyRequest {
+    credential: Credential | null;
+  }
+}
+
+export function installAccessControl(app: FastifyInstance, policy: AccessPolicy): void {
+  app.decorateRequest('credential', null);
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access !== undefined) request.credential = policy.authenticate(access, request.headers);
+  });
+}
+
+/** Sanitizes the namespace a request acts on and checks that the request's token covers it; returns the sanitized name. */
+export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string): string {
+  const namespace = sanitizeNamespace(requestedNamespace);
+  if (request.credential !== null) authorize(request.credential, namespace);
+  return namespace;
+}
