@@ -127,7 +127,12 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
     const namespace = authorizeNamespace(request, body.namespace ?? options.defaultNamespace);
     const sources = [...body.sources.map(toVariant2Source), ...uploads];
     if (sources.length === 0) throw new KnowledgeError('invalid_request', 'sources: must list at least one source or upload a file');
-    return toIngestResponse(await options.ingest.ingest(namespace, sources));
+    const report = await options.ingest.ingest(namespace, sources);
+    // An upload of nothing but unsupported files is a 415; with anything else in it, errors are per source.
+    if (uploads.length > 0 && report.outcomes.every((outcome) => outcome.status === 'failed' && outcome.error.code === 'unsupported_file_type')) {
+      throw new KnowledgeError('unsupported_media_type', report.outcomes.map((outcome) => (outcome.status === 'failed' ? outcome.error.message : '')).join('; '));
+    }
+    return toIngestResponse(report);
   }
 
   app.post(

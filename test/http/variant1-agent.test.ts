@@ -1,5 +1,7 @@
 // POST /agent with a Variant 1 body: mention gate, retrieval events, cited streamed answer, platform tools, failures.
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, testApiKey, type TestService } from '../support/service.js';
@@ -192,7 +194,7 @@ describe('without a provider key', () => {
 });
 
 describe('the provider key', () => {
-  it('appears in no event and no log line, even when the provider echoes it in an error', async () => {
+  it('appears in no response, event or log line of any route, even when the provider echoes it in an error', async () => {
     const provider = await startProviderDouble({ requiredApiKey: 'sk-the-real-key-that-differs-9999' });
     const service = await startService({ providerUrl: provider.baseUrl });
     try {
@@ -200,7 +202,14 @@ describe('the provider key', () => {
       const ingestBody = await ingest.text();
       const response = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge hi' }], tool_params: { namespace: 'docs' } });
       const raw = await response.text();
-      for (const text of [ingestBody, raw, ...service.logs]) {
+      // A document placed by hand gives lexical retrieval a hit, so Variant 2 runs reach the provider too.
+      await writeFile(join(service.storageRoot, 'docs', 'greeting.md'), '# Greeting\n\nhi there\n');
+      const generate = await (await service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'hi' }] })).text();
+      const agUi = await (await service.post('/agent', { threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'hi' }] })).text();
+      assert.match(generate, /provider_error/);
+      const search = await (await service.post('/tools/search', { query: 'hi' })).text();
+      assert.match(agUi, /RUN_ERROR/);
+      for (const text of [ingestBody, raw, generate, agUi, search, ...service.logs]) {
         assert.ok(!text.includes(testApiKey), `key leaked: ${text.slice(0, 200)}`);
         assert.ok(!/sk-te\*+/.test(text), `masked key leaked: ${text.slice(0, 200)}`);
       }

@@ -180,6 +180,18 @@ describe('POST /api/tools/ingest', () => {
     assert.deepEqual(result.files, [{ file: 'html-upload.md', status: 'saved' }]);
   });
 
+  it('answers 415 when every uploaded file is of an unsupported type', async () => {
+    const form = new FormData();
+    form.append('namespace', 'types');
+    form.append('files', new Blob([Buffer.from('GIF89a-not-a-document')], { type: 'image/gif' }), 'animation.gif');
+    form.append('files', new Blob([Buffer.from([0x50, 0x4b, 0x03, 0x04])], { type: 'application/zip' }), 'archive.zip');
+    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form });
+    assert.equal(response.status, 415);
+    const error = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(error.error.code, 'unsupported_media_type');
+    assert.match(error.error.message, /animation\.gif.*archive\.zip/);
+  });
+
   it('answers 400 naming sources when the sources field is not valid JSON or not a list', async () => {
     for (const value of ['[{"type": "text",', '{"type": "text", "value": "x"}']) {
       const form = new FormData();
