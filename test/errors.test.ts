@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { errorCatalogue, type ErrorCode } from '../src/errors.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const errorsSection = readme.slice(readme.indexOf('## Errors'), readme.indexOf('## Storage'));
+const errorsStart = readme.indexOf('## Errors');
+const errorsSection = readme.slice(errorsStart, readme.indexOf('\n## ', errorsStart + 1));
 
 describe('error catalogue', () => {
   it('documents every code in the README, with its status when it ends a request', () => {
