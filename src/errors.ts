@@ -17,7 +17,7 @@ export const errorCatalogue = {
   // Per-source ingest errors (reported in the `errors` array of an ingest response).
   source_invalid: { status: 400, description: 'The source lacks a required field or has a wrong one.' },
   source_too_large: { status: 413, description: 'A file, download or text snippet is over its size limit.' },
-  unsupported_file_type: { status: 415, description: 'The file type is not one of .pdf, .md, .markdown, .txt, .html.' },
+  unsupported_file_type: { status: 415, description: 'The file type is not one of PDF, Markdown, plain text or HTML.' },
   file_not_found: { status: 404, description: 'The file source does not exist or is not a regular file.' },
   file_not_allowed: { status: 403, description: 'The file source is outside KNOWLEDGE_AGENT_FILE_ROOTS.' },
   url_not_allowed: { status: 403, description: 'The URL is not http(s), or resolves to an address that is refused.' },

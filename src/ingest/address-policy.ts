@@ -23,8 +23,13 @@ for (const [network, prefix] of [
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
+  ['::', 96], // IPv4-compatible addresses embed an IPv4 address
+  ['::ffff:0:0:0', 96], // IPv4-translated likewise
   ['64:ff9b::', 96], // NAT64 can reach private IPv4
+  ['64:ff9b:1::', 48], // local-use NAT64 likewise
+  ['2001::', 32], // Teredo embeds an IPv4 address
   ['2002::', 16], // 6to4 likewise
+  ['fec0::', 10], // deprecated site-local
 ] as const) {
   refused.addSubnet(network, prefix, 'ipv6');
 }

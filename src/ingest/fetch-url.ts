@@ -12,6 +12,8 @@ export interface FetchLimits {
   readonly timeoutMs: number;
   readonly allowPrivateAddresses: boolean;
   readonly maxRedirects?: number;
+  /** The address rule; tests replace it to make one loopback address count as public. */
+  readonly isRefusedAddress?: (address: string) => boolean;
 }
 
 export interface FetchedResource {
@@ -21,11 +23,11 @@ export interface FetchedResource {
   readonly url: string;
 }
 
-function guardedLookup(allowPrivateAddresses: boolean): LookupFunction {
+function guardedLookup(allowPrivateAddresses: boolean, isRefused: (address: string) => boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 4);
-      const allowed = addresses.filter((entry) => allowPrivateAddresses || !isRefusedAddress(entry.address));
+      const allowed = addresses.filter((entry) => allowPrivateAddresses || !isRefused(entry.address));
       if (allowed.length === 0) {
         const refusal = Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: 'ADDRESS_REFUSED' });
         return callback(refusal, '', 4);
@@ -55,8 +57,9 @@ function parseHttpUrl(text: string): URL {
 
 function requestOnce(url: URL, limits: FetchLimits, signal: AbortSignal): Promise<{ status: number; location?: string; contentType?: string; bytes: Buffer }> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const isRefused = limits.isRefusedAddress ?? isRefusedAddress;
   // Node connects to IP literals without a lookup, so they are checked here.
-  if (!limits.allowPrivateAddresses && isIP(hostname) !== 0 && isRefusedAddress(hostname)) {
+  if (!limits.allowPrivateAddresses && isIP(hostname) !== 0 && isRefused(hostname)) {
     return Promise.reject(new KnowledgeError('url_not_allowed', `${url.host} is not a public address`));
   }
   const transport = url.protocol === 'https:' ? https : http;
@@ -64,14 +67,17 @@ function requestOnce(url: URL, limits: FetchLimits, signal: AbortSignal): Promis
     const request = transport.get(
       url,
       {
-        lookup: guardedLookup(limits.allowPrivateAddresses),
+        lookup: guardedLookup(limits.allowPrivateAddresses, isRefused),
+        // A fresh connection per request: a pooled keep-alive socket would skip the guarded lookup.
+        agent: false,
         signal,
         headers: { 'user-agent': 'knowledge-agent/0.1 (+docs ingestion)', accept: 'text/html, text/markdown, text/plain, application/pdf;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
       },
       (response) => {
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400 && response.headers.location !== undefined) {
-          response.resume();
+          // The redirect's body is not wanted; reading it could go on until the time-out.
+          response.destroy();
           resolve({ status, location: response.headers.location, bytes: Buffer.alloc(0) });
           return;
         }

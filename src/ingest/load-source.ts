@@ -1,6 +1,6 @@
 // Turns one source into a titled Markdown document: fetch or read it within the limits, then convert it.
 import { realpath, stat, readFile } from 'node:fs/promises';
-import { basename, isAbsolute, relative, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
 import { acceptedExtensions, convertDocument, detectFormat } from './convert-document.js';
 import { fetchUrl } from './fetch-url.js';
@@ -44,15 +44,17 @@ function isInside(root: string, path: string): boolean {
 
 async function readAllowedFile(requestedPath: string, limits: SourceLimits): Promise<Buffer> {
   if (!isAbsolute(requestedPath)) throw new KnowledgeError('source_invalid', `path: ${JSON.stringify(requestedPath)} must be an absolute path`);
+  const notAllowed = () =>
+    new KnowledgeError('file_not_allowed', `${requestedPath} is outside the directories files may be read from (KNOWLEDGE_AGENT_FILE_ROOTS)`);
   let path: string;
   try {
     path = await realpath(requestedPath);
   } catch {
+    // Checked first, so the answer does not tell whether a file outside the roots exists.
+    if (!limits.fileRoots.some((root) => isInside(root, resolve(requestedPath)))) throw notAllowed();
     throw new KnowledgeError('file_not_found', `${requestedPath} does not exist`);
   }
-  if (!limits.fileRoots.some((root) => isInside(root, path))) {
-    throw new KnowledgeError('file_not_allowed', `${requestedPath} is outside the directories files may be read from (KNOWLEDGE_AGENT_FILE_ROOTS)`);
-  }
+  if (!limits.fileRoots.some((root) => isInside(root, path))) throw notAllowed();
   const info = await stat(path);
   if (!info.isFile()) throw new KnowledgeError('file_not_found', `${requestedPath} is not a regular file`);
   if (info.size > limits.maxSourceBytes) {
