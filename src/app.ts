@@ -7,7 +7,7 @@ import { AccessPolicy } from './auth/access-policy.js';
 import type { Config } from './config.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { IngestService } from './ingest/ingest-service.js';
-import { createOpenAiCompatible } from './providers/openai-compatible.js';
+import { selectModels } from './providers/select-models.js';
 import { installAccessControl } from './routes/access-control.js';
 import { agentRoute } from './routes/agent-route.js';
 import { installErrorHandling } from './routes/error-handler.js';
@@ -40,28 +40,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 
-  const provider = config.provider.apiKey === undefined
-    ? undefined
-    : createOpenAiCompatible({
-        apiKey: config.provider.apiKey,
-        baseUrl: config.provider.baseUrl,
-        chatModel: config.provider.chatModel,
-        embeddingModel: config.provider.embeddingModel,
-        temperature: config.provider.temperature,
-      });
-  if (provider === undefined) app.log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 and embedding search is unavailable');
+  const models = await selectModels(config.provider, app.log);
 
   const store = new KnowledgeStore({
     root: config.storageRoot,
-    embeddingModel: provider?.embeddings.id ?? null,
+    embeddingModel: models.embeddings?.id ?? null,
     chunkBody: (body) => chunkMarkdown(body),
     warn: (message) => app.log.warn(message),
   });
   await store.initialize();
-  const search = new SearchService(store, provider?.embeddings, config.limits.maxResults);
+  const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
+  const search = new SearchService(store, models.embeddings, config.limits.maxResults, logError);
   const ingest = new IngestService({
     store,
-    embeddings: provider?.embeddings,
+    embeddings: models.embeddings,
     limits: {
       maxSourceBytes: config.limits.maxSourceBytes,
       maxTextBytes: config.limits.maxTextBytes,
@@ -69,11 +61,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       allowPrivateUrls: config.allowPrivateUrls,
       fileRoots: config.fileRoots,
     },
-    logError: (message, error) => app.log.error({ err: error }, message),
+    logError,
   });
-  const agent = new AgentService({ chat: provider?.chat, search, topK: config.topK, mention: config.mention, storagePath: config.storagePath });
+  const agent = new AgentService({
+    chat: models.chat,
+    search,
+    topK: config.topK,
+    retrieval: config.retrieval,
+    mention: config.mention,
+    storagePath: config.storagePath,
+  });
 
-  await app.register(healthRoute, { version, store, agentAvailable: agent.available });
+  // On close (SIGTERM, tests): stop background embedding, then let queued writes finish.
+  app.addHook('onClose', async () => {
+    await search.close();
+    await store.close();
+  });
+
+  await app.register(healthRoute, { version, store, chatModel: models.chat?.id, embeddingModel: models.embeddings?.id });
   await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2Routes, { search, agent, defaultNamespace: config.defaultNamespace, storagePath: config.storagePath });
   await app.register(variant2IngestRoutes, {

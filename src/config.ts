@@ -54,6 +54,12 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
   KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
   KNOWLEDGE_AGENT_RATE_LIMIT: integerText(0, 1_000_000).default(60),
+  KNOWLEDGE_AGENT_RETRIEVAL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['embedding', 'lexical', 'hybrid'], { error: 'must be embedding, lexical or hybrid' }))
+    .default('hybrid'),
 });
 
 /** Variant 2 names accepted for the same settings; the Variant 1 name wins when both are set. */
@@ -71,12 +77,16 @@ export interface Config {
     readonly apiKey: string | undefined;
     /** Absent: the official client's default endpoint. */
     readonly baseUrl: string | undefined;
+    /** `extractive` answers by quoting the snippets, with no provider. */
     readonly chatModel: string;
+    /** `local` embeds with the bundled all-MiniLM-L6-v2 model, with no provider. */
     readonly embeddingModel: string;
     /** Sampling temperature, 0..2. */
     readonly temperature: number;
   };
   readonly topK: number;
+  /** How the agent retrieves its snippets. */
+  readonly retrieval: 'embedding' | 'lexical' | 'hybrid';
   readonly defaultNamespace: string;
   /** Storage root as configured (used in reported paths), and its absolute form. */
   readonly storagePath: string;
@@ -201,6 +211,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
       temperature: values.KNOWLEDGE_AGENT_TEMPERATURE,
     }),
     topK: values.KNOWLEDGE_AGENT_TOP_K,
+    retrieval: values.KNOWLEDGE_AGENT_RETRIEVAL,
     defaultNamespace,
     storagePath: values.KNOWLEDGE_AGENT_STORAGE_PATH,
     storageRoot,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { compiledEntryPoint } from './support/compiled-entry.js';
 
 describe('loadConfig', () => {
   let workingDirectory: string;
@@ -85,7 +86,7 @@ describe('loadConfig', () => {
   });
 
   it('stops the real process at start-up with one line naming the variable', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const result = spawnSync(process.execPath, [compiledEntryPoint()], {
       env: { PATH: process.env.PATH, KNOWLEDGE_AGENT_TOP_K: 'abc', KNOWLEDGE_AGENT_STORAGE_PATH: join(workingDirectory, 'store') },
       encoding: 'utf8',
       timeout: 30_000,

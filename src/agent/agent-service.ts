@@ -1,7 +1,7 @@
 // Prepares agent runs for both variants: the namespace, the query, the sanitized history and the retriever.
 import type { ChatModel, ToolDefinition } from '../providers/chat-model.js';
 import { KnowledgeError } from '../errors.js';
-import type { SearchOutcome, SearchService } from '../search/search-service.js';
+import type { SearchMode, SearchOutcome, SearchService } from '../search/search-service.js';
 import type { AgentEvent } from './agent-event.js';
 import { latestUserText, sanitizeConversation, type IncomingMessage } from './conversation.js';
 import { containsMention, removeMention } from './mention.js';
@@ -12,6 +12,8 @@ export interface AgentServiceOptions {
   readonly chat: ChatModel | undefined;
   readonly search: SearchService;
   readonly topK: number;
+  /** How the agent retrieves (KNOWLEDGE_AGENT_RETRIEVAL). */
+  readonly retrieval: SearchMode;
   readonly mention: string;
   /** The storage root as configured, for the storage paths reported in matches. */
   readonly storagePath: string;
@@ -48,7 +50,7 @@ export class AgentService {
     if (latest === undefined || !containsMention(latest, this.options.mention)) return undefined;
     return this.run(request, history, removeMention(latest, this.options.mention), {
       toolName: 'search_docs',
-      retrieve: (namespace, query, signal) => this.options.search.searchByEmbedding(namespace, query, this.options.topK, signal),
+      retrieve: (namespace, query, signal) => this.retrieve(namespace, query, signal),
       sourceLabel: (snippet) => snippet.title,
     });
   }
@@ -59,7 +61,7 @@ export class AgentService {
     const latest = latestUserText(history) ?? '';
     return this.run(request, history, removeMention(latest, this.options.mention), {
       toolName: 'searchDocs',
-      retrieve: async (namespace, query) => this.options.search.searchLexical(namespace, query, this.options.topK),
+      retrieve: (namespace, query, signal) => this.retrieve(namespace, query, signal),
       sourceLabel: (snippet) => snippet.file,
     });
   }
@@ -77,6 +79,10 @@ export class AgentService {
       else if (event.type === 'error') throw new KnowledgeError(event.code === 'embedding_failed' ? 'embedding_failed' : 'provider_error', event.message);
     }
     return { text, sources, retrieval };
+  }
+
+  private retrieve(namespace: string, query: string, signal: AbortSignal): Promise<SearchOutcome> {
+    return this.options.search.search(namespace, query, { mode: this.options.retrieval, limit: this.options.topK, signal });
   }
 
   private run(

@@ -71,6 +71,7 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
     const stream = input.chat.stream({
       messages: [{ role: 'system', content: systemPrompt(input.namespace, snippets) }, ...input.history],
       tools: input.platformTools,
+      grounding: { query: input.query, snippets },
       signal: input.signal,
     });
     for await (const part of stream) {

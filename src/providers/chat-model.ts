@@ -22,6 +22,8 @@ export interface ToolDefinition {
 export interface ChatRequest {
   readonly messages: readonly ChatMessage[];
   readonly tools: readonly ToolDefinition[];
+  /** The question and the numbered snippets the prompt quotes, for models that work on them directly. */
+  readonly grounding?: { readonly query: string; readonly snippets: readonly { readonly number: number; readonly text: string }[] };
   readonly signal?: AbortSignal;
 }
 

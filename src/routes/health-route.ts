@@ -1,18 +1,23 @@
-// GET /health: liveness, version and whether the agent can answer.
+// GET /health: liveness, version, the models in use and the namespaces.
 import type { FastifyPluginAsync } from 'fastify';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 
 export interface HealthRouteOptions {
   readonly version: string;
   readonly store: KnowledgeStore;
-  readonly agentAvailable: boolean;
+  /** Undefined when the agent cannot answer (no provider key and no extractive model). */
+  readonly chatModel: string | undefined;
+  /** Undefined when embedding search is unavailable. */
+  readonly embeddingModel: string | undefined;
 }
 
 export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, options) => {
   app.get('/health', async () => ({
     status: 'healthy',
     version: options.version,
-    agent: options.agentAvailable ? 'ready' : 'not initialized (no LLM_API_KEY)',
+    agent: options.chatModel === undefined ? 'not initialized (no LLM_API_KEY)' : 'ready',
+    chat_model: options.chatModel ?? null,
+    embedding_model: options.embeddingModel ?? null,
     namespaces: await options.store.namespaceNames(),
   }));
 };

@@ -68,7 +68,13 @@ export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async
   app.post('/tools/search', { schema: { body: variant1SearchBodySchema }, config: { access: 'read' } }, async (request) => {
     const { query } = request.body;
     const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
-    const outcome = await options.search.searchByEmbedding(namespace, query, request.body.top_k ?? options.topK);
-    return { namespace: outcome.namespace, query, matches: toSnippets(outcome, options.storagePath).map(toMatch) };
+    const outcome = await options.search.search(namespace, query, { mode: request.body.mode, limit: request.body.top_k ?? options.topK });
+    return {
+      namespace: outcome.namespace,
+      query,
+      mode: outcome.mode,
+      matches: toSnippets(outcome, options.storagePath).map(toMatch),
+      ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
+    };
   });
 };

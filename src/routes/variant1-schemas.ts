@@ -1,5 +1,6 @@
 // Request schemas of the Variant 1 routes; the TypeScript types are derived from them.
 import { z } from 'zod';
+import { searchModes } from '../search/search-service.js';
 
 export const variant1SourceSchema = z.object({
   type: z.enum(['url', 'file', 'text']),
@@ -17,10 +18,13 @@ export const variant1IngestBodySchema = z.object({
   sources: z.array(z.unknown()).min(1, 'must list at least one source').max(maxSourcesPerRequest),
 });
 
+export const searchModeSchema = z.enum(searchModes);
+
 export const variant1SearchBodySchema = z.object({
   namespace: z.string().max(200).optional(),
   query: z.string().trim().min(1, 'must not be empty').max(2_000),
   top_k: z.number().int().min(0).optional(),
+  mode: searchModeSchema.default('embedding'),
 });
 
 export const platformToolSchema = z.object({

@@ -22,12 +22,13 @@ const defaultSearchLimit = 5;
 export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async (app, options) => {
   async function searchDocs(request: FastifyRequest, body: SearchDocsBody) {
     const namespace = authorizeNamespace(request, body.namespace ?? options.defaultNamespace);
-    const outcome = await options.search.searchLexical(namespace, body.query, body.limit ?? defaultSearchLimit);
+    const outcome = await options.search.search(namespace, body.query, { mode: body.mode, limit: body.limit ?? defaultSearchLimit });
     return {
       namespace: outcome.namespace,
       query: body.query,
+      mode: outcome.mode,
       results: toSnippets(outcome, options.storagePath).map(toVariant2Result),
-      warnings: outcome.warnings,
+      warnings: outcome.notice === undefined ? outcome.warnings : [...outcome.warnings, outcome.notice],
     };
   }
 

@@ -1,11 +1,12 @@
 // Request schemas of the Variant 2 routes (search, generate, the AG-UI agent input); types derive from them.
 import { z } from 'zod';
-import { chatMessageSchema, platformToolSchema } from './variant1-schemas.js';
+import { chatMessageSchema, platformToolSchema, searchModeSchema } from './variant1-schemas.js';
 
 export const searchDocsBodySchema = z.object({
   namespace: z.string().max(200).optional(),
   query: z.string().trim().min(1, 'must not be empty').max(2_000),
   limit: z.number().int().min(0).optional(),
+  mode: searchModeSchema.default('lexical'),
 });
 export type SearchDocsBody = z.infer<typeof searchDocsBodySchema>;
 

@@ -1,59 +1,89 @@
-// Searches a namespace: embedding (cosine) ranking for Variant 1, lexical (BM25) ranking for Variant 2.
+// Searches a namespace by embedding (cosine), lexically (BM25), or both fused (hybrid).
 import { KnowledgeError } from '../errors.js';
 import { embeddingText } from '../ingest/embedding-text.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
+import { reciprocalRankFusion, type RankedHit } from './fusion.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
+
+export const searchModes = ['embedding', 'lexical', 'hybrid'] as const;
+export type SearchMode = (typeof searchModes)[number];
+
+export interface SearchOptions {
+  readonly mode: SearchMode;
+  readonly limit: number;
+  readonly signal?: AbortSignal;
+}
 
 export interface SearchOutcome {
   readonly namespace: string;
+  /** The ranking actually used: a mode that needs embeddings falls back to lexical when they are unavailable. */
+  readonly mode: SearchMode;
   readonly hits: readonly RetrievedChunk[];
   /** Index terms of the query, for excerpting. */
   readonly terms: readonly string[];
   /** Files of the namespace that could not be read. */
   readonly warnings: readonly string[];
+  /** Why the ranking differs from the one asked for, when it does. */
+  readonly notice?: string;
 }
+
+/** Candidates taken from each list before fusing: deeper lists let agreement lower down count. */
+const fusionDepth = 50;
+/** Pending chunks embedded while a search waits; a larger backlog is embedded in the background. */
+const maxPendingEmbeddedInline = 256;
 
 export class SearchService {
   /** One embedding job per namespace at a time, shared by the searches that wait for it. */
   private readonly embeddingJobs = new Map<string, Promise<void>>();
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly store: KnowledgeStore,
     private readonly embeddings: EmbeddingModel | undefined,
     /** Results any search returns at most. */
     private readonly maxResults: number,
+    private readonly logError: (message: string, error: unknown) => void,
   ) {}
 
-  async searchByEmbedding(namespaceName: string, query: string, limit: number, signal?: AbortSignal): Promise<SearchOutcome> {
-    const embeddings = this.embeddings;
-    if (embeddings === undefined) {
-      throw new KnowledgeError('embeddings_unavailable', 'embedding search needs an embedding provider: set LLM_API_KEY (and LLM_BASE_URL for a compatible server)');
+  async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
+    const name = sanitizeNamespace(namespaceName);
+    const namespace = await this.store.existingNamespace(name);
+    const limit = Math.min(options.limit, this.maxResults);
+    if (namespace === undefined || limit <= 0 || query.trim() === '') {
+      return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
     }
-    const name = sanitizeNamespace(namespaceName);
-    const namespace = await this.store.existingNamespace(name);
-    const cappedLimit = Math.min(limit, this.maxResults);
-    if (namespace === undefined || cappedLimit <= 0 || query.trim() === '') return { namespace: name, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
     await namespace.syncWithFolder();
-    await this.embedPending(namespace, embeddings);
-    const [vector] = await embeddings.embed([query], signal);
-    const hits = namespace.searchVectors(vector as Float32Array, cappedLimit);
-    return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query), warnings: namespace.warnings };
+    const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings };
+    const lexical = (notice?: string): SearchOutcome => ({
+      ...base,
+      mode: 'lexical',
+      hits: this.resolve(namespace, namespace.searchLexical(query, limit)),
+      ...(notice === undefined ? {} : { notice }),
+    });
+    if (options.mode === 'lexical') return lexical();
+
+    const unavailable = await this.embeddingUnavailable(namespace);
+    if (unavailable !== undefined) {
+      if (options.mode === 'embedding' && this.embeddings === undefined) throw new KnowledgeError('embeddings_unavailable', unavailable);
+      return lexical(`${unavailable}; these results are ranked lexically`);
+    }
+    const embeddings = this.embeddings as EmbeddingModel;
+    const [vector] = await embeddings.embed([query], options.signal);
+    if (options.mode === 'embedding') {
+      return { ...base, mode: 'embedding', hits: this.resolve(namespace, namespace.searchVectors(vector as Float32Array, limit)) };
+    }
+    const depth = Math.max(limit, fusionDepth);
+    const fused = reciprocalRankFusion([
+      { hits: namespace.searchLexical(query, depth), weight: 1 },
+      { hits: namespace.searchVectors(vector as Float32Array, depth), weight: 1 },
+    ]);
+    return { ...base, mode: 'hybrid', hits: this.resolve(namespace, fused.slice(0, limit)) };
   }
 
-  async searchLexical(namespaceName: string, query: string, limit: number): Promise<SearchOutcome> {
-    const name = sanitizeNamespace(namespaceName);
-    const namespace = await this.store.existingNamespace(name);
-    const cappedLimit = Math.min(limit, this.maxResults);
-    if (namespace === undefined || cappedLimit <= 0) return { namespace: name, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
-    await namespace.syncWithFolder();
-    const hits = namespace.searchLexical(query, cappedLimit);
-    return { namespace: namespace.name, hits: this.resolve(namespace, hits), terms: namespace.matchedTerms(query), warnings: namespace.warnings };
-  }
-
-  private resolve(namespace: Namespace, hits: readonly { key: string; score: number }[]): RetrievedChunk[] {
+  private resolve(namespace: Namespace, hits: readonly RankedHit[]): RetrievedChunk[] {
     return hits.flatMap(({ key, score }) => {
       const chunk = namespace.chunk(key);
       const document = chunk === undefined ? undefined : namespace.document(chunk.file);
@@ -61,19 +91,43 @@ export class SearchService {
     });
   }
 
-  /** Embeds chunks that have no vector yet (documents placed by hand, or stored while no provider was set). */
+  /**
+   * Why embedding ranking cannot be used right now, or undefined when it can. Chunks without vectors (placed by
+   * hand, stored without a provider, or embedded by another model) are embedded first: while the search waits when
+   * there are few, in the background when there are many.
+   */
+  private async embeddingUnavailable(namespace: Namespace): Promise<string | undefined> {
+    if (this.embeddings === undefined) return 'no embedding model is configured (set LLM_API_KEY or KNOWLEDGE_AGENT_EMBEDDING_MODEL=local)';
+    const pending = namespace.pendingChunks().length;
+    if (pending === 0) return undefined;
+    const job = this.embedPending(namespace, this.embeddings);
+    if (pending <= maxPendingEmbeddedInline) {
+      await job;
+      return undefined;
+    }
+    return `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.id}`;
+  }
+
   private embedPending(namespace: Namespace, embeddings: EmbeddingModel): Promise<void> {
     const running = this.embeddingJobs.get(namespace.name);
     if (running !== undefined) return running;
-    const pending = namespace.pendingChunks();
-    // Vectors of another model were dropped when the namespace was opened, so they are pending too.
-    if (pending.length === 0) return Promise.resolve();
     const job = (async () => {
+      const pending = namespace.pendingChunks();
       const texts = pending.map((chunk) => embeddingText(namespace.document(chunk.file)?.title ?? '', chunk.headingPath, chunk.text));
-      const vectors = await embeddings.embed(texts);
+      const vectors = await embeddings.embed(texts, this.closing.signal);
       await namespace.storeEmbeddings(embeddings.id, new Map(pending.map((chunk, index) => [chunk.id, vectors[index] as Float32Array])));
     })().finally(() => this.embeddingJobs.delete(namespace.name));
     this.embeddingJobs.set(namespace.name, job);
+    // A background job's failure is logged; a waiting search sees it through the promise it awaits.
+    job.catch((error: unknown) => {
+      if (!this.closing.signal.aborted) this.logError(`embedding the pending chunks of ${namespace.name} failed`, error);
+    });
     return job;
+  }
+
+  /** Stops background embedding and waits for it to end (what it had not stored is embedded after a restart). */
+  async close(): Promise<void> {
+    this.closing.abort();
+    await Promise.allSettled(this.embeddingJobs.values());
   }
 }

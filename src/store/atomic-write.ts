@@ -1,11 +1,24 @@
 // Crash-safe file replacement: write a temporary file beside the target, fsync it, rename it over the target, fsync the folder.
-import { open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export const temporaryFilePrefix = '.tmp-';
 
+/** Replaces `path` (or creates it) with `data`, all or nothing. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await publish(path, data, rename);
+}
+
+/** Creates `path` with `data`, all or nothing; fails with EEXIST instead of replacing a file already there. */
+export async function createFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await publish(path, data, async (temporaryPath, target) => {
+    await link(temporaryPath, target);
+    await rm(temporaryPath, { force: true });
+  });
+}
+
+async function publish(path: string, data: string | Uint8Array, move: (temporaryPath: string, target: string) => Promise<void>): Promise<void> {
   const temporaryPath = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
   const file = await open(temporaryPath, 'w', 0o644);
   try {
@@ -18,7 +31,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
   await file.close();
   try {
-    await rename(temporaryPath, path);
+    await move(temporaryPath, path);
   } catch (error) {
     await rm(temporaryPath, { force: true });
     throw error;

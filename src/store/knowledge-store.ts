@@ -17,8 +17,14 @@ export class KnowledgeStore {
 
   constructor(private readonly options: KnowledgeStoreOptions) {}
 
+  /** Creates the root and opens every namespace in it, so each is reconciled with its folder before the first request. */
   async initialize(): Promise<void> {
     await mkdir(this.options.root, { recursive: true });
+    for (const name of await this.namespaceNames()) {
+      await this.namespace(name).catch((error: unknown) => {
+        this.options.warn(`namespace ${name} could not be opened at start-up (${(error as Error).message}); it is retried on first use`);
+      });
+    }
   }
 
   /** Opens (creating if needed) the namespace; the name is sanitized, so it can never leave the root. */
@@ -48,6 +54,12 @@ export class KnowledgeStore {
       if (folder === undefined || !folder.isDirectory()) return undefined;
     }
     return this.namespace(name);
+  }
+
+  /** Waits for every namespace's queued writes to finish. */
+  async close(): Promise<void> {
+    const namespaces = await Promise.allSettled(this.opened.values());
+    await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.settle()] : [])));
   }
 
   /** Names of the namespace folders under the root. */

@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { VectorIndex, type VectorHit } from '../search/vector-index.js';
-import { writeFileAtomic, syncDirectory, temporaryFilePrefix } from './atomic-write.js';
+import { createFileAtomic, writeFileAtomic, syncDirectory, temporaryFilePrefix } from './atomic-write.js';
 import { contentHash } from './content-hash.js';
 import { parseDocument, renderDocument } from './front-matter.js';
 import { decodeIndex, encodeIndex, indexFileName, type IndexContents } from './index-file.js';
@@ -128,6 +128,11 @@ export class Namespace {
     return this.lexical.matchedTerms(query);
   }
 
+  /** Resolves once every change queued so far is written. */
+  async settle(): Promise<void> {
+    await this.enqueue(async () => undefined);
+  }
+
   /** Saves each draft as a new document, or reports it `skipped` when the same content is already stored. */
   commitDocuments(drafts: readonly DocumentDraft[]): Promise<CommitOutcome[]> {
     return this.enqueue(async (staging) => {
@@ -186,10 +191,22 @@ export class Namespace {
   private async writeDraft(staging: Staging, draft: DocumentDraft): Promise<StoredDocument> {
     const dimensions = draft.chunks.find((chunk) => chunk.embedding !== null)?.embedding?.length;
     if (draft.embeddingModel !== null && dimensions !== undefined) this.adoptModel(staging, draft.embeddingModel, dimensions);
-    const file = uniqueFileName(draft.title, (name) => staging.documents.has(name) || staging.writtenFiles.includes(name));
     const ingestedAt = new Date().toISOString();
+    const content = renderDocument({ title: draft.title, source: draft.source, hash: draft.hash, ingestedAt }, draft.body);
+    // A name is free only if no document holds it and no file (say, one placed by hand just now) is there.
+    const taken = new Set<string>();
+    let file: string;
+    for (;;) {
+      file = uniqueFileName(draft.title, (name) => staging.documents.has(name) || taken.has(name) || this.unreadableFiles.has(name));
+      try {
+        await createFileAtomic(join(this.directory, file), content);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        taken.add(file);
+      }
+    }
     const path = join(this.directory, file);
-    await writeFileAtomic(path, renderDocument({ title: draft.title, source: draft.source, hash: draft.hash, ingestedAt }, draft.body));
     staging.writtenFiles.push(path);
     const written = await stat(path);
     const document: StoredDocument = {
@@ -227,6 +244,8 @@ export class Namespace {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0);
         const staging: Staging = { documents: new Map(this.documentsByFile), embedding: this.embedding, writtenFiles: [], changes: [] };
+        // The folder may have been removed by hand since it was opened.
+        await mkdir(this.directory, { recursive: true });
         const settled: { change: QueuedChange; value: unknown }[] = [];
         for (const change of batch) {
           try {
@@ -361,11 +380,12 @@ export class Namespace {
    */
   async syncWithFolder(): Promise<void> {
     const folder = await stat(this.directory).catch(() => undefined);
-    if (folder === undefined || folder.mtimeMs === this.seenFolderModifiedMs) return;
+    // A folder removed by hand takes its documents with it.
+    if (folder === undefined ? this.documentsByFile.size === 0 : folder.mtimeMs === this.seenFolderModifiedMs) return;
     await this.enqueue(async (staging) => {
       // Recorded first, so a change made while the folder is read is noticed next time.
-      this.seenFolderModifiedMs = folder.mtimeMs;
-      const names = new Set(await this.documentFileNames());
+      this.seenFolderModifiedMs = folder?.mtimeMs ?? 0;
+      const names = new Set(folder === undefined ? [] : await this.documentFileNames());
       for (const file of names) {
         if (staging.documents.has(file) || this.unreadableFiles.has(file)) continue;
         const document = await this.readDocumentFile(file, undefined);

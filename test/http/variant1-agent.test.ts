@@ -173,7 +173,7 @@ describe('POST /agent (Variant 1)', () => {
 });
 
 describe('without a provider key', () => {
-  it('answers 503 "Agent not initialized" on /agent, keeps ingest working, and says why embedding search is unavailable', async () => {
+  it('answers 503 "Agent not initialized" on /agent, and ingests and searches with the local embedding model', async () => {
     const service = await startService({ apiKey: undefined });
     try {
       const agent = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge hi' }] });
@@ -184,9 +184,15 @@ describe('without a provider key', () => {
       assert.equal(ingest.status, 200);
       assert.equal(((await ingest.json()) as { documents: { status: string }[] }).documents[0]?.status, 'saved');
 
-      const search = await service.post('/tools/search', { query: 'vectors' });
-      assert.equal(search.status, 503);
-      assert.equal(((await search.json()) as { error: { code: string } }).error.code, 'embeddings_unavailable');
+      const search = await service.post('/tools/search', { query: 'stored without vectors' });
+      assert.equal(search.status, 200);
+      const result = (await search.json()) as { mode: string; matches: { title: string; score: number }[] };
+      assert.equal(result.mode, 'embedding');
+      assert.equal(result.matches[0]?.title, 'Plain');
+      assert.ok((result.matches[0]?.score ?? 0) > 0.5, 'a cosine from the local model');
+      const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { embedding_model: string; chat_model: string | null };
+      assert.equal(health.embedding_model, 'local:all-MiniLM-L6-v2');
+      assert.equal(health.chat_model, null);
     } finally {
       await service.dispose();
     }
@@ -196,7 +202,8 @@ describe('without a provider key', () => {
 describe('the provider key', () => {
   it('appears in no response, event or log line of any route, even when the provider echoes it in an error', async () => {
     const provider = await startProviderDouble({ requiredApiKey: 'sk-the-real-key-that-differs-9999' });
-    const service = await startService({ providerUrl: provider.baseUrl });
+    // Lexical retrieval needs no embedding, so the Variant 2 runs reach the chat model and its refusal.
+    const service = await startService({ providerUrl: provider.baseUrl, environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' } });
     try {
       const ingest = await service.post('/tools/ingest', { sources: [{ type: 'text', value: 'some text', title: 'T' }] });
       const ingestBody = await ingest.text();

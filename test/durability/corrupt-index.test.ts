@@ -1,0 +1,143 @@
+// A corrupt, truncated or wrongly shaped index.json at start-up: the service starts, warns, rebuilds it from the .md files, and finds everything.
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { markerDocument, markerWord } from '../support/durability-documents.js';
+import { ingestTexts, searchDocs, type IngestedText } from '../support/ingest-client.js';
+import { duplicateHashes, indexedFiles, loadIndexText, readNamespaceFolder } from '../support/namespace-folder.js';
+import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import { startService, type TestService } from '../support/service.js';
+
+const namespace = 'recover';
+
+const corruptions: { name: string; corrupt: (valid: string) => string | Buffer }[] = [
+  { name: 'garbage bytes', corrupt: () => Buffer.from([0x00, 0xff, 0xfe, 0x7b, 0x7b, 0x6e, 0x6f, 0x74, 0x20, 0x6a, 0x73, 0x6f, 0x6e, 0x0a]) },
+  { name: 'truncated to half its length', corrupt: (valid) => valid.slice(0, Math.floor(valid.length / 2)) },
+  { name: 'an empty file', corrupt: () => '' },
+  { name: 'valid JSON of the wrong shape', corrupt: () => JSON.stringify({ format: 1, embedding: null, documents: 'not a list' }) },
+  { name: 'valid JSON of another format version', corrupt: (valid) => JSON.stringify({ ...(JSON.parse(valid) as object), format: 99 }) },
+  { name: 'JSON null', corrupt: () => 'null' },
+];
+
+interface Stored {
+  readonly marker: string;
+  readonly title: string;
+  readonly file: string;
+}
+
+function warningLines(logs: readonly string[]): { level: number; msg: string }[] {
+  return logs.flatMap((line) => {
+    try {
+      const entry = JSON.parse(line) as { level?: unknown; msg?: unknown };
+      return entry.level === 40 && typeof entry.msg === 'string' ? [{ level: entry.level, msg: entry.msg }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe('a damaged index.json at start-up', () => {
+  let provider: ProviderDouble;
+
+  before(async () => {
+    provider = await startProviderDouble();
+  });
+
+  after(async () => {
+    await provider?.close();
+  });
+
+  /** A storage root holding three ingested documents (over both routes), with the service stopped. */
+  async function storedNamespace(): Promise<{ storageRoot: string; stored: Stored[] }> {
+    const service = await startService({ providerUrl: provider.baseUrl });
+    const stored: Stored[] = [];
+    try {
+      for (let index = 0; index < 3; index++) {
+        const marker = markerWord(index);
+        const title = `Recovery Guide ${index}`;
+        const route = index % 2 === 0 ? '/tools/ingest' : '/api/tools/ingest';
+        const [result] = await ingestTexts((path, body) => service.post(path, body), route, namespace, [{ text: markerDocument(marker, 3), title }]);
+        assert.equal(result?.status, 'saved');
+        stored.push({ marker, title, file: (result as IngestedText).file });
+      }
+    } finally {
+      await service.close();
+    }
+    return { storageRoot: service.storageRoot, stored };
+  }
+
+  for (const { name, corrupt } of corruptions) {
+    it(`is rebuilt from the Markdown files when it is ${name}`, async () => {
+      const { storageRoot, stored } = await storedNamespace();
+      const directory = join(storageRoot, namespace);
+      const indexPath = join(directory, 'index.json');
+      await writeFile(indexPath, corrupt(await readFile(indexPath, 'utf8')));
+
+      let service: TestService | undefined;
+      try {
+        service = await startService({ providerUrl: provider.baseUrl, storageRoot });
+        const health = await fetch(`${service.baseUrl}/health`);
+        assert.equal(health.status, 200);
+
+        for (const document of stored) {
+          const found = await searchDocs((path, body) => (service as TestService).post(path, body), namespace, document.marker);
+          assert.equal(found.results[0]?.file, document.file, `searchDocs "${document.marker}": ${JSON.stringify(found.results)}`);
+          assert.equal(found.results[0]?.title, document.title, 'the title comes back from the front matter');
+        }
+
+        const warnings = warningLines(service.logs).filter((entry) => entry.msg.includes('index.json'));
+        assert.equal(warnings.length, 1, `one warning about index.json; warnings: ${JSON.stringify(warningLines(service.logs))}`);
+        assert.match(warnings[0]?.msg ?? '', /rebuild/i);
+
+        const folder = await readNamespaceFolder(directory);
+        const index = loadIndexText(folder.indexText ?? '');
+        assert.deepEqual(indexedFiles(index), folder.markdownFiles);
+        assert.deepEqual(indexedFiles(index), stored.map((document) => document.file).sort());
+        assert.ok(index.documents.every((document) => document.chunks.length > 0));
+        assert.deepEqual(folder.temporaryFiles, []);
+
+        // Embeddings went with the old index: an embedding search embeds the chunks again and finds the document.
+        const response = await service.post('/tools/search', { namespace, query: `${stored[1]?.marker} runbook`, top_k: 1 });
+        assert.equal(response.status, 200);
+        const matches = ((await response.json()) as { matches: { title: string }[] }).matches;
+        assert.equal(matches.length, 1);
+        const reembedded = loadIndexText((await readNamespaceFolder(directory)).indexText ?? '');
+        assert.ok(reembedded.documents.every((document) => document.chunks.every((chunk) => chunk.embedding !== null)), 'every chunk has its vector again');
+
+        // The rebuilt namespace takes new documents and still holds the old ones, each once.
+        const [added] = await ingestTexts((path, body) => (service as TestService).post(path, body), '/tools/ingest', namespace, [
+          { text: markerDocument(markerWord(50), 2), title: 'After Recovery' },
+          { text: markerDocument(stored[0]?.marker ?? '', 3), title: 'Same content again' },
+        ]);
+        assert.equal(added?.status, 'saved');
+        const final = loadIndexText((await readNamespaceFolder(directory)).indexText ?? '');
+        assert.equal(final.documents.length, stored.length + 1);
+        assert.deepEqual(duplicateHashes(final), []);
+      } finally {
+        await service?.dispose();
+      }
+    });
+  }
+
+  it('leaves the other namespaces alone', async () => {
+    const { storageRoot, stored } = await storedNamespace();
+    const service = await startService({ providerUrl: provider.baseUrl, storageRoot });
+    try {
+      const [other] = await ingestTexts((path, body) => service.post(path, body), '/api/tools/ingest', 'other', [{ text: markerDocument(markerWord(77), 1), title: 'Other' }]);
+      await service.close();
+      await writeFile(join(storageRoot, namespace, 'index.json'), '{"format":1,');
+      const restarted = await startService({ providerUrl: provider.baseUrl, storageRoot });
+      try {
+        const found = await searchDocs((path, body) => restarted.post(path, body), 'other', markerWord(77));
+        assert.equal(found.results[0]?.file, other?.file);
+        const recovered = await searchDocs((path, body) => restarted.post(path, body), namespace, stored[2]?.marker ?? '');
+        assert.equal(recovered.results[0]?.file, stored[2]?.file);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      await service.dispose();
+    }
+  });
+});

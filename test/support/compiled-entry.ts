@@ -1,0 +1,30 @@
+// The compiled service entry point (dist/main.js) for tests that run the real process; `npm test` builds it first.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+function newestModification(directory: string): number {
+  return Math.max(
+    0,
+    ...readdirSync(directory, { withFileTypes: true }).map((entry) =>
+      entry.isDirectory() ? newestModification(join(directory, entry.name)) : statSync(join(directory, entry.name)).mtimeMs,
+    ),
+  );
+}
+
+/** Fails with a clear message when the build is missing or older than the sources, rather than testing stale code. */
+export function compiledEntryPoint(): string {
+  const entry = join(projectRoot, 'dist', 'main.js');
+  let built: number;
+  try {
+    built = statSync(entry).mtimeMs;
+  } catch {
+    throw new Error('dist/main.js is missing: run `npm run build` (npm test does) before tests that start the real process');
+  }
+  if (built < newestModification(join(projectRoot, 'src'))) {
+    throw new Error('dist/ is older than src/: run `npm run build` (npm test does) before tests that start the real process');
+  }
+  return entry;
+}
