@@ -1,10 +1,11 @@
 // The composition root: builds the services from the configuration and registers the routes.
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AgentService } from './agent/agent-service.js';
 import { AccessPolicy } from './auth/access-policy.js';
 import type { Config } from './config.js';
+import { errorBody } from './errors.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
@@ -31,6 +32,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logger: options.logger ?? { level: 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
     bodyLimit: config.limits.maxBodyBytes,
     requestIdHeader: 'x-request-id',
+    // Errors Fastify raises before routing (a malformed URL, say) get the same JSON body as every other error.
+    frameworkErrors: (error, _request, reply) => {
+      // The option's reply type is generic over every route's schema; this reply has none.
+      void (reply as FastifyReply).code(400).send(errorBody('invalid_request', error.message));
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
