@@ -11,6 +11,8 @@ import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
 import { installAccessControl } from './routes/access-control.js';
 import { agentRoute } from './routes/agent-route.js';
+import { catalogRoutes } from './routes/catalog-routes.js';
+import { CatalogService } from './catalog/catalog-service.js';
 import { installErrorHandling } from './routes/error-handler.js';
 import { installRateLimit } from './routes/rate-limit.js';
 import { healthRoute } from './routes/health-route.js';
@@ -93,6 +95,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxSourceBytes: config.limits.maxSourceBytes,
     maxBodyBytes: config.limits.maxBodyBytes,
   });
+  const catalog = new CatalogService(store);
+  for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
   return app;
 }

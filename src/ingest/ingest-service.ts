@@ -12,7 +12,7 @@ import { describeSource, type IngestSource, type InvalidSource } from './ingest-
 import { loadSource, type SourceLimits } from './load-source.js';
 
 export type SourceOutcome =
-  | { readonly index: number; readonly source: string; readonly status: 'saved' | 'skipped'; readonly document: StoredDocument }
+  | { readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly document: StoredDocument }
   | { readonly index: number; readonly source: string; readonly status: 'failed'; readonly error: KnowledgeError };
 
 export interface IngestReport {

@@ -21,6 +21,17 @@ export function installAccessControl(app: FastifyInstance, policy: AccessPolicy)
   });
 }
 
+/** Whether the request's token covers the namespace (for listings, which leave out what it may not see). */
+export function mayAccess(request: FastifyRequest, namespace: string): boolean {
+  if (request.credential === null) return true;
+  try {
+    authorize(request.credential, namespace);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Sanitizes the namespace a request acts on and checks that the request's token covers it; returns the sanitized name. */
 export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string): string {
   const namespace = sanitizeNamespace(requestedNamespace);

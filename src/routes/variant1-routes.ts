@@ -58,7 +58,7 @@ export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async
     return {
       namespace: report.namespace,
       documents,
-      chunks_added: documents.filter((document) => document.status === 'saved').reduce((sum, document) => sum + document.chunks, 0),
+      chunks_added: documents.filter((document) => document.status !== 'skipped').reduce((sum, document) => sum + document.chunks, 0),
       errors: report.outcomes.flatMap((outcome) =>
         outcome.status === 'failed' ? [{ index: outcome.index, source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
       ),

@@ -110,6 +110,7 @@ function toIngestResponse(report: IngestReport) {
   return {
     namespace: report.namespace,
     saved: stored.filter((file) => file.status === 'saved').length,
+    updated: stored.filter((file) => file.status === 'updated').length,
     skipped: stored.filter((file) => file.status === 'skipped').length,
     errors: report.outcomes.flatMap((outcome) =>
       outcome.status === 'failed' ? [{ source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],

@@ -1,5 +1,5 @@
 // The storage root: one folder per namespace, opened on first use and kept in memory afterwards.
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Namespace, type NamespaceOptions } from './namespace.js';
 import { sanitizeNamespace } from './namespace-name.js';
@@ -60,6 +60,16 @@ export class KnowledgeStore {
   async close(): Promise<void> {
     const namespaces = await Promise.allSettled(this.opened.values());
     await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.settle()] : [])));
+  }
+
+  /** Removes a namespace: its queued writes finish, then its folder goes. False when there is no such namespace. */
+  async deleteNamespace(requestedName: string): Promise<boolean> {
+    const namespace = await this.existingNamespace(requestedName);
+    if (namespace === undefined) return false;
+    this.opened.delete(namespace.name);
+    await namespace.settle();
+    await rm(namespace.directory, { recursive: true, force: true });
+    return true;
   }
 
   /** Names of the namespace folders under the root. */

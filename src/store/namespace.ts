@@ -21,7 +21,13 @@ export interface NamespaceOptions {
   readonly warn: (message: string) => void;
 }
 
-export type CommitOutcome = { readonly status: 'saved' | 'skipped'; readonly document: StoredDocument };
+/** `updated`: the draft replaced the document that came from the same source (same file name, new content). */
+export type CommitOutcome = { readonly status: 'saved' | 'updated' | 'skipped'; readonly document: StoredDocument };
+
+/** What identifies "the same source" for upserts: the URL, file path or upload name; the title for text. */
+function sourceIdentity(document: { readonly source: string; readonly title: string }): string {
+  return document.source === 'text' ? `text:${document.title}` : document.source;
+}
 
 type EmbeddingInfo = IndexContents['embedding'];
 
@@ -30,6 +36,8 @@ interface Staging {
   documents: Map<string, StoredDocument>;
   embedding: EmbeddingInfo;
   readonly writtenFiles: string[];
+  /** Files overwritten by this batch, with their previous bytes, restored if the batch fails. */
+  readonly overwrittenFiles: { readonly path: string; readonly content: Buffer }[];
   readonly changes: { before: StoredDocument | undefined; after: StoredDocument | undefined }[];
 }
 
@@ -138,13 +146,15 @@ export class Namespace {
     return this.enqueue(async (staging) => {
       const outcomes: CommitOutcome[] = [];
       for (const draft of drafts) {
-        const existing = [...staging.documents.values()].find((document) => document.hash === draft.hash);
-        if (existing !== undefined) {
-          outcomes.push({ status: 'skipped', document: existing });
+        const documents = [...staging.documents.values()];
+        const identical = documents.find((document) => document.hash === draft.hash);
+        if (identical !== undefined) {
+          outcomes.push({ status: 'skipped', document: identical });
           continue;
         }
-        const document = await this.writeDraft(staging, draft);
-        outcomes.push({ status: 'saved', document });
+        const previous = documents.find((document) => sourceIdentity(document) === sourceIdentity(draft));
+        const document = await this.writeDraft(staging, draft, previous);
+        outcomes.push({ status: previous === undefined ? 'saved' : 'updated', document });
       }
       return outcomes;
     });
@@ -188,26 +198,18 @@ export class Namespace {
     staging.changes.push({ before, after });
   }
 
-  private async writeDraft(staging: Staging, draft: DocumentDraft): Promise<StoredDocument> {
+  /** Writes a new document, or replaces `previous` (same source) in its file, keeping the file name. */
+  private async writeDraft(staging: Staging, draft: DocumentDraft, previous: StoredDocument | undefined): Promise<StoredDocument> {
     const dimensions = draft.chunks.find((chunk) => chunk.embedding !== null)?.embedding?.length;
     if (draft.embeddingModel !== null && dimensions !== undefined) this.adoptModel(staging, draft.embeddingModel, dimensions);
     const ingestedAt = new Date().toISOString();
     const content = renderDocument({ title: draft.title, source: draft.source, hash: draft.hash, ingestedAt }, draft.body);
-    // A name is free only if no document holds it and no file (say, one placed by hand just now) is there.
-    const taken = new Set<string>();
-    let file: string;
-    for (;;) {
-      file = uniqueFileName(draft.title, (name) => staging.documents.has(name) || taken.has(name) || this.unreadableFiles.has(name));
-      try {
-        await createFileAtomic(join(this.directory, file), content);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        taken.add(file);
-      }
-    }
+    const file = previous === undefined ? await this.createDocumentFile(staging, draft.title, content) : previous.file;
     const path = join(this.directory, file);
-    staging.writtenFiles.push(path);
+    if (previous !== undefined) {
+      staging.overwrittenFiles.push({ path, content: await readFile(path) });
+      await writeFileAtomic(path, content);
+    }
     const written = await stat(path);
     const document: StoredDocument = {
       file,
@@ -226,8 +228,39 @@ export class Namespace {
       })),
     };
     staging.documents.set(file, document);
-    staging.changes.push({ before: undefined, after: document });
+    staging.changes.push({ before: previous, after: document });
     return document;
+  }
+
+  /** Creates the file of a new document under a free name: no document holds it and no file (one placed by hand, say) is there. */
+  private async createDocumentFile(staging: Staging, title: string, content: string): Promise<string> {
+    const taken = new Set<string>();
+    for (;;) {
+      const file = uniqueFileName(title, (name) => staging.documents.has(name) || taken.has(name) || this.unreadableFiles.has(name));
+      try {
+        await createFileAtomic(join(this.directory, file), content);
+        staging.writtenFiles.push(join(this.directory, file));
+        return file;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        taken.add(file);
+      }
+    }
+  }
+
+  /** Removes the documents whose file name or source matches; their files, chunks and vectors go at once. */
+  deleteDocuments(match: { readonly file?: string; readonly source?: string }): Promise<StoredDocument[]> {
+    return this.enqueue(async (staging) => {
+      const doomed = [...staging.documents.values()].filter((document) => document.file === match.file || document.source === match.source);
+      for (const document of doomed) {
+        const path = join(this.directory, document.file);
+        staging.overwrittenFiles.push({ path, content: await readFile(path) });
+        await rm(path, { force: true });
+        staging.documents.delete(document.file);
+        staging.changes.push({ before: document, after: undefined });
+      }
+      return doomed;
+    });
   }
 
   private enqueue<T>(apply: (staging: Staging) => Promise<T>): Promise<T> {
@@ -243,7 +276,7 @@ export class Namespace {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0);
-        const staging: Staging = { documents: new Map(this.documentsByFile), embedding: this.embedding, writtenFiles: [], changes: [] };
+        const staging: Staging = { documents: new Map(this.documentsByFile), embedding: this.embedding, writtenFiles: [], overwrittenFiles: [], changes: [] };
         // The folder may have been removed by hand since it was opened.
         await mkdir(this.directory, { recursive: true });
         const settled: { change: QueuedChange; value: unknown }[] = [];
@@ -258,6 +291,7 @@ export class Namespace {
           await this.persist(staging);
         } catch (error) {
           await Promise.all(staging.writtenFiles.map((path) => rm(path, { force: true })));
+          await Promise.all(staging.overwrittenFiles.map(({ path, content }) => writeFileAtomic(path, content)));
           for (const { change } of settled) change.reject(error);
           continue;
         }
