@@ -86,7 +86,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await store.close();
   });
 
-  await app.register(healthRoute, { version, store, chatModel: models.chat?.id, embeddingModel: models.embeddings?.id });
+  await app.register(healthRoute, {
+    version,
+    store,
+    chatModel: models.chat?.id,
+    embeddingModel: models.embeddings?.id,
+    listNamespaces: config.readTokens === undefined,
+  });
   await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2Routes, { search, agent, defaultNamespace: config.defaultNamespace, storagePath: config.storagePath });
   await app.register(variant2IngestRoutes, {

@@ -48,11 +48,6 @@ interface QueueItem {
 
 type Outcome = { readonly item: QueueItem; readonly fetched: FetchedPage } | { readonly item: QueueItem; readonly error: KnowledgeError };
 
-interface RunningFetch {
-  readonly item: QueueItem;
-  readonly done: Promise<{ readonly outcome: Outcome; readonly running: RunningFetch }>;
-}
-
 const maxSitemapFetches = 50;
 // URLs waiting to be fetched; links found past this are dropped, which bounds memory and 'skipped' events.
 const maxQueuedUrls = 10_000;
@@ -78,6 +73,26 @@ function isSitemapPath(url: string): boolean {
   return /\.xml$/i.test(new URL(url).pathname);
 }
 
+/** The promise's value, or undefined as soon as the signal aborts. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (signal === undefined) return promise;
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /**
  * Crawls from `startUrl`, fetching through `fetchPage` (robots.txt and sitemaps included), and yields
  * an event per page, skip and failure as they happen. Only pages on the start URL's origin and under
@@ -85,7 +100,7 @@ function isSitemapPath(url: string): boolean {
  * options out of range.
  */
 export function crawlSite(startUrl: string, options: CrawlOptions, fetchPage: FetchPage): AsyncIterable<CrawlEvent> {
-  const settings = {
+  const settings: CrawlSettings = {
     maxPages: checkedInteger('maxPages', options.maxPages, 1, 1000),
     maxDepth: checkedInteger('maxDepth', options.maxDepth, 0, 10),
     concurrency: checkedInteger('concurrency', options.concurrency ?? 4, 1, 16),
@@ -95,7 +110,11 @@ export function crawlSite(startUrl: string, options: CrawlOptions, fetchPage: Fe
   return runCrawl(startUrl, settings, fetchPage);
 }
 
-async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions, 'signal'>> & Pick<CrawlOptions, 'signal'>, fetchPage: FetchPage): AsyncGenerator<CrawlEvent> {
+interface CrawlSettings extends Required<Omit<CrawlOptions, 'signal'>> {
+  readonly signal: AbortSignal | undefined;
+}
+
+async function* runCrawl(startUrl: string, settings: CrawlSettings, fetchPage: FetchPage): AsyncGenerator<CrawlEvent> {
   const { maxPages, maxDepth, concurrency, userAgent, signal } = settings;
   if (signal?.aborted) return;
   const start = normalizeCrawlUrl(startUrl);
@@ -104,21 +123,20 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
     return;
   }
 
-  let stop: () => void = () => {};
-  const stopped = new Promise<'stopped'>((resolve) => (stop = () => resolve('stopped')));
-  signal?.addEventListener('abort', stop, { once: true });
-  const untilStopped = <T>(promise: Promise<T>): Promise<T | 'stopped'> => Promise.race([promise, stopped]);
-
   // Every URL queued or fetched (never queued twice), and every URL a fetch was started for or landed on.
   const known = new Set<string>([start.href]);
   const landed = new Set<string>();
   let level: QueueItem[] = [{ url: start.href, depth: 0, kind: 'page' }];
   let nextLevel: QueueItem[] = [];
-  const running = new Set<RunningFetch>();
+  // Fetches under way, and the outcomes of those that ended, in the order they ended.
+  const running = new Set<Promise<void>>();
+  const finished: Outcome[] = [];
+  let wake: (() => void) | undefined;
   let scope = { origin: start.origin, pathPrefix: pathPrefixOf(start) };
   let scopeSettled = false;
   let robots: RobotsPolicy = allowEverything;
   let crawlDelayMs = 0;
+  let lastStartAt = 0;
   let nextStartAt = 0;
   let pagesYielded = 0;
   let pageFetches = 0;
@@ -142,7 +160,8 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
       pageFetches++;
       runningPages++;
     }
-    nextStartAt = Date.now() + crawlDelayMs;
+    lastStartAt = Date.now();
+    nextStartAt = lastStartAt + crawlDelayMs;
     const fetched: Promise<Outcome> = fetchPage(item.url, signal).then(
       (page) => ({ item, fetched: page }),
       (error: unknown) => ({
@@ -150,15 +169,35 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
         error: error instanceof KnowledgeError ? error : new KnowledgeError('fetch_failed', `${item.url} could not be fetched`, { cause: error }),
       }),
     );
-    const entry: RunningFetch = { item, done: fetched.then((outcome) => ({ outcome, running: entry })) };
+    const entry = fetched.then((outcome) => {
+      running.delete(entry);
+      if (item.kind === 'page') runningPages--;
+      finished.push(outcome);
+      wake?.();
+    });
     running.add(entry);
   };
+
+  /** Waits for a fetch to end, the crawl delay to pass (when `waitMs` > 0), or the signal to abort. */
+  const waitForChange = (waitMs: number): Promise<void> =>
+    new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        wake = undefined;
+        resolve();
+      };
+      if (waitMs > 0) timer = setTimeout(done, waitMs);
+      signal?.addEventListener('abort', done, { once: true });
+      wake = done;
+    });
 
   /** Queues a page URL for `depth`, or says why not; links out of scope are ignored without a word. */
   const enqueuePage = (url: URL, depth: number, fromSitemap: boolean): CrawlEvent[] => {
     if (known.has(url.href)) return [];
-    if (!inScope(url)) return fromSitemap ? [skipped(url.href, `outside the crawl scope ${scope.origin}${scope.pathPrefix}`)] : [];
     known.add(url.href);
+    if (!inScope(url)) return fromSitemap ? [skipped(url.href, `outside the crawl scope ${scope.origin}${scope.pathPrefix}`)] : [];
     const extension = nonDocumentExtension(url);
     if (extension !== undefined) return [skipped(url.href, `not a document type (.${extension})`)];
     if (!robots.isAllowed(url)) return [skipped(url.href, 'disallowed by robots.txt')];
@@ -236,25 +275,27 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
     if ('error' in outcome) return undefined;
     const finalUrl = normalizeCrawlUrl(outcome.fetched.url) ?? start;
     scope = { origin: finalUrl.origin, pathPrefix: pathPrefixOf(finalUrl) };
-    const policy = await untilStopped(robotsFor(finalUrl.origin));
-    if (policy === 'stopped') return 'stopped';
+    const policy = await unlessAborted(robotsFor(finalUrl.origin), signal);
+    if (policy === undefined) return 'stopped';
     robots = policy;
     crawlDelayMs = Math.min(policy.crawlDelaySeconds ?? 0, maxCrawlDelaySeconds) * 1000;
+    nextStartAt = lastStartAt + crawlDelayMs;
     return undefined;
   };
 
   try {
-    const startPolicy = await untilStopped(robotsFor(start.origin));
-    if (startPolicy === 'stopped') return;
+    const startPolicy = await unlessAborted(robotsFor(start.origin), signal);
+    if (startPolicy === undefined) return;
     if (!startPolicy.isAllowed(start)) {
       yield skipped(start.href, 'disallowed by robots.txt');
       return;
     }
     robots = startPolicy;
     for (;;) {
+      if (signal?.aborted) return;
       let waitMs = 0;
       // Start what may start: the level in order, pages only while a page could still be wanted.
-      while (level.length > 0 && running.size < concurrency) {
+      while (level.length > 0 && running.size < concurrency && pagesYielded < maxPages) {
         const item = level[0] as QueueItem;
         if (item.kind === 'page' && (pagesYielded + runningPages >= maxPages || pageFetches >= fetchBudget)) break;
         if (landed.has(item.url)) {
@@ -267,7 +308,7 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
         level.shift();
         startFetch(item);
       }
-      if (running.size === 0) {
+      if (running.size === 0 && finished.length === 0) {
         if (level.length > 0 && waitMs <= 0) break;
         if (level.length === 0) {
           if (nextLevel.length === 0) break;
@@ -275,16 +316,11 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
           continue;
         }
       }
-      let timer: NodeJS.Timeout | undefined;
-      const delay = waitMs > 0 ? new Promise<'delay'>((resolve) => (timer = setTimeout(() => resolve('delay'), waitMs))) : undefined;
-      const next = await untilStopped(Promise.race([...[...running].map((entry) => entry.done), ...(delay === undefined ? [] : [delay])]));
-      clearTimeout(timer);
-      if (next === 'stopped') return;
-      if (next === 'delay') continue;
-      running.delete(next.running);
-      if (next.running.item.kind === 'page') runningPages--;
-      if (!scopeSettled && (await settleScope(next.outcome)) === 'stopped') return;
-      for (const event of handleOutcome(next.outcome)) {
+      if (finished.length === 0) await waitForChange(waitMs);
+      const outcome = finished.shift();
+      if (outcome === undefined || signal?.aborted) continue;
+      if (!scopeSettled && (await settleScope(outcome)) === 'stopped') return;
+      for (const event of handleOutcome(outcome)) {
         if (signal?.aborted) return;
         yield event;
       }
@@ -295,8 +331,7 @@ async function* runCrawl(startUrl: string, settings: Required<Omit<CrawlOptions,
       if (!landed.has(item.url)) yield skipped(item.url, reason);
     }
   } finally {
-    signal?.removeEventListener('abort', stop);
     // Fetches already started are let finish (a fetcher that takes the signal ends them at once), their results dropped.
-    await Promise.allSettled([...running].map((entry) => entry.done));
+    await Promise.allSettled([...running]);
   }
 }

@@ -9,6 +9,8 @@ export interface HealthRouteOptions {
   readonly chatModel: string | undefined;
   /** Undefined when embedding search is unavailable. */
   readonly embeddingModel: string | undefined;
+  /** /health is open, so it names the namespaces only when reading them is open too. */
+  readonly listNamespaces: boolean;
 }
 
 export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, options) => {
@@ -18,6 +20,6 @@ export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, o
     agent: options.chatModel === undefined ? 'not initialized (no LLM_API_KEY)' : 'ready',
     chat_model: options.chatModel ?? null,
     embedding_model: options.embeddingModel ?? null,
-    namespaces: await options.store.namespaceNames(),
+    ...(options.listNamespaces ? { namespaces: await options.store.namespaceNames() } : {}),
   }));
 };
