@@ -1,6 +1,7 @@
 // Crawls a documentation site breadth-first: same origin and path prefix, robots.txt honoured, bounded concurrency.
 import { KnowledgeError } from '../errors.js';
 import { detectFormat } from './convert-document.js';
+import type { FetchedResource } from './fetch-url.js';
 import { nonDocumentExtension, normalizeCrawlUrl, readPageLinks, readSitemap } from './page-links.js';
 import { allowEverything, loadRobotsPolicy, type RobotsPolicy } from './robots-txt.js';
 
@@ -30,15 +31,8 @@ export type CrawlEvent =
   | { readonly type: 'skipped'; readonly url: string; readonly reason: string }
   | { readonly type: 'failed'; readonly url: string; readonly error: KnowledgeError };
 
-export interface FetchedPage {
-  readonly bytes: Buffer;
-  readonly contentType: string | undefined;
-  /** The URL after redirects. */
-  readonly url: string;
-}
-
-/** Downloads one URL; the signal is the crawl's own, for fetchers that can cancel. */
-export type FetchPage = (url: string, signal?: AbortSignal) => Promise<FetchedPage>;
+/** Downloads one URL (following redirects, as fetchUrl does); the signal is the crawl's own, for fetchers that can cancel. */
+export type FetchPage = (url: string, signal?: AbortSignal) => Promise<FetchedResource>;
 
 interface QueueItem {
   readonly url: string;
@@ -46,7 +40,7 @@ interface QueueItem {
   readonly kind: 'page' | 'sitemap';
 }
 
-type Outcome = { readonly item: QueueItem; readonly fetched: FetchedPage } | { readonly item: QueueItem; readonly error: KnowledgeError };
+type Outcome = { readonly item: QueueItem; readonly fetched: FetchedResource } | { readonly item: QueueItem; readonly error: KnowledgeError };
 
 const maxSitemapFetches = 50;
 // URLs waiting to be fetched; links found past this are dropped, which bounds memory and 'skipped' events.
@@ -95,9 +89,16 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
 
 /**
  * Crawls from `startUrl`, fetching through `fetchPage` (robots.txt and sitemaps included), and yields
- * an event per page, skip and failure as they happen. Only pages on the start URL's origin and under
- * its directory (both taken after the start's redirects) are fetched. Throws `invalid_request` for
- * options out of range.
+ * an event per page, skip and failure as they happen, one depth after the other.
+ * - Scope: the origin and directory of the start URL after its redirects (`/docs/intro.html` → `/docs/`);
+ *   links out of scope or past maxDepth are dropped without an event.
+ * - `skipped`: robots.txt disallows, a non-document extension or content type, a robots meta tag
+ *   saying noindex, a redirect out of scope or onto a page already crawled, a sitemap entry out of
+ *   scope, and every queued URL left when maxPages or the fetch limit (maxPages + max(maxPages, 20)
+ *   page fetches) is reached.
+ * - A sitemap start (`.xml` holding `<urlset>` or `<sitemapindex>`) yields its pages at depth 1 even
+ *   when maxDepth is 0; their links are followed while depth < maxDepth.
+ * Throws `invalid_request` for options out of range.
  */
 export function crawlSite(startUrl: string, options: CrawlOptions, fetchPage: FetchPage): AsyncIterable<CrawlEvent> {
   const settings: CrawlSettings = {
@@ -230,7 +231,7 @@ async function* runCrawl(startUrl: string, settings: CrawlSettings, fetchPage: F
     return events;
   };
 
-  const handlePage = (item: QueueItem, finalUrl: URL, fetched: FetchedPage): CrawlEvent[] => {
+  const handlePage = (item: QueueItem, finalUrl: URL, fetched: FetchedResource): CrawlEvent[] => {
     const fileName = finalUrl.pathname.slice(finalUrl.pathname.lastIndexOf('/') + 1);
     const format = detectFormat(fetched.bytes, { fileName, contentType: fetched.contentType });
     if (format === undefined) return [skipped(item.url, `not a document type (${fetched.contentType ?? 'no content type'})`)];

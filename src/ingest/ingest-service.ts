@@ -8,8 +8,10 @@ import type { Namespace } from '../store/namespace.js';
 import type { StoredDocument } from '../store/stored-document.js';
 import { chunkMarkdown } from './chunk-markdown.js';
 import { embeddingText } from './embedding-text.js';
-import { describeSource, type IngestSource, type InvalidSource } from './ingest-source.js';
-import { loadSource, type SourceLimits } from './load-source.js';
+import { crawlSite } from './crawl-site.js';
+import { fetchUrl } from './fetch-url.js';
+import { describeSource, type CrawlRequest, type IngestSource, type InvalidSource } from './ingest-source.js';
+import { fetchLimits, loadSource, type SourceLimits } from './load-source.js';
 
 export type SourceOutcome =
   | { readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly document: StoredDocument }
@@ -17,8 +19,18 @@ export type SourceOutcome =
 
 export interface IngestReport {
   readonly namespace: string;
+  /** In source order; a crawl gives one outcome per page found. */
   readonly outcomes: readonly SourceOutcome[];
+  /** Documents a pruning crawl removed because their pages were gone. */
+  readonly removed: readonly StoredDocument[];
 }
+
+/** What a long ingest reports while it runs (streamed to clients that ask for progress). */
+export type IngestProgress =
+  | { readonly type: 'document'; readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly file: string; readonly chunks: number }
+  | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
+  | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }
+  | { readonly type: 'removed'; readonly index: number; readonly source: string; readonly file: string };
 
 export interface IngestServiceOptions {
   readonly store: KnowledgeStore;
@@ -33,19 +45,81 @@ export interface IngestServiceOptions {
 export class IngestService {
   constructor(private readonly options: IngestServiceOptions) {}
 
-  async ingest(namespaceName: string, sources: readonly (IngestSource | InvalidSource)[]): Promise<IngestReport> {
+  async ingest(
+    namespaceName: string,
+    sources: readonly (IngestSource | InvalidSource)[],
+    onProgress: (event: IngestProgress) => void = () => {},
+  ): Promise<IngestReport> {
     const namespace = await this.options.store.namespace(namespaceName);
-    const outcomes: SourceOutcome[] = new Array(sources.length);
+    const outcomes: SourceOutcome[][] = new Array(sources.length);
+    const removed: StoredDocument[] = [];
+    const report = (outcome: SourceOutcome) => {
+      onProgress(
+        outcome.status === 'failed'
+          ? { type: 'failed', index: outcome.index, source: outcome.source, code: outcome.error.code, error: outcome.error.message }
+          : { type: 'document', index: outcome.index, source: outcome.source, status: outcome.status, file: outcome.document.file, chunks: outcome.document.chunks.length },
+      );
+      return outcome;
+    };
     let next = 0;
     const worker = async () => {
       while (next < sources.length) {
         const index = next++;
         const source = sources[index] as IngestSource | InvalidSource;
-        outcomes[index] = await this.ingestOne(namespace, index, source);
+        if (source.kind === 'url' && source.crawl !== undefined) {
+          const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
+          outcomes[index] = crawl.outcomes;
+          removed.push(...crawl.removed);
+        } else {
+          outcomes[index] = [report(await this.ingestOne(namespace, index, source))];
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, sources.length) }, worker));
-    return { namespace: namespace.name, outcomes };
+    return { namespace: namespace.name, outcomes: outcomes.flat(), removed };
+  }
+
+  /** Ingests every page a crawl finds, each upserted by its URL; with `prune`, removes the pages that are gone. */
+  private async ingestCrawl(
+    namespace: Namespace,
+    index: number,
+    startUrl: string,
+    crawl: CrawlRequest,
+    report: (outcome: SourceOutcome) => SourceOutcome,
+    onProgress: (event: IngestProgress) => void,
+  ): Promise<{ outcomes: SourceOutcome[]; removed: StoredDocument[] }> {
+    const outcomes: SourceOutcome[] = [];
+    const seen = new Set<string>();
+    let complete = true;
+    try {
+      const limits = fetchLimits(this.options.limits);
+      for await (const event of crawlSite(startUrl, { maxPages: crawl.maxPages, maxDepth: crawl.maxDepth }, (url) => fetchUrl(url, limits))) {
+        if (event.type === 'page') {
+          seen.add(event.page.url);
+          outcomes.push(report(await this.ingestOne(namespace, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
+        } else if (event.type === 'failed') {
+          seen.add(event.url);
+          outcomes.push(report({ index, source: event.url, status: 'failed', error: event.error }));
+        } else {
+          seen.add(event.url);
+          if (/limit/.test(event.reason)) complete = false;
+          onProgress({ type: 'skipped', index, source: event.url, reason: event.reason });
+        }
+      }
+    } catch (error) {
+      const failure = isKnowledgeError(error) ? error : new KnowledgeError('fetch_failed', `the crawl of ${startUrl} stopped: ${(error as Error).message}`);
+      return { outcomes: [...outcomes, report({ index, source: startUrl, status: 'failed', error: failure })], removed: [] };
+    }
+    if (!crawl.prune || !complete) return { outcomes, removed: [] };
+    // Only pages under the crawled folder that this complete crawl did not meet at all are gone.
+    const scope = new URL('./', startUrl).href;
+    const removed: StoredDocument[] = [];
+    for (const document of namespace.documents) {
+      if (!document.source.startsWith(scope) || seen.has(document.source)) continue;
+      removed.push(...(await namespace.deleteDocuments({ source: document.source })));
+      onProgress({ type: 'removed', index, source: document.source, file: document.file });
+    }
+    return { outcomes, removed };
   }
 
   private async ingestOne(namespace: Namespace, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {

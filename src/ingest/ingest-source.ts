@@ -1,8 +1,18 @@
 // A source to ingest, after the HTTP layer has validated and normalized its request shape.
 import type { KnowledgeError } from '../errors.js';
 
+/** Follow a site's links from a URL source: same origin, under the start URL's folder. */
+export interface CrawlRequest {
+  readonly maxPages: number;
+  readonly maxDepth: number;
+  /** After a complete crawl, remove the documents of pages in the crawled scope that were not found again. */
+  readonly prune: boolean;
+}
+
 export type IngestSource =
-  | { readonly kind: 'url'; readonly url: string; readonly title?: string }
+  | { readonly kind: 'url'; readonly url: string; readonly title?: string; readonly crawl?: CrawlRequest }
+  /** A page a crawl already downloaded. */
+  | { readonly kind: 'fetched'; readonly url: string; readonly bytes: Buffer; readonly contentType: string | undefined }
   | { readonly kind: 'file'; readonly path: string; readonly title?: string }
   | { readonly kind: 'text'; readonly text: string; readonly title?: string }
   | { readonly kind: 'upload'; readonly fileName: string; readonly contentType?: string; readonly bytes: Buffer; readonly title?: string };
@@ -20,6 +30,7 @@ export function describeSource(source: IngestSource | InvalidSource): string {
     case 'invalid':
       return source.label;
     case 'url':
+    case 'fetched':
       return source.url;
     case 'file':
       return source.path;

@@ -3,7 +3,7 @@ import { realpath, stat, readFile } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
 import { acceptedExtensions, convertDocument, detectFormat } from './convert-document.js';
-import { fetchUrl } from './fetch-url.js';
+import { fetchUrl, type FetchLimits } from './fetch-url.js';
 import type { IngestSource } from './ingest-source.js';
 
 export interface SourceLimits {
@@ -97,17 +97,22 @@ export async function loadSource(source: IngestSource, limits: SourceLimits): Pr
       const converted = await convertDocument(source.bytes, format);
       return titled(source.title, converted.title, converted.markdown, basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));
     }
-    case 'url': {
-      const fetched = await fetchUrl(source.url, {
-        maxBytes: limits.maxSourceBytes,
-        timeoutMs: limits.downloadTimeoutMs,
-        allowPrivateAddresses: limits.allowPrivateUrls,
-      });
-      const fileName = new URL(fetched.url).pathname;
-      const format = detectFormat(fetched.bytes, { fileName, ...(fetched.contentType === undefined ? {} : { contentType: fetched.contentType }) });
-      if (format === undefined) throw unsupported(`${source.url} (${fetched.contentType ?? 'no content type'})`);
-      const converted = await convertDocument(fetched.bytes, format, fetched.url);
-      return titled(source.title, converted.title, converted.markdown, nameFromUrl(fetched.url));
-    }
+    case 'url':
+      return loadFetched(await fetchUrl(source.url, fetchLimits(limits)), source.title);
+    case 'fetched':
+      return loadFetched(source, undefined);
   }
+}
+
+/** The download limits of URL sources, for every fetch (crawled pages, robots.txt, sitemaps too). */
+export function fetchLimits(limits: SourceLimits): FetchLimits {
+  return { maxBytes: limits.maxSourceBytes, timeoutMs: limits.downloadTimeoutMs, allowPrivateAddresses: limits.allowPrivateUrls };
+}
+
+async function loadFetched(fetched: { url: string; bytes: Buffer; contentType: string | undefined }, requestedTitle: string | undefined): Promise<LoadedDocument> {
+  const fileName = new URL(fetched.url).pathname;
+  const format = detectFormat(fetched.bytes, { fileName, ...(fetched.contentType === undefined ? {} : { contentType: fetched.contentType }) });
+  if (format === undefined) throw unsupported(`${fetched.url} (${fetched.contentType ?? 'no content type'})`);
+  const converted = await convertDocument(fetched.bytes, format, fetched.url);
+  return titled(requestedTitle, converted.title, converted.markdown, nameFromUrl(fetched.url));
 }

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { toSnippets } from '../agent/snippet.js';
 import { KnowledgeError } from '../errors.js';
-import type { IngestService } from '../ingest/ingest-service.js';
+import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import type { SearchService } from '../search/search-service.js';
 import { toMatch } from '../stream/variant1-sse.js';
 import { authorizeNamespace } from './access-control.js';
+import { respondWithProgress } from './progress-stream.js';
 import { variant1IngestBodySchema, variant1SearchBodySchema, variant1SourceSchema } from './variant1-schemas.js';
 
 export interface Variant1RouteOptions {
@@ -26,11 +27,13 @@ export function toIngestSource(raw: unknown, index: number): IngestSource | Inva
     const issue = parsed.error.issues[0];
     return invalid(`sources[${index}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid source'}`);
   }
-  const { type, value, path, title } = parsed.data;
+  const { type, value, path, title, crawl } = parsed.data;
   const titled = title === undefined ? {} : { title };
   switch (type) {
     case 'url':
-      return value === undefined || value.trim() === '' ? invalid(`sources[${index}].value: a url source needs the URL in value`) : { kind: 'url', url: value.trim(), ...titled };
+      return value === undefined || value.trim() === ''
+        ? invalid(`sources[${index}].value: a url source needs the URL in value`)
+        : { kind: 'url', url: value.trim(), ...titled, ...(crawl === undefined ? {} : { crawl }) };
     case 'file': {
       const filePath = path ?? value;
       return filePath === undefined || filePath.trim() === '' ? invalid(`sources[${index}].path: a file source needs an absolute path`) : { kind: 'file', path: filePath, ...titled };
@@ -40,29 +43,37 @@ export function toIngestSource(raw: unknown, index: number): IngestSource | Inva
   }
 }
 
+/** The Variant 1 ingest response (CONTRACT section 3); `removed` appears when a pruning crawl removed documents. */
+export function toVariant1IngestResponse(report: IngestReport, storagePath: string) {
+  const documents = report.outcomes.flatMap((outcome) =>
+    outcome.status === 'failed'
+      ? []
+      : [{
+          title: outcome.document.title,
+          source: outcome.document.source,
+          path: join(storagePath, report.namespace, outcome.document.file),
+          chunks: outcome.document.chunks.length,
+          status: outcome.status,
+        }],
+  );
+  return {
+    namespace: report.namespace,
+    documents,
+    chunks_added: documents.filter((document) => document.status !== 'skipped').reduce((sum, document) => sum + document.chunks, 0),
+    errors: report.outcomes.flatMap((outcome) =>
+      outcome.status === 'failed' ? [{ index: outcome.index, source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
+    ),
+    ...(report.removed.length === 0
+      ? {}
+      : { removed: report.removed.map((document) => ({ title: document.title, source: document.source, path: join(storagePath, report.namespace, document.file) })) }),
+  };
+}
+
 export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async (app, options) => {
-  app.post('/tools/ingest', { schema: { body: variant1IngestBodySchema }, config: { access: 'write' } }, async (request) => {
+  app.post('/tools/ingest', { schema: { body: variant1IngestBodySchema }, config: { access: 'write' } }, async (request, reply) => {
     const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
-    const report = await options.ingest.ingest(namespace, request.body.sources.map(toIngestSource));
-    const documents = report.outcomes.flatMap((outcome) =>
-      outcome.status === 'failed'
-        ? []
-        : [{
-            title: outcome.document.title,
-            source: outcome.document.source,
-            path: join(options.storagePath, report.namespace, outcome.document.file),
-            chunks: outcome.document.chunks.length,
-            status: outcome.status,
-          }],
-    );
-    return {
-      namespace: report.namespace,
-      documents,
-      chunks_added: documents.filter((document) => document.status !== 'skipped').reduce((sum, document) => sum + document.chunks, 0),
-      errors: report.outcomes.flatMap((outcome) =>
-        outcome.status === 'failed' ? [{ index: outcome.index, source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
-      ),
-    };
+    const sources = request.body.sources.map(toIngestSource);
+    return respondWithProgress(request, reply, async (onProgress) => toVariant1IngestResponse(await options.ingest.ingest(namespace, sources, onProgress), options.storagePath));
   });
 
   app.post('/tools/search', { schema: { body: variant1SearchBodySchema }, config: { access: 'read' } }, async (request) => {

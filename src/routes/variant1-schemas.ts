@@ -2,11 +2,19 @@
 import { z } from 'zod';
 import { searchModes } from '../search/search-service.js';
 
+/** `crawl` on a URL source follows the site's links (CrawlRequest). */
+export const crawlSchema = z.object({
+  maxPages: z.number().int().min(1).max(1_000).default(50),
+  maxDepth: z.number().int().min(0).max(10).default(2),
+  prune: z.boolean().default(false),
+});
+
 export const variant1SourceSchema = z.object({
   type: z.enum(['url', 'file', 'text']),
   value: z.string().optional(),
   path: z.string().optional(),
   title: z.string().max(500).optional(),
+  crawl: crawlSchema.optional(),
 });
 export type Variant1Source = z.infer<typeof variant1SourceSchema>;
 

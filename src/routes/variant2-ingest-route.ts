@@ -1,16 +1,17 @@
 // Variant 2 ingest: POST /api/tools/ingest (JSON, or multipart/form-data with file uploads) and its Mastra
 // tool-execution form POST /api/tools/ingest/execute (JSON only).
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { KnowledgeError } from '../errors.js';
 import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import { authorizeNamespace } from './access-control.js';
+import { respondWithProgress } from './progress-stream.js';
 import { multipartOptions, readMultipartForm, type FormFile, type MultipartLimits } from './multipart.js';
 import { parseBody } from './parse-body.js';
-import { maxSourcesPerRequest } from './variant1-schemas.js';
+import { crawlSchema, maxSourcesPerRequest } from './variant1-schemas.js';
 import { toolExecuteBodySchema, toolExecuteQuerySchema } from './variant2-schemas.js';
 
 export interface Variant2IngestRouteOptions {
@@ -26,6 +27,7 @@ const variant2SourceObjectSchema = z.object({
   type: z.enum(['url', 'markdown', 'text']),
   value: z.string(),
   title: z.string().max(500).optional(),
+  crawl: crawlSchema.optional(),
 });
 
 export const variant2IngestBodySchema = z.object({
@@ -69,10 +71,12 @@ export function toVariant2Source(raw: unknown, index: number): SourceEntry {
     const issue = parsed.error.issues[0];
     return invalid(`sources[${index}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid source'}`);
   }
-  const { type, value, title } = parsed.data;
+  const { type, value, title, crawl } = parsed.data;
   const titled = title === undefined ? {} : { title };
   if (type !== 'url') return { kind: 'text', text: value, ...titled };
-  return value.trim() === '' ? invalid(`sources[${index}].value: a url source needs the URL in value`) : { kind: 'url', url: value.trim(), ...titled };
+  return value.trim() === ''
+    ? invalid(`sources[${index}].value: a url source needs the URL in value`)
+    : { kind: 'url', url: value.trim(), ...titled, ...(crawl === undefined ? {} : { crawl }) };
 }
 
 function toUploadSource(file: FormFile, limits: MultipartLimits): SourceEntry {
@@ -116,6 +120,7 @@ function toIngestResponse(report: IngestReport) {
       outcome.status === 'failed' ? [{ source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
     ),
     files: stored,
+    ...(report.removed.length === 0 ? {} : { removed: report.removed.length }),
   };
 }
 
@@ -124,22 +129,24 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
   app.removeContentTypeParser('text/plain');
 
   /** JSON sources first, in array order, then uploads in upload order. */
-  async function ingest(request: FastifyRequest, body: Variant2IngestBody, uploads: readonly SourceEntry[] = []) {
+  async function ingest(request: FastifyRequest, reply: FastifyReply, body: Variant2IngestBody, uploads: readonly SourceEntry[] = []) {
     const namespace = authorizeNamespace(request, body.namespace ?? options.defaultNamespace);
     const sources = [...body.sources.map(toVariant2Source), ...uploads];
     if (sources.length === 0) throw new KnowledgeError('invalid_request', 'sources: must list at least one source or upload a file');
-    const report = await options.ingest.ingest(namespace, sources);
-    // An upload of nothing but unsupported files is a 415; with anything else in it, errors are per source.
-    if (uploads.length > 0 && report.outcomes.every((outcome) => outcome.status === 'failed' && outcome.error.code === 'unsupported_file_type')) {
-      throw new KnowledgeError('unsupported_media_type', report.outcomes.map((outcome) => (outcome.status === 'failed' ? outcome.error.message : '')).join('; '));
-    }
-    return toIngestResponse(report);
+    return respondWithProgress(request, reply, async (onProgress) => {
+      const report = await options.ingest.ingest(namespace, sources, onProgress);
+      // An upload of nothing but unsupported files is a 415; with anything else in it, errors are per source.
+      if (uploads.length > 0 && report.outcomes.every((outcome) => outcome.status === 'failed' && outcome.error.code === 'unsupported_file_type')) {
+        throw new KnowledgeError('unsupported_media_type', report.outcomes.map((outcome) => (outcome.status === 'failed' ? outcome.error.message : '')).join('; '));
+      }
+      return toIngestResponse(report);
+    });
   }
 
   app.post(
     '/api/tools/ingest/execute',
     { schema: { body: toolExecuteBodySchema(variant2IngestBodySchema), querystring: toolExecuteQuerySchema }, config: { access: 'write' } },
-    async (request) => ingest(request, request.body.data),
+    async (request, reply) => ingest(request, reply, request.body.data),
   );
 
   // Multipart parsing is registered for the upload route only, in its own context.
@@ -154,10 +161,10 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
     await uploads.register(multipart, multipartOptions(limits));
     // No route schema: the body is a JSON body or a form, and both are checked against the same schema here.
     // The token is checked before the form is read; its namespace once the form names it.
-    uploads.post('/api/tools/ingest', { config: { access: 'write' } }, async (request) => {
-      if (!request.isMultipart()) return ingest(request, parseBody(variant2IngestBodySchema, request.body));
+    uploads.post('/api/tools/ingest', { config: { access: 'write' } }, async (request, reply) => {
+      if (!request.isMultipart()) return ingest(request, reply, parseBody(variant2IngestBodySchema, request.body));
       const form = await readIngestForm(request, limits);
-      return ingest(request, form.body, form.uploads);
+      return ingest(request, reply, form.body, form.uploads);
     });
   });
 };
