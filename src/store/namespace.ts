@@ -1,15 +1,15 @@
 // One namespace: its Markdown documents and index.json on disk, and the in-memory indexes built from them.
 // Every change goes through one queue; changes that arrive together are committed with one index write.
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { VectorIndex, type VectorHit } from '../search/vector-index.js';
-import { createFileAtomic, writeFileAtomic, syncDirectory, temporaryFilePrefix } from './atomic-write.js';
-import { contentHash } from './content-hash.js';
-import { parseDocument, renderDocument } from './front-matter.js';
-import { decodeIndex, encodeIndex, indexFileName, type IndexContents } from './index-file.js';
+import { createFileAtomic, writeFileAtomic, syncDirectory } from './atomic-write.js';
+import { DocumentFolder } from './document-folder.js';
+import { renderDocument } from './front-matter.js';
+import { encodeIndex, indexFileName, type IndexContents } from './index-file.js';
 import { uniqueFileName } from './slug.js';
-import type { DocumentDraft, StoredChunk, StoredDocument } from './stored-document.js';
+import { chunkId, fileOfChunk, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 export interface NamespaceOptions {
   readonly name: string;
@@ -47,32 +47,21 @@ interface QueuedChange {
   readonly reject: (reason: unknown) => void;
 }
 
-function chunkId(file: string, ordinal: number): string {
-  return `${file.replace(/\.md$/, '')}:${ordinal}`;
-}
-
-function fileOfChunk(id: string): string {
-  return `${id.slice(0, id.lastIndexOf(':'))}.md`;
-}
-
-function firstHeading(body: string): string | undefined {
-  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1]?.trim();
-}
-
 export class Namespace {
   private documentsByFile = new Map<string, StoredDocument>();
   private readonly chunksById = new Map<string, StoredChunk>();
   private embedding: EmbeddingInfo = null;
   private vectors: VectorIndex | null = null;
   private readonly lexical = new LexicalIndex();
-  /** Files in the folder that could not be read at the last load, with the reason. */
-  private readonly unreadableFiles = new Map<string, string>();
+  private readonly folder: DocumentFolder;
   private readonly queue: QueuedChange[] = [];
   /** Modification time of the folder when its file names were last read. */
   private seenFolderModifiedMs = 0;
   private draining = false;
 
-  private constructor(private readonly options: NamespaceOptions) {}
+  private constructor(private readonly options: NamespaceOptions) {
+    this.folder = new DocumentFolder(options);
+  }
 
   get name(): string {
     return this.options.name;
@@ -103,7 +92,7 @@ export class Namespace {
 
   /** One human-readable warning per file left out of the index because it could not be read. */
   get warnings(): string[] {
-    return [...this.unreadableFiles].map(([file, reason]) => `${file} could not be read and is not searched (${reason})`);
+    return this.folder.warnings;
   }
 
   document(file: string): StoredDocument | undefined {
@@ -236,7 +225,7 @@ export class Namespace {
   private async createDocumentFile(staging: Staging, title: string, content: string): Promise<string> {
     const taken = new Set<string>();
     for (;;) {
-      const file = uniqueFileName(title, (name) => staging.documents.has(name) || taken.has(name) || this.unreadableFiles.has(name));
+      const file = uniqueFileName(title, (name) => staging.documents.has(name) || taken.has(name) || this.folder.unreadableFiles.has(name));
       try {
         await createFileAtomic(join(this.directory, file), content);
         staging.writtenFiles.push(join(this.directory, file));
@@ -339,75 +328,6 @@ export class Namespace {
     this.vectors?.remove(id);
   }
 
-  private async readIndex(): Promise<IndexContents> {
-    const path = join(this.directory, indexFileName);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { embedding: null, documents: [] };
-      throw error;
-    }
-    try {
-      return decodeIndex(text);
-    } catch (error) {
-      this.options.warn(`namespace ${this.name}: ${indexFileName} is unreadable (${(error as Error).message.split('\n')[0]}); rebuilding it from the Markdown files`);
-      return { embedding: null, documents: [] };
-    }
-  }
-
-  private async documentFromFile(file: string, size: number, modifiedMs: number, known: StoredDocument | undefined): Promise<StoredDocument> {
-    const { frontMatter, body } = parseDocument(await readFile(join(this.directory, file), 'utf8'));
-    const hash = contentHash(body);
-    if (known !== undefined && known.hash === hash) return { ...known, fileSize: size, fileModifiedMs: modifiedMs };
-    return {
-      file,
-      title: frontMatter.title ?? firstHeading(body) ?? file.replace(/\.md$/, ''),
-      source: frontMatter.source ?? file,
-      hash,
-      ingestedAt: frontMatter.ingestedAt ?? new Date(modifiedMs).toISOString(),
-      fileSize: size,
-      fileModifiedMs: modifiedMs,
-      chunks: this.options.chunkBody(body).map((chunk, ordinal) => ({
-        id: chunkId(file, ordinal),
-        file,
-        headingPath: chunk.headingPath,
-        text: chunk.text,
-        embedding: null,
-      })),
-    };
-  }
-
-  /** Names of the document files in the folder; leftover temporary files of an interrupted write are removed. */
-  private async documentFileNames(): Promise<string[]> {
-    const names: string[] = [];
-    for (const entry of await readdir(this.directory, { withFileTypes: true })) {
-      if (entry.name.startsWith(temporaryFilePrefix)) {
-        await rm(join(this.directory, entry.name), { force: true });
-        continue;
-      }
-      // Symlinked documents count too; a dangling one is reported as unreadable.
-      if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.md') && !entry.name.startsWith('.')) names.push(entry.name);
-    }
-    return names;
-  }
-
-  /** The document in `file`: `known` itself when the file is unchanged, undefined (with a warning) when unreadable. */
-  private async readDocumentFile(file: string, known: StoredDocument | undefined): Promise<StoredDocument | undefined> {
-    try {
-      const { size, mtimeMs } = await stat(join(this.directory, file));
-      if (known !== undefined && known.fileSize === size && known.fileModifiedMs === mtimeMs) return known;
-      const document = await this.documentFromFile(file, size, mtimeMs, known);
-      this.unreadableFiles.delete(file);
-      return document;
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      this.unreadableFiles.set(file, reason);
-      this.options.warn(`namespace ${this.name}: cannot read ${file} (${reason}); it is left out of the index`);
-      return undefined;
-    }
-  }
-
   /**
    * Picks up documents added to or removed from the folder by hand since it was last read. Costs one stat
    * when nothing changed; adding or removing a file changes the folder's modification time.
@@ -419,10 +339,10 @@ export class Namespace {
     await this.enqueue(async (staging) => {
       // Recorded first, so a change made while the folder is read is noticed next time.
       this.seenFolderModifiedMs = folder?.mtimeMs ?? 0;
-      const names = new Set(folder === undefined ? [] : await this.documentFileNames());
+      const names = new Set(folder === undefined ? [] : await this.folder.fileNames());
       for (const file of names) {
-        if (staging.documents.has(file) || this.unreadableFiles.has(file)) continue;
-        const document = await this.readDocumentFile(file, undefined);
+        if (staging.documents.has(file) || this.folder.unreadableFiles.has(file)) continue;
+        const document = await this.folder.readDocument(file, undefined);
         if (document === undefined) continue;
         staging.documents.set(file, document);
         staging.changes.push({ before: undefined, after: document });
@@ -432,13 +352,13 @@ export class Namespace {
         staging.documents.delete(file);
         staging.changes.push({ before: document, after: undefined });
       }
-      for (const file of this.unreadableFiles.keys()) if (!names.has(file)) this.unreadableFiles.delete(file);
+      for (const file of this.folder.unreadableFiles.keys()) if (!names.has(file)) this.folder.unreadableFiles.delete(file);
     });
   }
 
   private async load(): Promise<void> {
     await mkdir(this.directory, { recursive: true });
-    const contents = await this.readIndex();
+    const contents = await this.folder.readIndex();
     // With no embedding model configured, stored vectors are kept for when one is.
     const modelMatches = contents.embedding !== null && (this.options.embeddingModel === null || contents.embedding.model === this.options.embeddingModel);
     const indexed = new Map(contents.documents.map((document) => [document.file, document]));
@@ -446,9 +366,9 @@ export class Namespace {
 
     this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
     const documents = new Map<string, StoredDocument>();
-    for (const file of await this.documentFileNames()) {
+    for (const file of await this.folder.fileNames()) {
       const known = indexed.get(file);
-      const document = await this.readDocumentFile(file, known);
+      const document = await this.folder.readDocument(file, known);
       if (document === undefined) continue;
       documents.set(file, document);
       if (document !== known) changed = true;

@@ -35,3 +35,12 @@ export interface DocumentDraft {
   readonly embeddingModel: string | null;
   readonly chunks: readonly { readonly text: string; readonly headingPath: readonly string[]; readonly embedding: Float32Array | null }[];
 }
+
+/** `<file stem>:<ordinal>`: stable while the document is unchanged. */
+export function chunkId(file: string, ordinal: number): string {
+  return `${file.replace(/\.md$/, '')}:${ordinal}`;
+}
+
+export function fileOfChunk(id: string): string {
+  return `${id.slice(0, id.lastIndexOf(':'))}.md`;
+}

@@ -81,10 +81,17 @@ describe('POST /tools/ingest', () => {
     assert.deepEqual(files, ['rotation.md']);
   });
 
-  it('gives documents with the same title unique file names', async () => {
-    const result = await ingest({ namespace: 'slugs', sources: [{ type: 'text', value: 'first body', title: 'Same Title' }, { type: 'text', value: 'second body', title: 'Same Title' }] });
-    const files = result.documents.map((document) => document.path.split('/').pop()).sort();
-    assert.deepEqual(files, ['same-title-2.md', 'same-title.md']);
+  it('gives documents of different sources with the same title unique file names', async () => {
+    const result = await ingest({
+      namespace: 'slugs',
+      sources: [
+        { type: 'url', value: `${siteUrl}/guide.html`, title: 'Same Title' },
+        { type: 'text', value: 'second body', title: 'Same Title' },
+      ],
+    });
+    const files = result.documents.map((document) => document.path.split('/').pop());
+    assert.deepEqual(new Set(files), new Set(['same-title.md', 'same-title-2.md']));
+    assert.deepEqual(result.documents.map((document) => document.status), ['saved', 'saved']);
   });
 
   it('ingests a real Markdown page and a real PDF manual from files', async () => {

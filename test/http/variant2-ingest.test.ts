@@ -76,6 +76,7 @@ describe('POST /api/tools/ingest', () => {
     assert.deepEqual(result, {
       namespace: 'json-ns',
       saved: 3,
+      updated: 0,
       skipped: 0,
       errors: [],
       files: [

@@ -1,0 +1,102 @@
+// Reads a namespace folder: its index.json, and its Markdown documents as they are on disk (including files
+// added, changed or removed by hand), remembering the files that cannot be read.
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { temporaryFilePrefix } from './atomic-write.js';
+import { contentHash } from './content-hash.js';
+import { parseDocument } from './front-matter.js';
+import { decodeIndex, indexFileName, type IndexContents } from './index-file.js';
+import { chunkId, type StoredDocument } from './stored-document.js';
+
+export interface DocumentFolderOptions {
+  readonly name: string;
+  readonly directory: string;
+  /** Chunks a Markdown body (for documents read from their files). */
+  readonly chunkBody: (body: string) => readonly { text: string; headingPath: readonly string[] }[];
+  readonly warn: (message: string) => void;
+}
+
+function firstHeading(body: string): string | undefined {
+  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1]?.trim();
+}
+
+export class DocumentFolder {
+  /** Files that could not be read, with the reason; they are left out of the index. */
+  readonly unreadableFiles = new Map<string, string>();
+
+  constructor(private readonly options: DocumentFolderOptions) {}
+
+  /** One human-readable warning per file left out of the index. */
+  get warnings(): string[] {
+    return [...this.unreadableFiles].map(([file, reason]) => `${file} could not be read and is not searched (${reason})`);
+  }
+
+  async readIndex(): Promise<IndexContents> {
+    const path = join(this.options.directory, indexFileName);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { embedding: null, documents: [] };
+      throw error;
+    }
+    try {
+      return decodeIndex(text);
+    } catch (error) {
+      this.options.warn(`namespace ${this.options.name}: ${indexFileName} is unreadable (${(error as Error).message.split('\n')[0]}); rebuilding it from the Markdown files`);
+      return { embedding: null, documents: [] };
+    }
+  }
+
+  /** Names of the document files in the folder; leftover temporary files of an interrupted write are removed. */
+  async fileNames(): Promise<string[]> {
+    const names: string[] = [];
+    for (const entry of await readdir(this.options.directory, { withFileTypes: true })) {
+      if (entry.name.startsWith(temporaryFilePrefix)) {
+        await rm(join(this.options.directory, entry.name), { force: true });
+        continue;
+      }
+      // Symlinked documents count too; a dangling one is reported as unreadable.
+      if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.md') && !entry.name.startsWith('.')) names.push(entry.name);
+    }
+    return names;
+  }
+
+  /** The document in `file`: `known` itself when the file is unchanged, undefined (with a warning) when unreadable. */
+  async readDocument(file: string, known: StoredDocument | undefined): Promise<StoredDocument | undefined> {
+    try {
+      const { size, mtimeMs } = await stat(join(this.options.directory, file));
+      if (known !== undefined && known.fileSize === size && known.fileModifiedMs === mtimeMs) return known;
+      const document = await this.documentFromFile(file, size, mtimeMs, known);
+      this.unreadableFiles.delete(file);
+      return document;
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      this.unreadableFiles.set(file, reason);
+      this.options.warn(`namespace ${this.options.name}: cannot read ${file} (${reason}); it is left out of the index`);
+      return undefined;
+    }
+  }
+
+  private async documentFromFile(file: string, size: number, modifiedMs: number, known: StoredDocument | undefined): Promise<StoredDocument> {
+    const { frontMatter, body } = parseDocument(await readFile(join(this.options.directory, file), 'utf8'));
+    const hash = contentHash(body);
+    if (known !== undefined && known.hash === hash) return { ...known, fileSize: size, fileModifiedMs: modifiedMs };
+    return {
+      file,
+      title: frontMatter.title ?? firstHeading(body) ?? file.replace(/\.md$/, ''),
+      source: frontMatter.source ?? file,
+      hash,
+      ingestedAt: frontMatter.ingestedAt ?? new Date(modifiedMs).toISOString(),
+      fileSize: size,
+      fileModifiedMs: modifiedMs,
+      chunks: this.options.chunkBody(body).map((chunk, ordinal) => ({
+        id: chunkId(file, ordinal),
+        file,
+        headingPath: chunk.headingPath,
+        text: chunk.text,
+        embedding: null,
+      })),
+    };
+  }
+}
