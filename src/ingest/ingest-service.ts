@@ -90,15 +90,19 @@ export class IngestService {
   ): Promise<{ outcomes: SourceOutcome[]; removed: StoredDocument[] }> {
     const outcomes: SourceOutcome[] = [];
     const seen = new Set<string>();
+    // Pruning trusts only a crawl that reached the site and was not cut short.
     let complete = true;
+    let pagesFound = 0;
     try {
       const limits = fetchLimits(this.options.limits);
       for await (const event of crawlSite(startUrl, { maxPages: crawl.maxPages, maxDepth: crawl.maxDepth }, (url) => fetchUrl(url, limits))) {
         if (event.type === 'page') {
+          pagesFound++;
           seen.add(event.page.url);
           outcomes.push(report(await this.ingestOne(namespace, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
         } else if (event.type === 'failed') {
           seen.add(event.url);
+          if (event.url === startUrl) complete = false;
           outcomes.push(report({ index, source: event.url, status: 'failed', error: event.error }));
         } else {
           seen.add(event.url);
@@ -110,7 +114,7 @@ export class IngestService {
       const failure = isKnowledgeError(error) ? error : new KnowledgeError('fetch_failed', `the crawl of ${startUrl} stopped: ${(error as Error).message}`);
       return { outcomes: [...outcomes, report({ index, source: startUrl, status: 'failed', error: failure })], removed: [] };
     }
-    if (!crawl.prune || !complete) return { outcomes, removed: [] };
+    if (!crawl.prune || !complete || pagesFound === 0) return { outcomes, removed: [] };
     // Only pages under the crawled folder that this complete crawl did not meet at all are gone.
     const scope = new URL('./', startUrl).href;
     const removed: StoredDocument[] = [];

@@ -92,3 +92,27 @@ describe('crawling a doc site', () => {
     assert.match(result.errors[0]?.error ?? '', /crawl\.maxPages/);
   });
 });
+
+describe('pruning safety', () => {
+  it('removes nothing when the start page cannot be fetched, and reports a bad start URL per source', async () => {
+    const provider = await startProviderDouble();
+    const service = await startService({ providerUrl: provider.baseUrl });
+    const site = await startStaticSite({ '/docs/index.html': page('Home', 'home page', ['a.html']), '/docs/a.html': page('A', 'page a') });
+    try {
+      const crawl = (prune: boolean) => service.post('/tools/ingest', { namespace: 'safe', sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { prune } }] });
+      assert.equal(((await (await crawl(false)).json()) as { documents: unknown[] }).documents.length, 2);
+      await site.close();
+      const down = (await (await crawl(true)).json()) as { errors: { code: string }[]; removed?: unknown[] };
+      assert.equal(down.errors[0]?.code, 'fetch_failed');
+      assert.equal(down.removed, undefined);
+      const listed = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=safe`)).json()) as { documents: unknown[] };
+      assert.equal(listed.documents.length, 2, 'the site being down deleted nothing');
+      const invalid = await service.post('/tools/ingest', { namespace: 'safe', sources: [{ type: 'url', value: 'http://', crawl: { prune: true } }] });
+      assert.equal(invalid.status, 200);
+      assert.equal(((await invalid.json()) as { errors: { code: string }[] }).errors.length, 1);
+    } finally {
+      await service.dispose();
+      await provider.close();
+    }
+  });
+});
