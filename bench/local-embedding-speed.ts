@@ -2,7 +2,7 @@
 // and the longest event-loop stall an ingest causes (what a concurrent search waits at most).
 // Run: npx tsx bench/local-embedding-speed.ts
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -31,7 +31,20 @@ const percentile = (values: readonly number[], share: number): number => {
 };
 const milliseconds = (value: number): string => `${value.toFixed(1)} ms`;
 
-console.log(`${availableParallelism()} CPUs; ${documents.length} passages, ${tokenTotal} tokens (${(tokenTotal / documents.length).toFixed(0)} per passage, at most ${maxTokens}); ${queries.length} queries`);
+// Other processes skew every figure (two threads suffer most): the load average says how busy the machine was.
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+console.log(`${availableParallelism()} CPUs, load average ${load()}; ${documents.length} passages, ${tokenTotal} tokens (${(tokenTotal / documents.length).toFixed(0)} per passage, at most ${maxTokens}); ${queries.length} queries`);
+
+const unlimited = Number.MAX_SAFE_INTEGER;
+const batchings: { name: string; batchSize: number; maxBatchTokens: number }[] = [
+  { name: 'batch 8', batchSize: 8, maxBatchTokens: unlimited },
+  { name: 'batch 32', batchSize: 32, maxBatchTokens: unlimited },
+  { name: 'batch 64', batchSize: 64, maxBatchTokens: unlimited },
+  { name: 'batch 32, 2048 tokens', batchSize: 32, maxBatchTokens: 2048 },
+  { name: 'batch 32, 1024 tokens', batchSize: 32, maxBatchTokens: 1024 },
+  { name: 'batch 32, 512 tokens (default)', batchSize: 32, maxBatchTokens: 512 },
+  { name: 'batch 32, 256 tokens', batchSize: 32, maxBatchTokens: 256 },
+];
 
 for (const threads of [1, 2]) {
   const loadStarted = performance.now();
@@ -47,29 +60,30 @@ for (const threads of [1, 2]) {
   }
   console.log(`\nthreads ${threads}: load ${milliseconds(loadTime)}; one query p50 ${milliseconds(percentile(latencies, 0.5))}, p95 ${milliseconds(percentile(latencies, 0.95))}`);
 
-  for (const batchSize of [8, 16, 32, 64]) {
-    const batched = await createLocalEmbeddingModel({ threads, maxTokens, batchSize });
-    await batched.embed(documents.slice(0, batchSize));
+  for (const { name, batchSize, maxBatchTokens } of batchings) {
+    const batched = await createLocalEmbeddingModel({ threads, maxTokens, batchSize, maxBatchTokens });
+    await batched.embed(documents.slice(0, 8));
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
     const started = performance.now();
-    await batched.embed(documents);
-    const seconds = (performance.now() - started) / 1000;
-    delay.disable();
-
-    // A search arriving during an ingest: its query waits for the running batch, then goes in between.
-    const ingest = batched.embed([...documents, ...documents]);
+    // A search arriving during the ingest: its query waits for the running batch, then goes in between.
+    const ingest = batched.embed(documents);
     const concurrent: number[] = [];
-    for (const query of queries.slice(0, 20)) {
+    let ingestDone = false;
+    void ingest.then(() => (ingestDone = true));
+    while (!ingestDone) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       const queryStarted = performance.now();
-      await batched.embed([query]);
+      await batched.embed([queries[concurrent.length % queries.length] as string]);
       concurrent.push(performance.now() - queryStarted);
     }
     await ingest;
-
+    const seconds = (performance.now() - started) / 1000;
+    delay.disable();
     console.log(
-      `  batch ${String(batchSize).padStart(2)}: ${(tokenTotal / seconds).toFixed(0).padStart(5)} tokens/s, ${(documents.length / seconds).toFixed(1).padStart(5)} documents/s; ` +
-        `longest event-loop stall ${milliseconds(delay.max / 1e6)}; a query during an ingest p50 ${milliseconds(percentile(concurrent, 0.5))}, max ${milliseconds(Math.max(...concurrent))}`,
+      `  ${name.padEnd(32)} ${(tokenTotal / seconds).toFixed(0).padStart(5)} tokens/s, ${(documents.length / seconds).toFixed(1).padStart(5)} documents/s; ` +
+        `longest event-loop stall ${milliseconds(delay.max / 1e6)}; a query during the ingest p50 ${milliseconds(percentile(concurrent, 0.5))}, max ${milliseconds(Math.max(...concurrent))}`,
     );
   }
 }
+console.log(`\nload average ${load()}`);

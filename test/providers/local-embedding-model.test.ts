@@ -1,0 +1,205 @@
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import type { EmbeddingModel } from '../../src/providers/embedding-model.js';
+import {
+  createLocalEmbeddingModel,
+  defaultModelDirectory,
+  localEmbeddingModelId,
+  meanPoolAndNormalize,
+  tokenize,
+} from '../../src/providers/local-embedding-model.js';
+
+const dot = (left: Float32Array, right: Float32Array): number => left.reduce((total, value, index) => total + value * (right[index] as number), 0);
+
+function assertSameVector(actual: Float32Array, expected: Float32Array, tolerance = 1e-5): void {
+  assert.equal(actual.length, expected.length);
+  const worst = Math.max(...actual.map((value, index) => Math.abs(value - (expected[index] as number))));
+  assert.ok(worst <= tolerance, `vectors differ by up to ${worst}`);
+}
+
+const readJson = (file: string): object => JSON.parse(readFileSync(join(defaultModelDirectory, file), 'utf8')) as object;
+
+describe('meanPoolAndNormalize', () => {
+  it('averages the unmasked tokens only and scales to unit length', () => {
+    // Two rows of three positions with two dimensions; row 0 masks its last position (padding).
+    const hidden = Float32Array.from([3, 0, 1, 4, 100, 100, 1, 0, 0, 1, 0, 0]);
+    const mask = [1n, 1n, 0n, 1n, 1n, 1n];
+    const [first, second] = meanPoolAndNormalize(hidden, mask, 2, 3, 2);
+    // Row 0: mean of (3, 0) and (1, 4) = (2, 2) -> (0.7071, 0.7071). Row 1: (1/3, 1/3) -> same direction.
+    assertSameVector(first as Float32Array, Float32Array.from([Math.SQRT1_2, Math.SQRT1_2]), 1e-7);
+    assertSameVector(second as Float32Array, Float32Array.from([Math.SQRT1_2, Math.SQRT1_2]), 1e-7);
+  });
+
+  it('returns a zero vector, not NaN, when everything is zero', () => {
+    const [vector] = meanPoolAndNormalize(new Float32Array(4), [1, 1], 1, 2, 2);
+    assert.deepEqual(Array.from(vector as Float32Array), [0, 0]);
+  });
+});
+
+describe('tokenize', () => {
+  const tokenizer = new Tokenizer(readJson('tokenizer.json'), readJson('tokenizer_config.json'));
+  const full = (text: string, maxTokens: number) => [101, ...tokenizer.encode(text, { add_special_tokens: false }).ids.slice(0, maxTokens - 2), 102];
+
+  it('wraps a short text in [CLS] and [SEP]', () => {
+    assert.deepEqual(tokenize(tokenizer, 'This is an example sentence', 256), [101, 2023, 2003, 2019, 2742, 6251, 102]);
+  });
+
+  // Long texts are tokenized by prefixes; the kept tokens must be those of tokenizing the whole text.
+  const longTexts: [name: string, text: string][] = [
+    ['prose', 'The quick brown fox jumps over the lazy dog, again and again. '.repeat(400)],
+    ['mostly whitespace', `${'a'.padEnd(3000, ' ')}${'word '.repeat(600)}`],
+    ['no whitespace', 'x'.repeat(5000) + '.y'.repeat(3000)],
+    ['ideographs', '東京は日本の首都です。'.repeat(400)],
+  ];
+  for (const [name, text] of longTexts) {
+    it(`keeps the first tokens of a long text (${name})`, () => {
+      const ids = tokenize(tokenizer, text, 64);
+      assert.equal(ids.length, 64);
+      assert.deepEqual(ids, full(text, 64));
+    });
+  }
+});
+
+describe('createLocalEmbeddingModel', () => {
+  let model: EmbeddingModel;
+  before(async () => {
+    model = await createLocalEmbeddingModel();
+  });
+
+  it('resolves the default model directory to <project root>/models/all-MiniLM-L6-v2', () => {
+    const projectRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+    assert.equal(resolve(defaultModelDirectory), join(projectRoot, 'models', 'all-MiniLM-L6-v2'));
+  });
+
+  it('gives 384-dimension unit vectors under its own id', async () => {
+    assert.equal(model.id, localEmbeddingModelId);
+    const vectors = await model.embed(['How do I reset my password?', '', 'a']);
+    assert.equal(vectors.length, 3);
+    for (const vector of vectors) {
+      assert.ok(vector instanceof Float32Array);
+      assert.equal(vector.length, 384);
+      assert.ok(Math.abs(Math.sqrt(dot(vector, vector)) - 1) < 1e-5);
+    }
+  });
+
+  it('gives the same vector for the same text', async () => {
+    const [first, second] = await model.embed(['Configure the webhook secret', 'Configure the webhook secret']);
+    const [third] = await model.embed(['Configure the webhook secret']);
+    assertSameVector(first as Float32Array, second as Float32Array, 0);
+    assertSameVector(first as Float32Array, third as Float32Array);
+  });
+
+  it('keeps the order across sorted, padded batches', async () => {
+    const texts = [
+      'A much longer sentence about deploying the service behind a reverse proxy with TLS termination and health checks.',
+      'Short one.',
+      'Medium length text about search ranking.',
+      'x',
+      'Another fairly long sentence, this time about rotating API tokens without downtime for existing clients.',
+    ];
+    const alone = await Promise.all(texts.map(async (text) => (await model.embed([text]))[0] as Float32Array));
+    for (const options of [{ batchSize: 2 }, { maxBatchTokens: 40 }]) {
+      const batched = await (await createLocalEmbeddingModel(options)).embed(texts);
+      batched.forEach((vector, index) => assertSameVector(vector, alone[index] as Float32Array));
+    }
+  });
+
+  it('puts related sentences clearly closer than unrelated ones', async () => {
+    // [query, a paraphrase or answer, an unrelated sentence]
+    const triples: [string, string, string][] = [
+      ['How do I reset my password?', 'Steps to change a forgotten password', 'The recipe needs two cups of flour'],
+      ['What is the capital of France?', 'Paris is the capital city of France', 'Photosynthesis converts light into chemical energy'],
+      ['How to install Node.js on Ubuntu', 'Setting up Node on a Linux server', 'The best hiking trails in the Alps'],
+      ['The cat sat on the mat', 'A kitten is resting on a rug', 'Quarterly revenue grew by ten percent'],
+    ];
+    for (const [query, related, unrelated] of triples) {
+      const [queryVector, relatedVector, unrelatedVector] = (await model.embed([query, related, unrelated])) as [Float32Array, Float32Array, Float32Array];
+      const relatedScore = dot(queryVector, relatedVector);
+      const unrelatedScore = dot(queryVector, unrelatedVector);
+      assert.ok(relatedScore > 0.55, `${query} / ${related}: ${relatedScore}`);
+      assert.ok(unrelatedScore < 0.3, `${query} / ${unrelated}: ${unrelatedScore}`);
+      assert.ok(relatedScore - unrelatedScore > 0.3, `${query}: ${relatedScore} vs ${unrelatedScore}`);
+    }
+  });
+
+  it('pools the way a manual mean over the raw last_hidden_state does', async () => {
+    // An independent session and a plain float64 mean over every token (no padding), then unit length.
+    const session = await InferenceSession.create(join(defaultModelDirectory, 'onnx', 'model_q4.onnx'));
+    const ids = [101, 2023, 2003, 2019, 2742, 6251, 102]; // "This is an example sentence"
+    const shape = [1, ids.length];
+    const output = await session.run({
+      input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), shape),
+      attention_mask: new Tensor('int64', new BigInt64Array(ids.length).fill(1n), shape),
+      token_type_ids: new Tensor('int64', new BigInt64Array(ids.length), shape),
+    });
+    const hidden = output.last_hidden_state?.data as Float32Array;
+    const mean = Array.from({ length: 384 }, (_, dimension) => ids.reduce((total, _id, position) => total + (hidden[position * 384 + dimension] as number), 0) / ids.length);
+    const norm = Math.hypot(...mean);
+    const [vector] = await model.embed(['This is an example sentence']);
+    assertSameVector(vector as Float32Array, Float32Array.from(mean, (value) => value / norm));
+  });
+
+  it('matches the reference values of one sentence', async () => {
+    // Computed once by this implementation (4-bit model). Transformers.js documents this sentence with its own
+    // (8-bit or fp32) export of the model as 0.0646, 0.0716, 0.0593, ...: same signs and scale, and a vector
+    // from CLS pooling or without normalization would look nothing like it; the gap is the 4-bit quantization.
+    const [vector] = await model.embed(['This is an example sentence']);
+    const expected = [0.013806, 0.055054, 0.042651, 0.063056, 0.019241];
+    assertSameVector((vector as Float32Array).slice(0, 5), Float32Array.from(expected), 1e-3);
+  });
+
+  it('truncates a very long text instead of rejecting it', async () => {
+    const opening = 'Knowledge agents answer questions from ingested documentation. ';
+    const long = opening.repeat(20_000); // 1.3 MB
+    const [whole, withOtherTail, prefixOnly] = await model.embed([long, `${long} An entirely different ending about cooking pasta.`, opening.repeat(60)]);
+    assertSameVector(whole as Float32Array, withOtherTail as Float32Array);
+    assertSameVector(whole as Float32Array, prefixOnly as Float32Array);
+  });
+
+  it('lets a query in between the batches of a large request', async () => {
+    // 60 texts of ~17 tokens make 2-3 batches of at most 512 tokens: the query must not wait for all of them.
+    const ingest = model.embed(Array.from({ length: 60 }, (_, index) => `Passage ${index} explains how namespaces, tokens and ingestion interact in the service.`));
+    let ingestFinished = false;
+    void ingest.then(() => {
+      ingestFinished = true;
+    });
+    await model.embed(['how do namespaces work?']);
+    assert.equal(ingestFinished, false);
+    assert.equal((await ingest).length, 60);
+  });
+
+  it('returns [] for no texts', async () => {
+    assert.deepEqual(await model.embed([]), []);
+  });
+
+  it('rejects when the signal is already aborted', async () => {
+    await assert.rejects(model.embed(['anything'], AbortSignal.abort()), { name: 'AbortError' });
+  });
+
+  it('rejects when the signal is aborted during a request', async () => {
+    const small = await createLocalEmbeddingModel({ batchSize: 1 });
+    const controller = new AbortController();
+    const pending = small.embed(Array.from({ length: 50 }, (_, index) => `text number ${index}`), controller.signal);
+    setImmediate(() => controller.abort());
+    await assert.rejects(pending, { name: 'AbortError' });
+  });
+
+  it('says how to install the model when its directory is missing', async () => {
+    await assert.rejects(createLocalEmbeddingModel({ modelDirectory: '/nonexistent/model' }), (error: unknown) => {
+      assert.equal((error as { code?: string }).code, 'embeddings_unavailable');
+      assert.match((error as Error).message, /npm ci.*node scripts\/install-model\.mjs/);
+      return true;
+    });
+  });
+
+  it('refuses options out of range', async () => {
+    await assert.rejects(createLocalEmbeddingModel({ batchSize: 0 }), RangeError);
+    await assert.rejects(createLocalEmbeddingModel({ maxTokens: 513 }), RangeError);
+    await assert.rejects(createLocalEmbeddingModel({ threads: 1.5 }), RangeError);
+  });
+});
