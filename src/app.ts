@@ -39,6 +39,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // The option's reply type is generic over every route's schema; this reply has none.
       void (reply as FastifyReply).code(400).send(errorBody('invalid_request', error.message));
     },
+    // And so do requests Node's HTTP parser refuses before Fastify sees them.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return;
+      const tooLarge = (error as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
+      const body = JSON.stringify(
+        tooLarge ? errorBody('headers_too_large', 'the request line or headers are too large') : errorBody('invalid_request', 'the request is not valid HTTP'),
+      );
+      socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

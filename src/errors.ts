@@ -11,6 +11,7 @@ export const errorCatalogue = {
   payload_too_large: { status: 413, description: 'The request body is larger than the service accepts.' },
   unsupported_media_type: { status: 415, description: 'The content type or upload type is not accepted.' },
   rate_limited: { status: 429, description: 'Too many requests from this client; retry after the Retry-After delay.' },
+  headers_too_large: { status: 431, description: 'The request line or headers are larger than the server accepts.' },
   internal_error: { status: 500, description: 'An unexpected failure; details are in the server log under the request id.' },
   agent_not_initialized: { status: 503, description: 'No LLM_API_KEY was set at start-up, so the agent cannot answer.' },
   embeddings_unavailable: { status: 503, description: 'No embedding model is available for embedding search.' },

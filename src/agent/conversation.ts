@@ -40,11 +40,16 @@ function capText(text: string): string {
   return text.length > conversationLimits.maxMessageChars ? `${text.slice(0, conversationLimits.maxMessageChars)}…` : text;
 }
 
+/** Tool-call arguments are JSON text on the wire; anything else (or anything huge) is replaced, never serialized. */
+function argumentsText(value: unknown): string {
+  return typeof value === 'string' && value.length <= conversationLimits.maxMessageChars ? value : '{}';
+}
+
 function toolCallsOf(message: IncomingMessage): ToolCall[] {
   const calls = Array.isArray(message.toolCalls) ? message.toolCalls : Array.isArray(message.tool_calls) ? message.tool_calls : [];
   return calls.flatMap((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) =>
     typeof call?.id === 'string' && typeof call.function?.name === 'string'
-      ? [{ id: call.id, name: call.function.name, arguments: typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments ?? {}) }]
+      ? [{ id: call.id, name: call.function.name, arguments: argumentsText(call.function.arguments) }]
       : [],
   );
 }

@@ -102,7 +102,8 @@ export class IngestService {
           outcomes.push(report(await this.ingestOne(namespace, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
         } else if (event.type === 'failed') {
           seen.add(event.url);
-          if (event.url === startUrl) complete = false;
+          // Pages reachable only through a page that failed (maybe for a moment) were not really looked for.
+          complete = false;
           outcomes.push(report({ index, source: event.url, status: 'failed', error: event.error }));
         } else {
           seen.add(event.url);

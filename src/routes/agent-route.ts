@@ -33,13 +33,13 @@ async function streamVariant1(request: FastifyRequest, reply: FastifyReply, opti
   const body = parseBody(variant1AgentBodySchema, rawBody);
   const namespace = authorizeNamespace(request, body.tool_params?.namespace ?? options.defaultNamespace);
   const stream = openSseStream(reply);
-  const events = options.agent.variant1Run({
-    namespace,
-    messages: body.messages,
-    platformTools: body.tools ?? [],
-    signal: stream.signal,
-  });
   try {
+    const events = options.agent.variant1Run({
+      namespace,
+      messages: body.messages,
+      platformTools: body.tools ?? [],
+      signal: stream.signal,
+    });
     for await (const event of events ?? []) {
       await stream.write(variant1Frames(event));
       if (stream.signal.aborted) break;

@@ -86,6 +86,9 @@ async function readFilePart(part: MultipartFile, count: (bytes: number) => void)
  * A file input left empty by a browser (no file name, no bytes) is not a file; a file without a name is named
  * after its field.
  */
+/** How long a multipart body may go without any byte arriving or any part coming out of the parser. */
+const multipartIdleTimeoutMs = 2_500;
+
 export async function readMultipartForm(request: FastifyRequest, limits: MultipartLimits): Promise<MultipartForm> {
   const declaredLength = Number(request.headers['content-length']);
   if (declaredLength > limits.maxBodyBytes) throw tooLarge(limits);
@@ -97,8 +100,26 @@ export async function readMultipartForm(request: FastifyRequest, limits: Multipa
 
   const fields: FormField[] = [];
   const files: FormFile[] = [];
-  try {
+  // The multipart parser can stall for good on some malformed parts (a skipped part over ~16 KB): when nothing
+  // arrives and no part comes out for a while, the form is given up instead of holding the request forever.
+  let lastActivity = Date.now();
+  const noteActivity = () => {
+    lastActivity = Date.now();
+  };
+  request.raw.on('data', noteActivity);
+  let watchdog: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_resolve, reject) => {
+    watchdog = setInterval(() => {
+      if (Date.now() - lastActivity < multipartIdleTimeoutMs) return;
+      // Drain what is left, so the answer can still be sent on this connection.
+      request.raw.unpipe();
+      request.raw.resume();
+      reject(new KnowledgeError('invalid_request', `the multipart body could not be read: nothing came through for ${multipartIdleTimeoutMs} ms (a malformed part?)`));
+    }, 250);
+  });
+  const readParts = async () => {
     for await (const part of request.parts()) {
+      noteActivity();
       if (part.type === 'file') {
         const file = await readFilePart(part, count);
         if (file.fileName === '' && file.bytes?.length === 0) continue;
@@ -111,8 +132,14 @@ export async function readMultipartForm(request: FastifyRequest, limits: Multipa
       count(typeof part.value === 'string' ? Buffer.byteLength(part.value) : 0);
       fields.push({ name: part.fieldname, value: part.value });
     }
+  };
+  try {
+    await Promise.race([readParts(), stalled]);
   } catch (error) {
     throw toRequestError(error, limits);
+  } finally {
+    clearInterval(watchdog);
+    request.raw.off('data', noteActivity);
   }
   return { fields, files };
 }

@@ -60,3 +60,40 @@ describe('rate limit', () => {
     }
   });
 });
+
+describe('hostile requests found by fuzzing', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startService({ environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' }, apiKey: undefined });
+  });
+  after(async () => {
+    await service.dispose();
+  });
+
+  it('answers an oversized request line with the JSON error body and 431', async () => {
+    const response = await fetch(`${service.baseUrl}/${'a'.repeat(17_000)}`);
+    assert.equal(response.status, 431);
+    assert.deepEqual(await response.json(), { error: { code: 'headers_too_large', message: 'the request line or headers are too large' } });
+  });
+
+  it('gives up a multipart body the parser stalls on, instead of hanging', async () => {
+    const boundary = 'B';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a\nb.md"\r\n\r\n`),
+      Buffer.alloc(17_000, 'x'),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body, signal: AbortSignal.timeout(15_000) });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');
+  });
+
+  it('ends the agent stream properly when tool-call arguments are deeply nested', async () => {
+    // Written as text: serializing it here would overflow this process's stack too.
+    const nested = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    const body = `{"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":${nested}}}]},{"role":"user","content":"@knowledge hi"}]}`;
+    const response = await fetch(`${service.baseUrl}/agent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(response.status, 200);
+    assert.ok((await response.text()).endsWith('data: [DONE]\n\n'));
+  });
+});

@@ -13,15 +13,25 @@ export interface FuzzResponse {
   readonly text: string;
 }
 
+/** Every route answers within milliseconds here; a request still open after this is hanging. */
+const responseTimeoutMs = 5_000;
+
 export async function send(baseUrl: string, request: FuzzRequest): Promise<FuzzResponse> {
-  const response = await fetch(`${baseUrl}${request.path}`, {
-    method: request.method,
-    headers: request.headers,
-    ...(request.body === undefined ? {} : { body: request.body }),
-    redirect: 'manual',
-    signal: AbortSignal.timeout(5_000),
-  });
-  const text = await response.text();
+  let text: string;
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}${request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(responseTimeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no complete response within ${responseTimeoutMs} ms (the request hangs)` : String(error);
+    throw new Error(`${request.method} ${request.path}: ${reason}`, { cause: error });
+  }
   const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join('\n');
   return { status: response.status, headers, contentType: response.headers.get('content-type') ?? '', text };
 }
@@ -39,6 +49,7 @@ function isCatalogued(code: unknown): code is ErrorCode {
 export interface LeakRules {
   /** Strings that must never appear in a response unless the request itself held them. */
   readonly secrets: readonly string[];
+  /** Paths of the service's own files, which an error message must not reveal. */
   readonly internals: readonly string[];
 }
 
@@ -50,18 +61,20 @@ function requestText(request: FuzzRequest): string {
   return `${request.path}\n${Object.values(request.headers).join('\n')}\n${body}`;
 }
 
+/** Secrets and stack frames anywhere; internal paths in error answers (a document may well mention node_modules). */
 function leaks(request: FuzzRequest, response: FuzzResponse, rules: LeakRules): string[] {
   const sent = requestText(request);
   const received = `${response.headers}\n${response.text}`;
   const problems: string[] = [];
   for (const secret of rules.secrets) if (received.includes(secret)) problems.push('the provider key');
-  for (const internal of rules.internals) if (received.includes(internal) && !sent.includes(internal)) problems.push(`internal path ${JSON.stringify(internal)}`);
+  if (response.status >= 400) {
+    for (const internal of rules.internals) if (received.includes(internal) && !sent.includes(internal)) problems.push(`internal path ${JSON.stringify(internal)}`);
+  }
   for (const frame of received.match(stackFrame) ?? []) if (!sent.includes(frame)) problems.push(`stack frame ${JSON.stringify(frame)}`);
   return problems;
 }
 
 function errorBodyProblem(status: number, text: string): string | undefined {
-  if (process.env.FUZZ_EXPLORE && text.includes('FST_ERR_BAD_URL')) return undefined; // TEMP
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -134,6 +147,10 @@ function successBodyProblem(request: FuzzRequest, text: string, storageRoot: str
   if (route === '/api/agents/knowledge/generate') {
     return typeof body.text === 'string' && Array.isArray(body.sources) && Array.isArray(body.toolCalls) ? undefined : 'generate answered without text, sources and toolCalls';
   }
+  if (route.endsWith('/namespaces')) {
+    const names: unknown[] = Array.isArray(body.namespaces) ? body.namespaces.map((entry: { name?: unknown }) => entry?.name) : [undefined];
+    return names.every((name) => typeof name === 'string' && namespacePattern.test(name)) ? undefined : 'namespaces lists a name that is not sanitized';
+  }
   if (typeof body.namespace !== 'string' || !namespacePattern.test(body.namespace)) return `namespace ${JSON.stringify(body.namespace)} is not a sanitized name`;
   if (route === '/tools/ingest' || route.startsWith('/api/tools/ingest')) {
     for (const error of body.errors ?? []) {
@@ -185,20 +202,34 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
   return problems;
 }
 
+/** Every path under `directory`; a folder removed meanwhile is simply not listed. */
 async function* walk(directory: string): AsyncGenerator<string> {
-  for (const entry of await readdir(directory, { withFileTypes: true })) {
+  for (const entry of await readdir(directory, { withFileTypes: true }).catch(() => [])) {
     const path = join(directory, entry.name);
     yield path;
     if (entry.isDirectory()) yield* walk(path);
   }
 }
 
-/** Leftover temporary files, and namespace folders whose index.json does not parse or does not list exactly their .md files. */
+async function temporaryFiles(storageRoot: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const path of walk(storageRoot)) if (path.split(sep).pop()?.startsWith('.tmp-')) found.push(path);
+  return found;
+}
+
+/**
+ * Leftover temporary files, and namespace folders whose index.json does not parse or does not list exactly their
+ * .md files. Background embedding may be writing index.json when this runs, so a temporary file counts as left
+ * behind only when it is still there after a quiet second.
+ */
 export async function storageProblems(storageRoot: string, onlyNamespace?: string): Promise<string[]> {
   const problems: string[] = [];
-  for await (const path of walk(storageRoot)) {
-    if (path.split(sep).pop()?.startsWith('.tmp-')) problems.push(`temporary file left behind: ${path}`);
+  let leftovers = await temporaryFiles(storageRoot);
+  for (let wait = 0; wait < 10 && leftovers.length > 0; wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leftovers = await temporaryFiles(storageRoot);
   }
+  for (const path of leftovers) problems.push(`temporary file left behind: ${path}`);
   for (const entry of await readdir(storageRoot, { withFileTypes: true })) {
     if (!entry.isDirectory() || (onlyNamespace !== undefined && entry.name !== onlyNamespace)) continue;
     const folder = join(storageRoot, entry.name);

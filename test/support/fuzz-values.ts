@@ -102,6 +102,9 @@ export const anyText: fc.Arbitrary<string> = fc.oneof(
   trickyText,
 );
 
+/** Printable ASCII only: what fetch lets through as a header value. */
+export const headerText: fc.Arbitrary<string> = fc.string({ unit: 'grapheme-ascii', maxLength: 40 }).map((text) => text.replace(/[\u0000-\u001f\u007f]/g, ''));
+
 const strangeNumber = fc.oneof(
   fc.integer(),
   fc.double(),
