@@ -5,7 +5,7 @@ import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
-import { reciprocalRankFusion, type RankedHit } from './fusion.js';
+import { hybridCandidateDepth, hybridRanking, type RankedHit } from './fusion.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
 
 export const searchModes = ['embedding', 'lexical', 'hybrid'] as const;
@@ -30,8 +30,8 @@ export interface SearchOutcome {
   readonly notice?: string;
 }
 
-/** Candidates taken from each list before fusing: deeper lists let agreement lower down count. */
-const fusionDepth = 50;
+/** Candidates taken from each list before fusing (see fusion.ts). */
+const fusionDepth = hybridCandidateDepth;
 /** Pending chunks embedded while a search waits; a larger backlog is embedded in the background. */
 const maxPendingEmbeddedInline = 256;
 
@@ -76,10 +76,12 @@ export class SearchService {
       return { ...base, mode: 'embedding', hits: this.resolve(namespace, namespace.searchVectors(vector as Float32Array, limit)) };
     }
     const depth = Math.max(limit, fusionDepth);
-    const fused = reciprocalRankFusion([
-      { hits: namespace.searchLexical(query, depth), weight: 1 },
-      { hits: namespace.searchVectors(vector as Float32Array, depth), weight: 1 },
-    ]);
+    const fused = hybridRanking({
+      lexical: namespace.searchLexical(query, depth),
+      query: vector as Float32Array,
+      searchVectors: (queryVector) => namespace.searchVectors(queryVector, depth),
+      vectorOf: (key) => namespace.chunk(key)?.embedding ?? undefined,
+    });
     return { ...base, mode: 'hybrid', hits: this.resolve(namespace, fused.slice(0, limit)) };
   }
 

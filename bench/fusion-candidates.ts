@@ -1,0 +1,181 @@
+// Hybrid rankings that were measured against each other (bench/quality.ts --fusion). Only the one chosen lives in
+// src/search/fusion.ts; the others stay here, as plain functions, so the choice can be re-measured.
+import {
+  hybridCandidateDepth,
+  hybridSettings,
+  reciprocalRankFusion,
+  relativeScoreFusion,
+  scaleToBest,
+  type HybridSettings,
+  type RankedHit,
+} from '../src/search/fusion.js';
+import { feedbackFusion, listFusion, type HybridFusion } from './prepared-set.js';
+
+type Normalizer = (hits: readonly RankedHit[]) => { readonly normalized: Map<string, number>; readonly missing: number };
+
+function moments(hits: readonly RankedHit[]): { mean: number; deviation: number } {
+  if (hits.length === 0) return { mean: 0, deviation: 0 };
+  const mean = hits.reduce((sum, hit) => sum + hit.score, 0) / hits.length;
+  const variance = hits.reduce((sum, hit) => sum + (hit.score - mean) ** 2, 0) / hits.length;
+  return { mean, deviation: Math.sqrt(variance) };
+}
+
+const normalizers = {
+  /** (score - min) / (max - min) over the list; a key absent from the list counts as 0. */
+  'min-max': (hits) => {
+    const scores = hits.map((hit) => hit.score);
+    const high = Math.max(...scores);
+    const low = Math.min(...scores);
+    return { normalized: new Map(hits.map((hit) => [hit.key, high > low ? (hit.score - low) / (high - low) : 1])), missing: 0 };
+  },
+  /** (score - mean) / standard deviation; a key absent from the list gets the list's lowest value. */
+  'z-score': (hits) => {
+    const { mean, deviation } = moments(hits);
+    const normalized = new Map(hits.map((hit) => [hit.key, deviation > 0 ? (hit.score - mean) / deviation : 0]));
+    return { normalized, missing: Math.min(0, ...normalized.values()) };
+  },
+  /** Distribution-based: mean ± 3 standard deviations mapped to 0..1; an absent key counts as 0. */
+  distribution: (hits) => {
+    const { mean, deviation } = moments(hits);
+    const low = mean - 3 * deviation;
+    return { normalized: new Map(hits.map((hit) => [hit.key, deviation > 0 ? (hit.score - low) / (6 * deviation) : 1])), missing: 0 };
+  },
+  /** Score over the list's best score (src/search/fusion.ts scaleToBest); an absent key counts as 0. */
+  relative: (hits) => ({ normalized: scaleToBest(hits), missing: 0 }),
+} satisfies Record<string, Normalizer>;
+
+export type NormalizerName = keyof typeof normalizers;
+
+function sorted(scores: Map<string, number>): RankedHit[] {
+  return [...scores].map(([key, score]) => ({ key, score })).sort((left, right) => right.score - left.score || (left.key < right.key ? -1 : 1));
+}
+
+function convex(normalize: Normalizer, lexicalHits: readonly RankedHit[], embeddingHits: readonly RankedHit[], denseWeight: number): RankedHit[] {
+  if (lexicalHits.length === 0 || embeddingHits.length === 0) return [...(lexicalHits.length === 0 ? embeddingHits : lexicalHits)];
+  const lexical = normalize(lexicalHits);
+  const embedding = normalize(embeddingHits);
+  const fused = new Map<string, number>();
+  for (const key of new Set([...lexical.normalized.keys(), ...embedding.normalized.keys()])) {
+    const dense = embedding.normalized.get(key) ?? embedding.missing;
+    fused.set(key, denseWeight * dense + (1 - denseWeight) * (lexical.normalized.get(key) ?? lexical.missing));
+  }
+  return sorted(fused);
+}
+
+/** The best hit's z-score within its list: how far it stands out. */
+function headZ(hits: readonly RankedHit[]): number {
+  const { mean, deviation } = moments(hits);
+  return deviation > 0 ? ((hits[0]?.score ?? mean) - mean) / deviation : 0;
+}
+
+/** (s1 - s10) / (s1 - s_last): how steeply the head falls, 0 (flat) to 1. */
+function headGap(hits: readonly RankedHit[]): number {
+  const first = hits[0]?.score ?? 0;
+  const last = hits[hits.length - 1]?.score ?? 0;
+  const tenth = hits[Math.min(10, hits.length) - 1]?.score ?? last;
+  return first > last ? (first - tenth) / (first - last) : 0;
+}
+
+/** Share of the lexical top 10 that is also in the embedding top 10. */
+function agreement(lexical: readonly RankedHit[], embedding: readonly RankedHit[]): number {
+  const top = new Set(embedding.slice(0, 10).map((hit) => hit.key));
+  return lexical.slice(0, 10).filter((hit) => top.has(hit.key)).length / 10;
+}
+
+const confidences = { 'head z-score': headZ, 'head gap': headGap } as const;
+
+export function rrf(k: number, depth: number, denseWeight = 1): HybridFusion {
+  const weight = denseWeight === 1 ? '' : `, dense weight ${denseWeight}`;
+  return listFusion(`RRF k=${k}${weight}, depth ${depth}`, depth, (lexical, embedding) =>
+    reciprocalRankFusion([{ hits: lexical, weight: 1 }, { hits: embedding, weight: denseWeight }], k),
+  );
+}
+
+export function scoreFusion(normalizer: NormalizerName, denseWeight: number, depth: number): HybridFusion {
+  return listFusion(`${normalizer} score fusion, dense ${denseWeight}, depth ${depth}`, depth, (lexical, embedding) =>
+    convex(normalizers[normalizer], lexical, embedding, denseWeight),
+  );
+}
+
+/** Per query, each list weighted by its confidence times a prior (the dense share of the prior given). */
+export function confidenceFusion(normalizer: NormalizerName, confidence: keyof typeof confidences, prior: number, depth: number): HybridFusion {
+  const measure = confidences[confidence];
+  return listFusion(`${normalizer} score fusion weighted by ${confidence}, prior dense ${prior}, depth ${depth}`, depth, (lexical, embedding) => {
+    const lexicalConfidence = (1 - prior) * measure(lexical);
+    const embeddingConfidence = prior * measure(embedding);
+    const total = lexicalConfidence + embeddingConfidence;
+    return convex(normalizers[normalizer], lexical, embedding, total > 0 ? embeddingConfidence / total : prior);
+  });
+}
+
+export function confidenceRrf(k: number, confidence: keyof typeof confidences, prior: number, depth: number): HybridFusion {
+  const measure = confidences[confidence];
+  return listFusion(`RRF k=${k} weighted by ${confidence}, prior dense ${prior}, depth ${depth}`, depth, (lexical, embedding) => {
+    const lexicalWeight = (1 - prior) * measure(lexical);
+    const embeddingWeight = prior * measure(embedding);
+    const total = lexicalWeight + embeddingWeight;
+    const [lexicalShare, embeddingShare] = total > 0 ? [lexicalWeight / total, embeddingWeight / total] : [1 - prior, prior];
+    return reciprocalRankFusion([{ hits: lexical, weight: lexicalShare }, { hits: embedding, weight: embeddingShare }], k);
+  });
+}
+
+/** Dense weight from `low` (top 10s disjoint) to `high` (identical). */
+export function agreementFusion(normalizer: NormalizerName, low: number, high: number, depth: number): HybridFusion {
+  return listFusion(`${normalizer} score fusion, dense ${low}..${high} by top-10 agreement, depth ${depth}`, depth, (lexical, embedding) =>
+    convex(normalizers[normalizer], lexical, embedding, low + (high - low) * agreement(lexical, embedding)),
+  );
+}
+
+/** src/search/fusion.ts relativeScoreFusion alone (the chosen ranking without its feedback round). */
+export function relativeFusion(denseWeight: number, depth: number): HybridFusion {
+  return listFusion(`relative score fusion, dense ${denseWeight}, depth ${depth}`, depth, (lexical, embedding) =>
+    relativeScoreFusion(lexical, embedding, denseWeight),
+  );
+}
+
+/** src/search/fusion.ts hybridRanking with the given settings. */
+export function relativeWithFeedback(settings: HybridSettings, depth: number): HybridFusion {
+  const { denseWeight, feedbackHits, feedbackWeight } = settings;
+  return feedbackFusion(
+    `relative score fusion, dense ${denseWeight}, + feedback from top ${feedbackHits} (weight ${feedbackWeight}), depth ${depth}`,
+    depth,
+    settings,
+  );
+}
+
+/** The hybrid ranking the service uses: src/search/fusion.ts's settings and candidate depth. */
+export function serviceHybrid(): HybridFusion {
+  return relativeWithFeedback(hybridSettings, hybridCandidateDepth);
+}
+
+/** The alternatives --fusion prints: the best settings found per family in a wider sweep, and the chosen one's neighbours. */
+export function fusionAlternatives(): HybridFusion[] {
+  return [
+    rrf(60, 50),
+    rrf(60, 200),
+    rrf(20, 1000),
+    rrf(30, 50, 1.5),
+    scoreFusion('min-max', 0.7, 100),
+    scoreFusion('min-max', 0.6, 100),
+    scoreFusion('z-score', 0.7, 200),
+    scoreFusion('z-score', 0.6, 1000),
+    scoreFusion('distribution', 0.6, 1000),
+    confidenceFusion('min-max', 'head z-score', 0.6, 1000),
+    confidenceFusion('relative', 'head z-score', 0.7, 1000),
+    confidenceFusion('relative', 'head gap', 0.7, 50),
+    confidenceRrf(30, 'head z-score', 0.6, 1000),
+    agreementFusion('min-max', 0.7, 0.4, 100),
+    agreementFusion('z-score', 0.7, 0.4, 200),
+    relativeFusion(0.5, 100),
+    relativeFusion(0.6, 100),
+    relativeFusion(0.7, 100),
+    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 1, feedbackWeight: 1 }, 100),
+    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 0.5 }, 100),
+    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 1 }, 100),
+    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 1.5 }, 100),
+    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 3, feedbackWeight: 1 }, 100),
+    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 1 }, 50),
+    relativeWithFeedback({ denseWeight: 0.5, feedbackHits: 2, feedbackWeight: 1 }, 100),
+    relativeWithFeedback({ denseWeight: 0.7, feedbackHits: 2, feedbackWeight: 1 }, 100),
+  ];
+}

@@ -1,0 +1,115 @@
+// Retrieval quality of the service's lexical, embedding and hybrid ranking on BEIR-layout sets, indexed through its
+// own chunker, indexes and local embedding model (vectors cached in bench/.cache/). --fusion also compares the
+// fusion methods that were considered; --chunking measures chunk size and overlap on the FastAPI docs.
+// Run: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--chunking]
+import { basename, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalEmbeddingModel } from '../src/providers/local-embedding-model.js';
+import { loadBeirSet } from './beir-set.js';
+import { loadQuestions, runChunkingStudy } from './chunking-study.js';
+import { serviceHybrid } from './fusion-candidates.js';
+import { fusionComparison } from './fusion-comparison.js';
+import { plainBm25Rankings } from './plain-bm25.js';
+import { modeHits, modeRankings, prepareSet, searchModes, type PreparedSet } from './prepared-set.js';
+import { formatScore, formatTable, scoreRankings, type RankingScores } from './ranking-scores.js';
+
+const dataRoot = '/work/shared/data';
+const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl'].map((name) => resolve(dataRoot, name));
+/** nDCG@10 of plain BM25 as /work/shared/data/README.md states it. */
+const readmeBaselines: Readonly<Record<string, number>> = { 'msmarco-trecdl-5k': 0.576, 'vaswani-npl': 0.374 };
+/** Chunks kept per query list: enough for Recall@100 and for every fusion depth compared. */
+const listDepth = 1000;
+
+const usage = 'usage: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--chunking]';
+
+function parseArguments(argv: readonly string[]): { sets: string[]; fusion: boolean; chunking: boolean } {
+  const extra: string[] = [];
+  let only = false;
+  let fusion = false;
+  let chunking = false;
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index];
+    if (argument === '--set') {
+      const directory = argv[++index];
+      if (directory === undefined) throw new Error(`--set needs a directory\n${usage}`);
+      extra.push(resolve(directory));
+    } else if (argument === '--only') only = true;
+    else if (argument === '--fusion') fusion = true;
+    else if (argument === '--chunking') chunking = true;
+    else throw new Error(`unknown argument ${argument}\n${usage}`);
+  }
+  // A --set with the name of a default set replaces it; others are added after the defaults.
+  const names = new Set(extra.map((directory) => basename(directory)));
+  const sets = [...(only ? [] : defaultSets.filter((directory) => !names.has(basename(directory)))), ...extra];
+  return { sets, fusion, chunking };
+}
+
+const seconds = (milliseconds: number): string => `${(milliseconds / 1000).toFixed(1)} s`;
+const log = (message: string): void => console.log(message);
+
+let options: ReturnType<typeof parseArguments>;
+try {
+  options = parseArguments(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+const started = performance.now();
+const model = await createLocalEmbeddingModel();
+log(`model ${model.id} loaded in ${seconds(performance.now() - started)}`);
+const chosen = serviceHybrid();
+
+const prepared: PreparedSet[] = [];
+const rows: string[][] = [];
+for (const directory of options.sets) {
+  const set = loadBeirSet(directory);
+  const setStarted = performance.now();
+  log(`${set.name}: ${set.documents.length} documents, ${set.queries.length} judged queries`);
+  const ready = await prepareSet(set, model, listDepth, log);
+  prepared.push(ready);
+  const { timings } = ready;
+  const hybridStarted = performance.now();
+  for (const lists of ready.lists) modeHits(lists, ready.corpus, 'hybrid', 10, chosen);
+  const perQuery = (milliseconds: number): string => `${(milliseconds / set.queries.length).toFixed(1)} ms per query`;
+  log(
+    `  ${ready.corpus.chunks.length} chunks; chunk + BM25 index ${seconds(timings.indexMilliseconds)}; ` +
+      `document vectors ${seconds(timings.embedMilliseconds)}${timings.embeddingsCached ? ' (cache)' : ''}; ` +
+      `query vectors ${seconds(timings.queryEmbedMilliseconds)}; lexical + vector search ${listDepth} deep ${perQuery(timings.searchMilliseconds)}; ` +
+      `hybrid ranking from those lists ${perQuery(performance.now() - hybridStarted)}; set total ${seconds(performance.now() - setStarted)}`,
+  );
+  const baseline = scoreRankings(
+    plainBm25Rankings(set, 100).map((ranking, index) => ({ queryId: set.queries[index]?.id ?? '', top10: ranking.slice(0, 10), top100: ranking })),
+    set.judgments,
+  );
+  const readme = readmeBaselines[set.name];
+  const row = (label: string, scores: RankingScores): string[] => [
+    set.name,
+    label,
+    ...[scores.ndcg10, scores.recall10, scores.recall100, scores.mrr10].map(formatScore),
+    formatScore(readme),
+  ];
+  rows.push(row('plain BM25 (README baseline, recomputed)', baseline));
+  for (const mode of searchModes) rows.push(row(mode, scoreRankings(modeRankings(ready, mode, chosen), set.judgments)));
+}
+
+if (rows.length > 0) {
+  log('\nRetrieval quality (nDCG with 2^grade - 1 gains; documents ranked by their best chunk; searches of limit 10 and 100)');
+  log(`hybrid: ${chosen.name}`);
+  log(formatTable(['set', 'ranking', 'nDCG@10', 'R@10', 'R@100', 'MRR@10', 'README BM25 nDCG@10'], rows, 2));
+}
+
+if (options.fusion && prepared.length > 0) {
+  log('\nFusion methods compared, hybrid nDCG@10 (one setting for every set)');
+  log(fusionComparison(prepared, chosen));
+}
+
+if (options.chunking) {
+  const chunkingStarted = performance.now();
+  const questionsFile = fileURLToPath(new URL('./fastapi-questions.json', import.meta.url));
+  const questions = loadQuestions(questionsFile);
+  log(`\ndocs-fastapi: ${questions.length} questions (bench/fastapi-questions.json); a hit is a chunk holding the answer passage in the top 4`);
+  log(await runChunkingStudy(model, resolve(dataRoot, 'docs-fastapi'), questions, chosen, log));
+  log(`chunking study ${seconds(performance.now() - chunkingStarted)}`);
+}
+
+log(`\ntotal ${seconds(performance.now() - started)}`);

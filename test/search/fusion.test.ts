@@ -1,0 +1,162 @@
+// Fusion math: reciprocal rank fusion, scaling to the best score, relative score fusion, Rocchio feedback, hybrid ranking.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  feedbackQuery,
+  hybridRanking,
+  reciprocalRankFusion,
+  relativeScoreFusion,
+  scaleToBest,
+  type RankedHit,
+} from '../../src/search/fusion.js';
+
+const hits = (...entries: [key: string, score: number][]): RankedHit[] => entries.map(([key, score]) => ({ key, score }));
+
+function assertHitsClose(actual: readonly RankedHit[], expected: readonly RankedHit[]): void {
+  assert.deepEqual(actual.map((hit) => hit.key), expected.map((hit) => hit.key));
+  actual.forEach((hit, index) => {
+    const wanted = expected[index]?.score ?? Number.NaN;
+    assert.ok(Math.abs(hit.score - wanted) < 1e-9, `${hit.key}: expected ${wanted}, got ${hit.score}`);
+  });
+}
+
+function assertVectorClose(actual: ArrayLike<number>, expected: readonly number[]): void {
+  assert.equal(actual.length, expected.length);
+  expected.forEach((value, index) => assert.ok(Math.abs((actual[index] as number) - value) < 1e-6, `[${index}]: expected ${value}, got ${actual[index]}`));
+}
+
+describe('reciprocalRankFusion', () => {
+  const cases: { name: string; lists: { hits: RankedHit[]; weight: number }[]; k?: number; expected: RankedHit[] }[] = [
+    { name: 'no lists', lists: [], expected: [] },
+    { name: 'one list keeps its order', lists: [{ hits: hits(['a', 9], ['b', 1]), weight: 1 }], k: 1, expected: hits(['a', 1 / 2], ['b', 1 / 3]) },
+    {
+      name: 'a key in both lists adds up',
+      lists: [
+        { hits: hits(['a', 5], ['b', 4]), weight: 1 },
+        { hits: hits(['b', 0.9], ['c', 0.8]), weight: 1 },
+      ],
+      k: 60,
+      expected: hits(['b', 1 / 62 + 1 / 61], ['a', 1 / 61], ['c', 1 / 62]),
+    },
+    {
+      name: 'weights scale a list',
+      lists: [
+        { hits: hits(['a', 5]), weight: 1 },
+        { hits: hits(['b', 0.9]), weight: 2 },
+      ],
+      k: 0,
+      expected: hits(['b', 2], ['a', 1]),
+    },
+    {
+      name: 'ties go to the smaller key',
+      lists: [
+        { hits: hits(['y', 5]), weight: 1 },
+        { hits: hits(['x', 0.9]), weight: 1 },
+      ],
+      k: 60,
+      expected: hits(['x', 1 / 61], ['y', 1 / 61]),
+    },
+  ];
+  for (const { name, lists, k, expected } of cases) {
+    it(name, () => assertHitsClose(reciprocalRankFusion(lists, k), expected));
+  }
+});
+
+describe('scaleToBest', () => {
+  const cases: { name: string; input: RankedHit[]; expected: [string, number][] }[] = [
+    { name: 'empty', input: [], expected: [] },
+    { name: 'divides by the best score', input: hits(['a', 8], ['b', 2], ['c', 0]), expected: [['a', 1], ['b', 0.25], ['c', 0]] },
+    { name: 'the best need not come first', input: hits(['a', 0.3], ['b', 0.6]), expected: [['a', 0.5], ['b', 1]] },
+    { name: 'negative scores count as zero', input: hits(['a', 0.5], ['b', -0.2]), expected: [['a', 1], ['b', 0]] },
+    { name: 'no positive score: every key zero', input: hits(['a', 0], ['b', -1]), expected: [['a', 0], ['b', 0]] },
+  ];
+  for (const { name, input, expected } of cases) {
+    it(name, () => assert.deepEqual([...scaleToBest(input)], expected));
+  }
+});
+
+describe('relativeScoreFusion', () => {
+  const lexical = hits(['a', 10], ['b', 5]);
+  const embedding = hits(['b', 0.8], ['c', 0.4]);
+  const cases: { name: string; lexical: RankedHit[]; embedding: RankedHit[]; denseWeight: number; expected: RankedHit[] }[] = [
+    // a: 0.4 * 1; b: 0.4 * 0.5 + 0.6 * 1; c: 0.6 * 0.5
+    { name: 'weighted sum of scaled scores', lexical, embedding, denseWeight: 0.6, expected: hits(['b', 0.8], ['a', 0.4], ['c', 0.3]) },
+    { name: 'weight 0 is the lexical ranking', lexical, embedding, denseWeight: 0, expected: hits(['a', 1], ['b', 0.5], ['c', 0]) },
+    { name: 'weight 1 is the embedding ranking', lexical, embedding, denseWeight: 1, expected: hits(['b', 1], ['c', 0.5], ['a', 0]) },
+    { name: 'no lexical hits', lexical: [], embedding, denseWeight: 0.6, expected: hits(['b', 0.6], ['c', 0.3]) },
+    { name: 'no embedding hits', lexical, embedding: [], denseWeight: 0.6, expected: hits(['a', 0.4], ['b', 0.2]) },
+    { name: 'nothing at all', lexical: [], embedding: [], denseWeight: 0.6, expected: [] },
+    // Only the ratio to the best counts: BM25 in the tens and cosines below 1 weigh the same.
+    { name: 'score scales do not matter', lexical: hits(['a', 1000], ['b', 500]), embedding: hits(['b', 0.08], ['c', 0.04]), denseWeight: 0.6, expected: hits(['b', 0.8], ['a', 0.4], ['c', 0.3]) },
+  ];
+  for (const { name, lexical: left, embedding: right, denseWeight, expected } of cases) {
+    it(name, () => assertHitsClose(relativeScoreFusion(left, right, denseWeight), expected));
+  }
+
+  for (const denseWeight of [-0.1, 1.5, Number.NaN]) {
+    it(`refuses a dense weight of ${denseWeight}`, () => assert.throws(() => relativeScoreFusion(lexical, embedding, denseWeight), RangeError));
+  }
+});
+
+describe('feedbackQuery', () => {
+  const half = Math.SQRT1_2;
+  const cases: { name: string; query: number[]; feedback: number[][]; weight: number; expected: number[] }[] = [
+    { name: 'no feedback: the query, unit length', query: [3, 4], feedback: [], weight: 1, expected: [0.6, 0.8] },
+    { name: 'one orthogonal vector at weight 1', query: [1, 0], feedback: [[0, 1]], weight: 1, expected: [half, half] },
+    { name: 'feedback vectors count at unit length', query: [1, 0], feedback: [[0, 10]], weight: 1, expected: [half, half] },
+    { name: 'several vectors count by their mean', query: [1, 0, 0], feedback: [[0, 1, 0], [0, 0, 1]], weight: 2, expected: [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)] },
+    { name: 'weight 0 leaves the query', query: [1, 0], feedback: [[0, 1]], weight: 0, expected: [1, 0] },
+    { name: 'vectors of another length are ignored', query: [1, 0], feedback: [[0, 1, 0]], weight: 1, expected: [1, 0] },
+    { name: 'zero vectors stay zero', query: [0, 0], feedback: [[0, 0]], weight: 1, expected: [0, 0] },
+  ];
+  for (const { name, query, feedback, weight, expected } of cases) {
+    it(name, () => assertVectorClose(feedbackQuery(query, feedback, weight), expected));
+  }
+});
+
+describe('hybridRanking', () => {
+  // Unit vectors: "near" is the query's direction; "far" lies close to "lexical" and away from the query.
+  const vectors = new Map<string, number[]>([
+    ['near', [1, 0]],
+    ['lexical', [0.6, 0.8]],
+    ['far', [0.2, Math.sqrt(0.96)]],
+  ]);
+  const lexical = hits(['lexical', 12], ['far', 3]);
+  const query = Float32Array.of(1, 0);
+  function run(feedbackHits: number, vectorOf: (key: string) => number[] | undefined): { ranking: RankedHit[]; searched: Float32Array[] } {
+    const searched: Float32Array[] = [];
+    const searchVectors = (vector: Float32Array): RankedHit[] => {
+      searched.push(vector);
+      const norm = Math.hypot(vector[0] as number, vector[1] as number);
+      return [...vectors]
+        .map(([key, [x = 0, y = 0]]) => ({ key, score: ((vector[0] as number) * x + (vector[1] as number) * y) / norm }))
+        .sort((left, right) => right.score - left.score);
+    };
+    const ranking = hybridRanking({ lexical, query, searchVectors, vectorOf }, { denseWeight: 0.6, feedbackHits, feedbackWeight: 1 });
+    return { ranking, searched };
+  }
+  // Without feedback: lexical 0.4 + 0.6 * 0.6, near 0.6 * 1, far 0.4 * 0.25 + 0.6 * 0.2.
+  const once = hits(['lexical', 0.76], ['near', 0.6], ['far', 0.22]);
+
+  const cases: { name: string; feedbackHits: number; vectorOf: (key: string) => number[] | undefined }[] = [
+    { name: 'no feedback hits: one search, one fusion', feedbackHits: 0, vectorOf: (key) => vectors.get(key) },
+    { name: 'no stored vectors: no second search', feedbackHits: 2, vectorOf: () => undefined },
+  ];
+  for (const { name, feedbackHits, vectorOf } of cases) {
+    it(name, () => {
+      const { ranking, searched } = run(feedbackHits, vectorOf);
+      assert.deepEqual(searched, [query]);
+      assertHitsClose(ranking, once);
+    });
+  }
+
+  it('with feedback, searches again with the query moved towards the best fused hits and fuses that list', () => {
+    const { ranking, searched } = run(2, (key) => vectors.get(key));
+    assert.equal(searched.length, 2);
+    // The best two fused hits are "lexical" and "near".
+    assertVectorClose(searched[1] as Float32Array, [...feedbackQuery(query, [[0.6, 0.8], [1, 0]], 1)]);
+    assert.deepEqual(ranking.map((hit) => hit.key), ['lexical', 'near', 'far']);
+    const far = ranking[2]?.score ?? 0;
+    assert.ok(far > 0.22, `the refined query should raise "far" above 0.22, got ${far}`);
+  });
+});
