@@ -3,6 +3,7 @@ import { realpath, stat, readFile } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
 import { acceptedExtensions, convertDocument, detectFormat } from './convert-document.js';
+import { firstHeading } from '../store/front-matter.js';
 import { fetchUrl, type FetchLimits } from './fetch-url.js';
 import type { IngestSource } from './ingest-source.js';
 
@@ -21,10 +22,6 @@ export interface LoadedDocument {
 }
 
 const maxTitleLength = 200;
-
-function firstHeading(markdown: string): string | undefined {
-  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(markdown)?.[1]?.trim();
-}
 
 function firstLine(markdown: string): string | undefined {
   const line = markdown.split('\n').find((candidate) => candidate.trim() !== '')?.trim();

@@ -33,7 +33,7 @@ export interface SearchOutcome {
 /** Candidates taken from each list before fusing (see fusion.ts). */
 const fusionDepth = hybridCandidateDepth;
 /** Pending chunks embedded while a search waits; a larger backlog is embedded in the background. */
-const maxPendingEmbeddedInline = 256;
+const maxPendingEmbeddedInline = 64;
 
 export class SearchService {
   /** One embedding job per namespace at a time, shared by the searches that wait for it. */

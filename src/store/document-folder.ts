@@ -4,7 +4,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { temporaryFilePrefix } from './atomic-write.js';
 import { contentHash } from './content-hash.js';
-import { parseDocument } from './front-matter.js';
+import { firstHeading, parseDocument } from './front-matter.js';
 import { decodeIndex, indexFileName, type IndexContents } from './index-file.js';
 import { chunkId, type StoredDocument } from './stored-document.js';
 
@@ -14,10 +14,6 @@ export interface DocumentFolderOptions {
   /** Chunks a Markdown body (for documents read from their files). */
   readonly chunkBody: (body: string) => readonly { text: string; headingPath: readonly string[] }[];
   readonly warn: (message: string) => void;
-}
-
-function firstHeading(body: string): string | undefined {
-  return /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1]?.trim();
 }
 
 export class DocumentFolder {

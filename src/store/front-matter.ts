@@ -30,6 +30,12 @@ function parseScalar(raw: string): string {
   return value;
 }
 
+/** The text of the first ATX heading, without closing hashes or an attribute list such as MkDocs' `{ #anchor }`. */
+export function firstHeading(body: string): string | undefined {
+  const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
+  return heading?.replace(/\s*\{[^{}]*\}\s*$/, '').trim() || undefined;
+}
+
 /** Splits a stored (or hand-written) document into its front matter and Markdown body. */
 export function parseDocument(text: string): { frontMatter: FrontMatter; body: string } {
   const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');

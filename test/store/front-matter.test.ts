@@ -1,0 +1,30 @@
+// Stored documents' front matter, and the first heading used as a title.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { firstHeading, parseDocument, renderDocument } from '../../src/store/front-matter.js';
+
+describe('front matter', () => {
+  it('round-trips title, source, hash and ingest time, quotes and newlines included', () => {
+    const frontMatter = { title: 'A "quoted" title: with colon', source: 'https://example.com/a?b=c', hash: 'sha256:abc', ingestedAt: '2026-11-22T08:00:00.000Z' };
+    const text = renderDocument(frontMatter, '# Body\n\nLine two.\n');
+    assert.deepEqual(parseDocument(text), { frontMatter, body: '# Body\n\nLine two.' });
+  });
+
+  it('reads hand-written front matter with plain and single-quoted values, and documents without any', () => {
+    assert.deepEqual(parseDocument("---\ntitle: Plain title\nsource: 'it''s here'\n---\nBody").frontMatter, { title: 'Plain title', source: "it's here" });
+    assert.deepEqual(parseDocument('# Just Markdown\r\n\r\nText'), { frontMatter: {}, body: '# Just Markdown\n\nText' });
+  });
+});
+
+describe('firstHeading', () => {
+  const cases: [string, string | undefined][] = [
+    ['# First Steps { #first-steps }\n\ntext', 'First Steps'],
+    ['intro\n\n## Closing hashes ##\n', 'Closing hashes'],
+    ['#not a heading\n', undefined],
+    ['no heading at all', undefined],
+    ['# { #only-an-anchor }', undefined],
+  ];
+  for (const [markdown, expected] of cases) {
+    it(`${JSON.stringify(markdown.slice(0, 30))} -> ${JSON.stringify(expected)}`, () => assert.equal(firstHeading(markdown), expected));
+  }
+});
