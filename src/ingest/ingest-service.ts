@@ -67,9 +67,15 @@ export class IngestService {
         const index = next++;
         const source = sources[index] as IngestSource | InvalidSource;
         if (source.kind === 'url' && source.crawl !== undefined) {
-          const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
-          outcomes[index] = crawl.outcomes;
-          removed.push(...crawl.removed);
+          try {
+            const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
+            outcomes[index] = crawl.outcomes;
+            removed.push(...crawl.removed);
+          } catch (error) {
+            // One source failing never fails the request (the others may still be writing).
+            this.options.logError(`crawl of source ${index} failed unexpectedly`, error);
+            outcomes[index] = [report({ index, source: source.url, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source') })];
+          }
         } else {
           outcomes[index] = [report(await this.ingestOne(namespace, index, source))];
         }
