@@ -98,7 +98,9 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
 
   const body = filter.finish();
   const sources = [...new Set(filter.citedNumbers.map((number) => input.sourceLabel(snippets[number - 1] as Snippet)))];
-  const closing = `${answer + body === '' ? nothingFoundAnswer(input.namespace) : body}\n\n${formatSourcesLine(sources)}`;
+  // An answer cut off inside a code block gets the block closed, so the Sources line stays outside it.
+  const unclosedFence = ((answer + body).match(/^\s*(```|~~~)/gm)?.length ?? 0) % 2 === 1 ? '\n```' : '';
+  const closing = `${answer + body === '' ? nothingFoundAnswer(input.namespace) : body}${unclosedFence}\n\n${formatSourcesLine(sources)}`;
   yield* emit(closing);
   yield { type: 'text-end', messageId };
   yield { type: 'finish', text: answer, sources };

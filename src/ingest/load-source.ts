@@ -1,5 +1,5 @@
 // Turns one source into a titled Markdown document: fetch or read it within the limits, then convert it.
-import { realpath, stat, readFile } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
 import { acceptedExtensions, convertDocument, detectFormat } from './convert-document.js';
@@ -57,7 +57,21 @@ async function readAllowedFile(requestedPath: string, limits: SourceLimits): Pro
   if (info.size > limits.maxSourceBytes) {
     throw new KnowledgeError('source_too_large', `${requestedPath} is ${info.size} bytes, over the ${limits.maxSourceBytes}-byte limit`);
   }
-  return readFile(path);
+  // Read at most one byte past the limit: the file may have grown since its size was checked.
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(limits.maxSourceBytes + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await file.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > limits.maxSourceBytes) throw new KnowledgeError('source_too_large', `${requestedPath} is over the ${limits.maxSourceBytes}-byte limit`);
+    return buffer.subarray(0, length);
+  } finally {
+    await file.close();
+  }
 }
 
 function unsupported(name: string): KnowledgeError {

@@ -88,6 +88,12 @@ describe('POST /agent (Variant 1)', () => {
     assert.equal(lines.at(-1), `Sources: ${[matches[1]?.title, matches[0]?.title].join(', ')}`);
   });
 
+  it('closes a code block the answer left open, so the Sources line stays outside it', async () => {
+    provider.queueChat({ text: 'Run this [1]:\n\n```sh\nvacation --days 25' });
+    const answer = variant1Answer((await run(ask('@knowledge vacation command?'))).events);
+    assert.match(answer, /```sh\nvacation --days 25\n```\n\nSources: Vacation Policy$/);
+  });
+
   it('says so and ends with "Sources: none" when nothing was found, without calling the model', async () => {
     const chatBefore = provider.chatRequests().length;
     const { events } = await run(ask('@knowledge anything?', { tool_params: { namespace: 'empty-namespace' } }));
