@@ -2,39 +2,14 @@
 // weights, a known-item test on the FastAPI docs where link texts are the queries and link targets the answers.
 // Run: npx tsx bench/lexical-quality.ts [--sweep]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { dirname, join, normalize, relative } from 'node:path';
-import { inverseDocumentFrequency, bm25TermScore } from '../src/search/bm25.js';
 import { LexicalIndex, defaultLexicalIndexOptions, type LexicalIndexOptions } from '../src/search/lexical-index.js';
 import { linearGain, mean, ndcgAt, recallAt, reciprocalRankAt, type RelevanceJudgments } from '../src/search/metrics.js';
+import { loadBeirSet, type BeirSet } from './beir-set.js';
+import { plainBm25Rankings } from './plain-bm25.js';
 
-const dataRoot = '/work/shared/data';
-
-interface Dataset {
-  name: string;
-  corpus: { id: string; title: string; text: string }[];
-  queries: { id: string; text: string }[];
-  judgments: Map<string, Map<string, number>>;
-}
-
-function loadBeir(name: string): Dataset {
-  const lines = (file: string) => readFileSync(join(dataRoot, name, file), 'utf8').split('\n').filter((line) => line.trim() !== '');
-  const corpus = lines('corpus.jsonl').map((line) => {
-    const record = JSON.parse(line) as { _id: string; title?: string; text: string };
-    return { id: record._id, title: record.title ?? '', text: record.text };
-  });
-  const queries = lines('queries.jsonl').map((line) => {
-    const record = JSON.parse(line) as { _id: string; text: string };
-    return { id: record._id, text: record.text };
-  });
-  const judgments = new Map<string, Map<string, number>>();
-  for (const line of lines('qrels.tsv')) {
-    const [queryId, documentId, score] = line.split('\t');
-    if (queryId === undefined || documentId === undefined || !/^-?\d+$/.test(score ?? '')) continue; // header
-    if (!judgments.has(queryId)) judgments.set(queryId, new Map());
-    judgments.get(queryId)?.set(documentId, Number(score));
-  }
-  return { name, corpus, queries: queries.filter((query) => judgments.has(query.id)), judgments };
-}
+const dataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
 
 interface Scores {
   ndcg10: number;
@@ -44,7 +19,7 @@ interface Scores {
   mrr10: number;
 }
 
-function score(rankings: Map<string, string[]>, judgments: Map<string, RelevanceJudgments>): Scores {
+function score(rankings: Map<string, string[]>, judgments: ReadonlyMap<string, RelevanceJudgments>): Scores {
   const of = (metric: (ranking: string[], judged: RelevanceJudgments) => number) =>
     mean([...rankings].map(([queryId, ranking]) => metric(ranking, judgments.get(queryId) ?? new Map())));
   return {
@@ -56,42 +31,17 @@ function score(rankings: Map<string, string[]>, judgments: Map<string, Relevance
   };
 }
 
-function evaluateIndex(dataset: Dataset, options: Partial<LexicalIndexOptions>): Scores {
+function evaluateIndex(dataset: BeirSet, options: Partial<LexicalIndexOptions>): Scores {
   const index = new LexicalIndex(options);
-  for (const document of dataset.corpus) index.add(document.id, { title: document.title, headings: '', body: document.text });
+  for (const document of dataset.documents) index.add(document.id, { title: document.title, headings: '', body: document.text });
   const rankings = new Map(dataset.queries.map((query) => [query.id, index.search(query.text, 100).map((hit) => hit.key)]));
   return score(rankings, dataset.judgments);
 }
 
 /** The stated baseline (lowercase alphanumeric tokens, no stemming or stopwords, k1 0.9, b 0.4), to check the metrics. */
-function evaluatePlainBm25(dataset: Dataset): Scores {
-  const tokens = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const postings = new Map<string, Map<number, number>>();
-  const lengths = dataset.corpus.map((document, number) => {
-    const terms = tokens(`${document.title} ${document.text}`);
-    for (const term of terms) {
-      const list = postings.get(term) ?? new Map<number, number>();
-      list.set(number, (list.get(number) ?? 0) + 1);
-      postings.set(term, list);
-    }
-    return terms.length;
-  });
-  const average = mean(lengths);
-  const rankings = new Map<string, string[]>();
-  for (const query of dataset.queries) {
-    const totals = new Map<number, number>();
-    for (const term of new Set(tokens(query.text))) {
-      const list = postings.get(term);
-      if (list === undefined) continue;
-      const idf = inverseDocumentFrequency(dataset.corpus.length, list.size);
-      for (const [number, frequency] of list) {
-        totals.set(number, (totals.get(number) ?? 0) + bm25TermScore(frequency, lengths[number] ?? 0, average, idf, { k1: 0.9, b: 0.4 }));
-      }
-    }
-    const ranked = [...totals].sort((left, right) => right[1] - left[1]).slice(0, 100);
-    rankings.set(query.id, ranked.map(([number]) => dataset.corpus[number]?.id ?? ''));
-  }
-  return score(rankings, dataset.judgments);
+function evaluatePlainBm25(set: BeirSet): Scores {
+  const rankings = plainBm25Rankings(set, 100);
+  return score(new Map(set.queries.map((query, index) => [query.id, rankings[index] ?? []])), set.judgments);
 }
 
 interface DocsChunk {
@@ -202,9 +152,9 @@ const format = (scores: Scores): string =>
 // nDCG@10 uses 2^grade - 1 gains like the stated baselines; "linear" is trec_eval's grade-as-gain form.
 const header = `${'setting'.padEnd(44)}${['nDCG@10', 'linear', 'R@10', 'R@100', 'MRR@10'].map((name) => name.padStart(9)).join('')}`;
 
-const datasets = ['msmarco-trecdl-5k', 'vaswani-npl'].map(loadBeir);
+const datasets = ['msmarco-trecdl-5k', 'vaswani-npl'].map((name) => loadBeirSet(join(dataRoot, name)));
 for (const dataset of datasets) {
-  console.log(`\n${dataset.name}: ${dataset.corpus.length} documents, ${dataset.queries.length} judged queries`);
+  console.log(`\n${dataset.name}: ${dataset.documents.length} documents, ${dataset.queries.length} judged queries`);
   console.log(header);
   console.log(`${'plain BM25 baseline (k1 0.9, b 0.4)'.padEnd(44)}${format(evaluatePlainBm25(dataset))}`);
   console.log(`${'LexicalIndex defaults'.padEnd(44)}${format(evaluateIndex(dataset, {}))}`);

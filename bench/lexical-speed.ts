@@ -4,10 +4,11 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LexicalIndex } from '../src/search/lexical-index.js';
 import { tokenize } from '../src/search/tokenize.js';
+import { fileURLToPath } from 'node:url';
 
 const chunkCount = 100_000;
 const chunksPerPage = 20;
-const dataRoot = '/work/shared/data/msmarco-trecdl-5k';
+const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', import.meta.url));
 const lines = (file: string) => readFileSync(`${dataRoot}/${file}`, 'utf8').split('\n').filter((line) => line.trim() !== '');
 const passages = lines('corpus.jsonl').map((line) => (JSON.parse(line) as { text: string }).text.split(/\s+/));
 const queries = lines('queries.jsonl').map((line) => (JSON.parse(line) as { text: string }).text);

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { createLocalEmbeddingModel, defaultModelDirectory, tokenize } from '../src/providers/local-embedding-model.js';
+import { fileURLToPath } from 'node:url';
 
-const dataRoot = '/work/shared/data/msmarco-trecdl-5k';
+const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', import.meta.url));
 const documentCount = 500;
 const queryCount = 100;
 const maxTokens = 256;

@@ -13,9 +13,9 @@ import { plainBm25Rankings } from './plain-bm25.js';
 import { modeHits, modeRankings, prepareSet, searchModes, type PreparedSet } from './prepared-set.js';
 import { formatScore, formatTable, scoreRankings, type RankingScores } from './ranking-scores.js';
 
-const dataRoot = '/work/shared/data';
+const dataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
 const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl'].map((name) => resolve(dataRoot, name));
-/** nDCG@10 of plain BM25 as /work/shared/data/README.md states it. */
+/** nDCG@10 of plain BM25 as shared/data/README.md states it. */
 const readmeBaselines: Readonly<Record<string, number>> = { 'msmarco-trecdl-5k': 0.576, 'vaswani-npl': 0.374 };
 /** Chunks kept per query list: enough for Recall@100 and for every fusion depth compared. */
 const listDepth = 1000;
