@@ -170,7 +170,7 @@ console.log(`${'LexicalIndex defaults, all links'.padEnd(44)}${format(evaluateDo
 console.log(`${'LexicalIndex defaults, section links'.padEnd(44)}${format(evaluateDocs(chunks, sectionItems, {}))}`);
 
 if (process.argv.includes('--sweep')) {
-  const { title, headings, body } = defaultLexicalIndexOptions;
+  const { title, headings } = defaultLexicalIndexOptions;
   const docsColumns = (options: Partial<LexicalIndexOptions>): string => {
     const all = evaluateDocs(chunks, items, options);
     const sections = evaluateDocs(chunks, sectionItems, options);

@@ -1,7 +1,7 @@
 // One agent run: retrieve first, then stream the model's answer with checked citations and a Sources line,
 // or hand a call of a platform tool back to the platform. Yields events; never writes to a socket.
 import { randomUUID } from 'node:crypto';
-import { KnowledgeError, isKnowledgeError } from '../errors.js';
+import { isKnowledgeError } from '../errors.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolDefinition } from '../providers/chat-model.js';
 import type { AgentEvent } from './agent-event.js';
 import { createCitationFilter, formatSourcesLine } from './citation-filter.js';
@@ -24,9 +24,10 @@ export interface AgentRunInput {
   readonly signal: AbortSignal;
 }
 
+/** Expected failures (provider, embedding) become an error event; anything else is a bug and propagates to be logged. */
 function asErrorEvent(error: unknown): AgentEvent {
-  const known = isKnowledgeError(error) ? error : new KnowledgeError('internal_error', 'the agent run failed unexpectedly');
-  return { type: 'error', code: known.code, message: known.message };
+  if (!isKnowledgeError(error)) throw error;
+  return { type: 'error', code: error.code, message: error.message };
 }
 
 export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent> {

@@ -5,11 +5,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AgentEvent } from '../agent/agent-event.js';
 import type { AgentService } from '../agent/agent-service.js';
-import { KnowledgeError, isKnowledgeError } from '../errors.js';
+import { KnowledgeError } from '../errors.js';
 import { AgUiStream } from '../stream/ag-ui-stream.js';
 import { openSseStream } from '../stream/sse-response.js';
 import { variant1DoneFrame, variant1Frames } from '../stream/variant1-sse.js';
 import { authorizeNamespace } from './access-control.js';
+import { knownFailure } from './error-handler.js';
 import { parseBody } from './parse-body.js';
 import { variant1AgentBodySchema } from './variant1-schemas.js';
 import { agUiNamespace, agUiRunInputSchema } from './variant2-schemas.js';
@@ -21,12 +22,6 @@ export interface AgentRouteOptions {
 
 function isAgUiBody(body: Record<string, unknown>): boolean {
   return 'threadId' in body || 'runId' in body;
-}
-
-function failureOf(request: FastifyRequest, error: unknown): KnowledgeError {
-  if (isKnowledgeError(error)) return error;
-  request.log.error({ err: error }, 'agent stream failed');
-  return new KnowledgeError('internal_error', `the agent run failed (request ${request.id})`);
 }
 
 async function streamVariant1(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
@@ -45,7 +40,7 @@ async function streamVariant1(request: FastifyRequest, reply: FastifyReply, opti
       if (stream.signal.aborted) break;
     }
   } catch (error) {
-    const failure = failureOf(request, error);
+    const failure = knownFailure(request, error);
     await stream.write(variant1Frames({ type: 'error', code: failure.code, message: failure.message }));
   }
   await stream.write([variant1DoneFrame]);
@@ -71,7 +66,7 @@ async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options:
       if (stream.signal.aborted || event.type === 'error') break;
     }
   } catch (error) {
-    const failure = failureOf(request, error);
+    const failure = knownFailure(request, error);
     await stream.write(run.failed(failure.code, failure.message));
   }
   stream.end();

@@ -1,7 +1,7 @@
 // Maps every failure to the contract's JSON error body and status; unknown errors become a generic 500.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorBody, isKnowledgeError, type ErrorCode } from '../errors.js';
+import { KnowledgeError, errorBody, isKnowledgeError, type ErrorCode } from '../errors.js';
 
 const codeOfStatus: Record<number, ErrorCode> = {
   400: 'invalid_request',
@@ -23,6 +23,13 @@ function describeValidation(error: FastifyError): string {
       .join('; ');
   }
   return error.message;
+}
+
+/** A KnowledgeError as it is; anything else is logged with the request id and becomes a generic internal error. */
+export function knownFailure(request: FastifyRequest, error: unknown): KnowledgeError {
+  if (isKnowledgeError(error)) return error;
+  request.log.error({ err: error }, 'unexpected error');
+  return new KnowledgeError('internal_error', `an unexpected error occurred (request ${request.id})`);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -47,7 +54,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         : error.message;
       return reply.code(status).send(errorBody(code, message));
     }
-    request.log.error({ err: error }, 'unexpected error');
-    return reply.code(500).send(errorBody('internal_error', `an unexpected error occurred (request ${request.id})`));
+    const failure = knownFailure(request, error);
+    return reply.code(failure.status).send(errorBody(failure.code, failure.message));
   });
 }

@@ -2,7 +2,8 @@
 // `{"type":"result","result":<the usual response>}` or `{"type":"error","error":{code,message}}` as the last line.
 // Asked for with `?progress=ndjson` or `Accept: application/x-ndjson`.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody, isKnowledgeError } from '../errors.js';
+import { errorBody } from '../errors.js';
+import { knownFailure } from './error-handler.js';
 import type { IngestProgress } from '../ingest/ingest-service.js';
 
 function wantsProgress(request: FastifyRequest): boolean {
@@ -25,8 +26,8 @@ export async function respondWithProgress<Result>(
   try {
     line({ type: 'result', result: await run(line) });
   } catch (error) {
-    if (!isKnowledgeError(error)) request.log.error({ err: error }, 'ingest with progress failed');
-    line({ type: 'error', ...(isKnowledgeError(error) ? errorBody(error.code, error.message) : errorBody('internal_error', `an unexpected error occurred (request ${request.id})`)) });
+    const failure = knownFailure(request, error);
+    line({ type: 'error', ...errorBody(failure.code, failure.message) });
   }
   response.end();
   return undefined;
