@@ -100,7 +100,7 @@ export class SearchService {
    */
   private async embeddingUnavailable(namespace: Namespace): Promise<string | undefined> {
     if (this.embeddings === undefined) return 'no embedding model is configured (set LLM_API_KEY or KNOWLEDGE_AGENT_EMBEDDING_MODEL=local)';
-    const pending = namespace.pendingChunks().length;
+    const pending = namespace.pendingChunkCount;
     if (pending === 0) return undefined;
     const job = this.embedPending(namespace, this.embeddings);
     if (pending <= maxPendingEmbeddedInline) {

@@ -110,7 +110,12 @@ export class Namespace {
 
   /** Chunks that have no vector from the current embedding model yet. */
   pendingChunks(): StoredChunk[] {
-    return [...this.chunksById.values()].filter((chunk) => chunk.embedding === null);
+    return [...this.chunksById.values()].filter((chunk) => this.vectors?.has(chunk.id) !== true);
+  }
+
+  /** How many chunks pendingChunks() would list, without walking them (checked on every embedding search). */
+  get pendingChunkCount(): number {
+    return this.chunksById.size - (this.vectors?.size ?? 0);
   }
 
   searchVectors(query: Float32Array, limit: number): VectorHit[] {
