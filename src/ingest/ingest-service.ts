@@ -124,12 +124,10 @@ export class IngestService {
     if (!crawl.prune || !complete || pagesFound === 0) return { outcomes, removed: [] };
     // Only pages under the crawled folder that this complete crawl did not meet at all are gone.
     const scope = new URL('./', startUrl).href;
-    const removed: StoredDocument[] = [];
-    for (const document of namespace.documents) {
-      if (!document.source.startsWith(scope) || seen.has(document.source)) continue;
-      removed.push(...(await namespace.deleteDocuments({ source: document.source })));
-      onProgress({ type: 'removed', index, source: document.source, file: document.file });
-    }
+    const gone = namespace.documents.filter((document) => document.source.startsWith(scope) && !seen.has(document.source));
+    // Queued together, the deletions are committed as one batch (one index write).
+    const removed = (await Promise.all(gone.map((document) => namespace.deleteDocuments({ source: document.source })))).flat();
+    for (const document of removed) onProgress({ type: 'removed', index, source: document.source, file: document.file });
     return { outcomes, removed };
   }
 
@@ -151,7 +149,7 @@ export class IngestService {
       const [outcome] = await namespace.commitDocuments([
         {
           title: loaded.title,
-          source: source.kind === 'text' ? 'text' : label,
+          source: label,
           body,
           hash,
           embeddingModel: vectors === undefined ? null : (this.options.embeddings?.id ?? null),
