@@ -40,7 +40,7 @@ async function publish(path: string, data: string | Uint8Array, move: (temporary
 }
 
 /** Makes a rename or unlink in the folder durable; some file systems refuse to fsync folders, which is harmless. */
-export async function syncDirectory(directory: string): Promise<void> {
+async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, 'r').catch(() => undefined);
   if (handle === undefined) return;
   try {

@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LexicalIndex } from '../search/lexical-index.js';
 import { VectorIndex, type VectorHit } from '../search/vector-index.js';
-import { createFileAtomic, writeFileAtomic, syncDirectory } from './atomic-write.js';
+import { createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
 import { renderDocument } from './front-matter.js';
 import { encodeIndex, indexFileName, type IndexContents } from './index-file.js';
@@ -299,7 +299,11 @@ export class Namespace {
 
   private async persist(staging: Staging): Promise<void> {
     if (staging.changes.length === 0 && staging.embedding === this.embedding) return;
-    await writeFileAtomic(join(this.directory, indexFileName), encodeIndex({ embedding: staging.embedding, documents: [...staging.documents.values()] }));
+    await this.writeIndex(staging.embedding, staging.documents);
+  }
+
+  private async writeIndex(embedding: EmbeddingInfo, documents: ReadonlyMap<string, StoredDocument>): Promise<void> {
+    await writeFileAtomic(join(this.directory, indexFileName), encodeIndex({ embedding, documents: [...documents.values()] }));
   }
 
   private makeLive(staging: Staging): void {
@@ -388,9 +392,6 @@ export class Namespace {
         this.indexChunk(chunk, document, true);
       }
     }
-    if (changed) {
-      await writeFileAtomic(join(this.directory, indexFileName), encodeIndex({ embedding: this.embedding, documents: [...documents.values()] }));
-      await syncDirectory(this.directory);
-    }
+    if (changed) await this.writeIndex(this.embedding, documents);
   }
 }
