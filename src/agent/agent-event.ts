@@ -1,4 +1,5 @@
 // The events of one agent run, independent of wire format; each stream encoder turns them into its own protocol.
+import type { ErrorCode } from '../errors.js';
 import type { Snippet } from './snippet.js';
 
 export type AgentEvent =
@@ -9,5 +10,5 @@ export type AgentEvent =
   | { readonly type: 'text-end'; readonly messageId: string }
   /** The model called a tool the platform supplied; the platform runs it and calls the agent again. */
   | { readonly type: 'frontend-tool-call'; readonly toolCallId: string; readonly toolName: string; readonly argumentsText: string }
-  | { readonly type: 'error'; readonly code: string; readonly message: string }
+  | { readonly type: 'error'; readonly code: ErrorCode; readonly message: string }
   | { readonly type: 'finish'; readonly text: string; readonly sources: readonly string[] };

@@ -76,7 +76,7 @@ export class AgentService {
       else if (event.type === 'retrieval-result' && retrieval !== undefined) retrieval = { ...retrieval, snippets: event.snippets };
       else if (event.type === 'text-delta') text += event.delta;
       else if (event.type === 'finish') sources = event.sources;
-      else if (event.type === 'error') throw new KnowledgeError(event.code === 'embedding_failed' ? 'embedding_failed' : 'provider_error', event.message);
+      else if (event.type === 'error') throw new KnowledgeError(event.code, event.message);
     }
     return { text, sources, retrieval };
   }
