@@ -28,3 +28,20 @@ export function compiledEntryPoint(): string {
   }
   return entry;
 }
+
+/** The repository root (where package.json is), for tests that run npm or the compiled files from a checkout. */
+export function repositoryRoot(): string {
+  return projectRoot;
+}
+
+/** The compiled command line (dist/cli/main.js, the package's `bin`), refusing a missing or stale build like compiledEntryPoint. */
+export function compiledCliEntryPoint(): string {
+  compiledEntryPoint();
+  const entry = join(projectRoot, 'dist', 'cli', 'main.js');
+  try {
+    statSync(entry);
+  } catch {
+    throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test does) before the command-line tests');
+  }
+  return entry;
+}

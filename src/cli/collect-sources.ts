@@ -1,0 +1,213 @@
+// Turns the paths and URLs given to `ingest` into sources to send: folders walked for documents, files checked
+// against the service's type and size limits first (so nothing is uploaded that would be refused), then batched.
+import { readdir, stat } from 'node:fs/promises';
+import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
+
+/** The extensions the service converts (src/ingest/convert-document.ts); others are not documents. */
+export const documentExtensions = ['.md', '.markdown', '.mdx', '.txt', '.text', '.pdf', '.html', '.htm'] as const;
+
+/** Bytes per uploaded file the service accepts (its `limits.maxSourceBytes`, 6 MB). */
+export const maxUploadBytes = 6_000_000;
+
+export type PlannedSource =
+  | { readonly kind: 'file'; readonly label: string; readonly path: string; readonly bytes: number }
+  | { readonly kind: 'url'; readonly label: string; readonly url: string };
+
+/** A source decided here, without the service. */
+export interface LocalOutcome {
+  readonly label: string;
+  readonly status: 'skipped' | 'failed';
+  readonly reason: string;
+}
+
+export interface CollectedSources {
+  readonly sources: readonly PlannedSource[];
+  readonly local: readonly LocalOutcome[];
+  /** Files in walked folders that are not documents (left out silently, only counted). */
+  readonly ignored: number;
+}
+
+export function isDocumentName(name: string): boolean {
+  return (documentExtensions as readonly string[]).includes(extname(name).toLowerCase());
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** A path as it is shown: relative to the working directory when inside it. */
+function labelOf(path: string, cwd: string): string {
+  const fromCwd = relative(cwd, path);
+  return fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd) ? fromCwd : path;
+}
+
+/** Hidden folders (.git, .cache) and node_modules are never documentation. */
+function isSkippedFolder(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+interface WalkVisitor {
+  document(path: string): Promise<void>;
+  /** A file that is not a document. */
+  other(path: string): void;
+  unreadable(path: string, error: unknown): void;
+}
+
+async function walk(directory: string, visitor: WalkVisitor): Promise<void> {
+  let entries;
+  try {
+    entries = (await readdir(directory, { withFileTypes: true })).sort((left, right) => left.name.localeCompare(right.name));
+  } catch (error) {
+    visitor.unreadable(directory, error);
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) {
+      if (!isSkippedFolder(entry.name)) await walk(path, visitor);
+    } else if (entry.name.startsWith('.')) {
+      continue;
+    } else if ((entry.isFile() || entry.isSymbolicLink()) && isDocumentName(entry.name)) {
+      // A symbolic link is followed to a file; links to folders are not walked (they could loop).
+      await visitor.document(path);
+    } else if (entry.isFile()) {
+      visitor.other(path);
+    }
+  }
+}
+
+function describeFileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function collectSources(inputs: readonly string[], cwd: string): Promise<CollectedSources> {
+  const sources: PlannedSource[] = [];
+  const local: LocalOutcome[] = [];
+  const seen = new Set<string>();
+  let ignored = 0;
+
+  const addFile = async (path: string, named: boolean) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const label = labelOf(path, cwd);
+    if (named && !isDocumentName(path)) {
+      local.push({ label, status: 'skipped', reason: `unsupported file type (accepted: ${documentExtensions.join(', ')})` });
+      return;
+    }
+    let info;
+    try {
+      info = await stat(path);
+    } catch (error) {
+      local.push({ label, status: 'failed', reason: describeFileError(error) });
+      return;
+    }
+    if (!info.isFile()) return;
+    if (info.size > maxUploadBytes) {
+      local.push({ label, status: 'failed', reason: `${formatBytes(info.size)}, over the ${formatBytes(maxUploadBytes)} limit for a file` });
+      return;
+    }
+    sources.push({ kind: 'file', label, path, bytes: info.size });
+  };
+
+  for (const input of inputs) {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) {
+      let url: URL | undefined;
+      try {
+        url = new URL(input);
+      } catch {
+        url = undefined;
+      }
+      if (url === undefined) local.push({ label: input, status: 'failed', reason: 'not a valid URL' });
+      else if (url.protocol !== 'http:' && url.protocol !== 'https:') local.push({ label: input, status: 'failed', reason: 'only http and https URLs can be ingested' });
+      else if (!seen.has(url.href)) {
+        seen.add(url.href);
+        sources.push({ kind: 'url', label: input, url: url.href });
+      }
+      continue;
+    }
+    const path = resolve(cwd, input);
+    let info;
+    try {
+      info = await stat(path);
+    } catch (error) {
+      local.push({ label: input, status: 'failed', reason: describeFileError(error) });
+      continue;
+    }
+    if (info.isDirectory()) {
+      await walk(path, {
+        document: (file) => addFile(file, false),
+        other: () => void ignored++,
+        unreadable: (folder, error) => local.push({ label: labelOf(folder, cwd), status: 'failed', reason: `cannot read the folder: ${describeFileError(error)}` }),
+      });
+    } else {
+      await addFile(path, true);
+    }
+  }
+  return { ...withUniqueUploadNames(sources, local), ignored };
+}
+
+/**
+ * The service keys an upload by its base name (the multipart parser drops folders), so two files named alike
+ * would replace each other on every run: the first is sent, the others fail here with the reason.
+ */
+function withUniqueUploadNames(sources: readonly PlannedSource[], local: readonly LocalOutcome[]): { sources: PlannedSource[]; local: LocalOutcome[] } {
+  const firstOfName = new Map<string, string>();
+  const unique: PlannedSource[] = [];
+  const rejected: LocalOutcome[] = [];
+  for (const source of sources) {
+    if (source.kind !== 'file') {
+      unique.push(source);
+      continue;
+    }
+    const name = basename(source.path);
+    const first = firstOfName.get(name);
+    if (first === undefined) {
+      firstOfName.set(name, source.label);
+      unique.push(source);
+    } else {
+      rejected.push({ label: source.label, status: 'failed', reason: `same file name as ${first}; the service keys uploads by file name, so one would replace the other (rename it, or ingest it into another namespace)` });
+    }
+  }
+  return { sources: unique, local: [...local, ...rejected] };
+}
+
+export type Batch =
+  | { readonly kind: 'files'; readonly sources: readonly Extract<PlannedSource, { kind: 'file' }>[] }
+  | { readonly kind: 'urls'; readonly sources: readonly Extract<PlannedSource, { kind: 'url' }>[] };
+
+export interface BatchLimits {
+  /** Files per upload request (the service takes at most 50). */
+  readonly maxFiles: number;
+  /** Bytes of files per upload request (the service takes 8 MB bodies); a larger single file goes alone. */
+  readonly maxBytes: number;
+  /** URLs per JSON request (each is downloaded by the service). */
+  readonly maxUrls: number;
+}
+
+export const defaultBatchLimits: BatchLimits = { maxFiles: 20, maxBytes: 4_000_000, maxUrls: 10 };
+
+/** Files grouped in order by count and size, then URLs by count. */
+export function planBatches(sources: readonly PlannedSource[], limits: BatchLimits = defaultBatchLimits): Batch[] {
+  const batches: Batch[] = [];
+  let files: Extract<PlannedSource, { kind: 'file' }>[] = [];
+  let bytes = 0;
+  for (const source of sources) {
+    if (source.kind !== 'file') continue;
+    if (files.length > 0 && (files.length >= limits.maxFiles || bytes + source.bytes > limits.maxBytes)) {
+      batches.push({ kind: 'files', sources: files });
+      files = [];
+      bytes = 0;
+    }
+    files.push(source);
+    bytes += source.bytes;
+  }
+  if (files.length > 0) batches.push({ kind: 'files', sources: files });
+  const urls = sources.filter((source): source is Extract<PlannedSource, { kind: 'url' }> => source.kind === 'url');
+  for (let start = 0; start < urls.length; start += limits.maxUrls) batches.push({ kind: 'urls', sources: urls.slice(start, start + limits.maxUrls) });
+  return batches;
+}

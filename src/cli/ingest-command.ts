@@ -1,0 +1,113 @@
+// `knowledge-agent ingest <paths or URLs...>`: uploads documents in batches with live progress and a summary.
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ServerError, UsageError, exitCodes } from './cli-error.js';
+import { KnowledgeAgentClient } from './client.js';
+import { collectSources, documentExtensions, planBatches, type Batch } from './collect-sources.js';
+import { connectionHelp, connectionOptions, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
+import { summaryLine } from './ingest-progress.js';
+import { createReporter, IngestTally, type IngestReporter } from './ingest-reporter.js';
+import { sendBatch, type BatchOutcome } from './ingest-requests.js';
+
+const help = `Usage: knowledge-agent ingest <path or URL>... [--namespace NAME]
+
+Uploads documents to the Knowledge Agent. Folders are walked for ${documentExtensions.join(' ')} files
+(hidden folders and node_modules are left out); http(s) URLs are downloaded by the service.
+Files go up in batches, so the service may run on another machine. Content that is already stored
+is skipped; changed content replaces the previous version.
+
+On a terminal a progress bar shows files, chunks, rate and time left; otherwise one line per
+source is printed (saved / updated / skipped / failed). The last line is the summary:
+  saved N, updated N, skipped N, failed N
+The exit code is 1 when any source failed.
+
+Options:
+  -n, --namespace NAME   namespace to ingest into (default: the service's default namespace)
+
+${connectionHelp}
+
+Examples:
+  knowledge-agent ingest docs/ --namespace handbook
+  knowledge-agent ingest README.md https://example.com/guide.html`;
+
+/** Errors that every further request would meet too: the run stops at the first. */
+const fatalCodes = new Set(['unauthorized', 'forbidden', 'invalid_namespace', 'invalid_request', 'not_found']);
+const maxRateLimitRetries = 5;
+
+async function runBatch(client: KnowledgeAgentClient, batch: Batch, namespace: string | undefined, reporter: IngestReporter): Promise<void> {
+  const reported = new Set<number>();
+  const report = (outcome: BatchOutcome) => {
+    const source = batch.sources[outcome.index];
+    if (source === undefined || reported.has(outcome.index)) return;
+    reported.add(outcome.index);
+    reporter.outcome({
+      label: source.label,
+      status: outcome.status,
+      ...(outcome.chunks === undefined ? {} : { chunks: outcome.chunks }),
+      ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+    });
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await sendBatch(client, batch, namespace, report);
+      return;
+    } catch (error) {
+      if (!(error instanceof ServerError) || fatalCodes.has(error.code)) throw error;
+      if (error.code === 'rate_limited' && attempt < maxRateLimitRetries) {
+        const seconds = error.retryAfterSeconds ?? 5;
+        reporter.notice(`rate limited by the service; retrying in ${seconds} s`);
+        await sleep(seconds * 1000);
+        continue;
+      }
+      // The service refused this request only (too large, an internal error): its sources failed, the run goes on.
+      for (const index of batch.sources.keys()) report({ index, status: 'failed', reason: error.message });
+      return;
+    }
+  }
+}
+
+export const ingestCommand: Command = {
+  name: 'ingest',
+  summary: 'upload files, folders and URLs into a namespace',
+  help,
+  async run(args: readonly string[], context: CommandContext): Promise<number> {
+    const { values, positionals } = parseCommandLine('ingest', () =>
+      parseArgs({ args: [...args], options: { ...connectionOptions, namespace: { type: 'string', short: 'n' } }, allowPositionals: true, strict: true }),
+    );
+    if (values.help === true) {
+      context.stdout.write(`${help}\n`);
+      return exitCodes.ok;
+    }
+    if (positionals.length === 0) throw new UsageError('ingest: give at least one file, folder or URL', 'ingest');
+    const client = new KnowledgeAgentClient(resolveConnection(values, context.env, 'ingest'));
+    const namespace = values.namespace;
+
+    const collected = await collectSources(positionals, context.cwd);
+    if (collected.ignored > 0) {
+      context.stderr.write(`left out ${collected.ignored} file${collected.ignored === 1 ? '' : 's'} that ${collected.ignored === 1 ? 'is' : 'are'} not ${documentExtensions.join(' ')}\n`);
+    }
+    const total = collected.sources.length + collected.local.length;
+    if (total === 0) {
+      context.stderr.write(`knowledge-agent: nothing to ingest: no ${documentExtensions.join(' ')} files in ${positionals.join(' ')}\n`);
+      return exitCodes.failure;
+    }
+
+    const tally = new IngestTally();
+    const reporter = createReporter(context, tally);
+    const interrupt = () => {
+      reporter.end();
+      context.stderr.write('knowledge-agent: interrupted; sources already reported are stored\n');
+      process.exit(130);
+    };
+    process.once('SIGINT', interrupt);
+    try {
+      reporter.begin(total, collected.local);
+      for (const batch of planBatches(collected.sources)) await runBatch(client, batch, namespace, reporter);
+    } finally {
+      reporter.end();
+      process.off('SIGINT', interrupt);
+    }
+    context.stdout.write(`${summaryLine(tally.counts)}\n`);
+    return tally.counts.failed > 0 ? exitCodes.failure : exitCodes.ok;
+  },
+};

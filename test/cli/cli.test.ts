@@ -1,0 +1,397 @@
+// The command line as people run it: the compiled binary (dist/cli/main.js) in a child process against a real
+// service on a loopback port (extractive answers, no provider), a token-protected one, and no service at all.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { findFreePort } from '../support/child-service.js';
+import { compiledCliEntryPoint, repositoryRoot } from '../support/compiled-entry.js';
+import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import { startService, type TestService } from '../support/service.js';
+
+interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Variables of the test process that must not reach the command line or a service it starts. */
+const configurationVariable = /^(KNOWLEDGE_AGENT_|LLM_|KNOWLEDGE_DIR$|TEMPERATURE$|HOST$|PORT$)/;
+const inheritedEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !configurationVariable.test(name)));
+
+interface RunOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  /** The executable and its leading arguments; the compiled entry point by default. */
+  readonly command?: readonly string[];
+  readonly timeoutMs?: number;
+}
+
+/** Runs the command line asynchronously (the service under test lives in this process and must keep answering). */
+function run(args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
+  const [executable, ...leading] = options.command ?? [process.execPath, compiledCliEntryPoint()];
+  const child = spawn(executable as string, [...leading, ...args], {
+    cwd: options.cwd ?? repositoryRoot(),
+    env: { ...inheritedEnvironment, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+
+describe('knowledge-agent command line', () => {
+  let service: TestService;
+  let workspace: string;
+  let pageServer: Server;
+  let pageUrl: string;
+  /** Against the open, extractive service, from the workspace folder. */
+  const cli = (args: readonly string[], env: Record<string, string> = {}) => run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
+
+  before(async () => {
+    compiledCliEntryPoint();
+    service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
+    const docs = join(workspace, 'docs');
+    await mkdir(join(docs, 'ops'), { recursive: true });
+    await mkdir(join(docs, '.drafts'));
+    await mkdir(join(docs, 'node_modules', 'some-package'), { recursive: true });
+    await writeFile(join(docs, 'deployment.md'), '# Deployment\n\nThe service is deployed with a rolling update. Each rollout waits for health checks to pass.\n');
+    await writeFile(join(docs, 'caching.txt'), 'Responses are cached for five minutes. The cache is cleared on every deployment.\n');
+    await writeFile(
+      join(docs, 'ops', 'tokens.html'),
+      '<!doctype html><html><head><title>Token rotation</title></head><body><main><h1>Token rotation</h1><p>Access tokens rotate every ninety days. Old tokens stop working a week after rotation.</p></main></body></html>',
+    );
+    await writeFile(join(docs, 'diagram.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    await writeFile(join(docs, '.drafts', 'secret.md'), '# Draft\n\nNot for ingestion.\n');
+    await writeFile(join(docs, 'node_modules', 'some-package', 'README.md'), '# Some package\n\nNot documentation of ours.\n');
+    await writeFile(join(workspace, 'notes.docx'), 'not a supported document');
+
+    pageServer = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><html><head><title>Backups</title></head><body><main><h1>Backups</h1><p>Backups run nightly at two o\'clock and are kept for thirty days.</p></main></body></html>');
+    });
+    await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', () => resolve()));
+    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/backups.html`;
+  });
+
+  after(async () => {
+    await service?.dispose();
+    await new Promise((resolve) => pageServer?.close(resolve));
+    if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('prints help for the program and each command, and exits 2 on a command line that is not valid', async () => {
+    const help = await run(['--help']);
+    assert.equal(help.code, 0);
+    for (const command of ['serve', 'ingest', 'search', 'ask', 'namespaces']) assert.match(help.stdout, new RegExp(`^  ${command}\\s+\\S`, 'm'));
+    for (const command of ['serve', 'ingest', 'search', 'ask', 'namespaces']) {
+      const commandHelp = await run([command, '--help']);
+      assert.equal(commandHelp.code, 0, command);
+      assert.match(commandHelp.stdout, new RegExp(`^Usage: knowledge-agent ${command}`), command);
+    }
+    assert.match((await run(['ingest', '--help'])).stdout, /--namespace NAME/);
+
+    const unknownCommand = await run(['frobnicate']);
+    assert.equal(unknownCommand.code, 2);
+    assert.match(unknownCommand.stderr, /^knowledge-agent: unknown command "frobnicate"/);
+    const unknownOption = await run(['search', 'query', '--colour']);
+    assert.equal(unknownOption.code, 2);
+    assert.match(unknownOption.stderr, /^knowledge-agent: Unknown option '--colour'\nRun "knowledge-agent search --help" for usage\.\n$/);
+    const badLimit = await run(['search', 'query', '--limit', 'many']);
+    assert.equal(badLimit.code, 2);
+    assert.match(badLimit.stderr, /--limit: must be a whole number from 0 to 20/);
+    assert.equal((await run(['ingest'])).code, 2);
+    assert.equal((await run(['ask'])).code, 2);
+    assert.equal((await run(['search', 'x', '--url', 'ftp://example.com'])).code, 2);
+  });
+
+  it('ingests a folder: one plain line per source, the summary last, and other files left out', async () => {
+    const result = await cli(['ingest', 'docs', '--namespace', 'cli']);
+    assert.equal(result.code, 0, result.stderr);
+    const output = lines(result.stdout);
+    assert.equal(output.at(-1), 'saved 3, updated 0, skipped 0, failed 0');
+    assert.deepEqual(output.slice(0, -1).sort(), ['saved  docs/caching.txt  1 chunk', 'saved  docs/deployment.md  1 chunk', 'saved  docs/ops/tokens.html  1 chunk']);
+    // Hidden folders and node_modules are not walked; the picture is counted, not uploaded.
+    assert.match(result.stderr, /^left out 1 file that is not \.md /);
+    assert.doesNotMatch(result.stdout, /secret|some-package|diagram/);
+  });
+
+  it('skips unchanged documents, updates changed ones, and reports local refusals with exit code 1', async () => {
+    const again = await cli(['ingest', 'docs', '--namespace', 'cli']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(lines(again.stdout).at(-1), 'saved 0, updated 0, skipped 3, failed 0');
+    assert.ok(lines(again.stdout).includes('skipped  docs/deployment.md  unchanged'));
+
+    await writeFile(join(workspace, 'docs', 'deployment.md'), '# Deployment\n\nThe service is deployed with a blue-green switch. Each rollout waits for health checks to pass.\n');
+    await writeFile(join(workspace, 'huge.md'), Buffer.alloc(6_000_001, 'a'));
+    const mixed = await cli(['ingest', 'docs/deployment.md', 'notes.docx', 'huge.md', 'missing.md', '--namespace', 'cli']);
+    assert.equal(mixed.code, 1);
+    const output = lines(mixed.stdout);
+    assert.equal(output.at(-1), 'saved 0, updated 1, skipped 1, failed 2');
+    assert.ok(output.includes('updated  docs/deployment.md  1 chunk'), mixed.stdout);
+    assert.ok(output.some((line) => /^skipped  notes\.docx  unsupported file type \(accepted: \.md, /.test(line)), mixed.stdout);
+    assert.ok(output.includes('failed  huge.md  6.0 MB, over the 6.0 MB limit for a file'), mixed.stdout);
+    assert.ok(output.includes('failed  missing.md  no such file or directory'), mixed.stdout);
+    // Nothing refused locally reached the service.
+    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=cli`)).json()) as { documents: { source: string }[] };
+    assert.deepEqual(listing.documents.map((document) => document.source).sort(), ['caching.txt', 'deployment.md', 'tokens.html']);
+  });
+
+  it('ingests a URL through the service, and fails files whose names collide', async () => {
+    await mkdir(join(workspace, 'a'));
+    await mkdir(join(workspace, 'b'));
+    await writeFile(join(workspace, 'a', 'README.md'), '# Alpha\n\nAlpha readme.\n');
+    await writeFile(join(workspace, 'b', 'README.md'), '# Beta\n\nBeta readme.\n');
+    const result = await cli(['ingest', pageUrl, 'a', 'b', '-n', 'web']);
+    assert.equal(result.code, 1);
+    const output = lines(result.stdout);
+    assert.ok(output.includes(`saved  ${pageUrl}  1 chunk`), result.stdout);
+    assert.ok(output.includes('saved  a/README.md  1 chunk'), result.stdout);
+    assert.ok(output.some((line) => line.startsWith('failed  b/README.md  same file name as a/README.md')), result.stdout);
+    assert.equal(output.at(-1), 'saved 2, updated 0, skipped 0, failed 1');
+  });
+
+  it('searches: numbered matches with title, score, source and excerpt, or the JSON response', async () => {
+    const result = await cli(['search', 'how long are responses cached', '--namespace', 'cli', '--limit', '2']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^1\. caching {2}\(score \d\.\d{3}\)\n {3}\S*caching\.md\n {3}Responses are cached for five minutes\./);
+    assert.match(result.stdout, /\n\n2\. /);
+    assert.doesNotMatch(result.stdout, /\n3\. /);
+
+    const json = await cli(['search', 'token rotation', '-n', 'cli', '--mode', 'lexical', '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    const body = JSON.parse(json.stdout) as { mode: string; matches: { title: string }[] };
+    assert.equal(body.mode, 'lexical');
+    assert.equal(body.matches[0]?.title, 'Token rotation');
+
+    const nothing = await cli(['search', 'anything', '-n', 'no-such-namespace']);
+    assert.equal(nothing.code, 0);
+    assert.equal(nothing.stdout, 'no matches for "anything" in namespace no-such-namespace\n');
+  });
+
+  it('asks: streams the cited answer to stdout, the search to stderr, and ends with the Sources line', async () => {
+    const result = await cli(['ask', 'how long are responses cached?', '--namespace', 'cli']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Responses are cached for five minutes \[\d\]/);
+    assert.equal(lines(result.stdout).at(-1), 'Sources: caching');
+    assert.match(result.stderr, /^searching "how long are responses cached\?" -> \d+ snippets?\n$/);
+
+    // The mention the question already holds is not doubled; --json gives the whole answer at once.
+    const json = await cli(['ask', '@knowledge when are backups kept?', '-n', 'web', '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    const body = JSON.parse(json.stdout) as { query: string; answer: string; matches: unknown[] };
+    assert.equal(body.query, 'when are backups kept?');
+    assert.match(body.answer, /thirty days \[\d\][\s\S]*\nSources: Backups$/);
+    assert.equal(json.stderr, '');
+  });
+
+  it('explains a wrong mention instead of printing nothing', async () => {
+    const result = await cli(['ask', 'how long are responses cached?', '-n', 'cli', '--mention', '@docs']);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^knowledge-agent: the agent did not answer: .*"@docs" is not its mention \(pass --mention\)\n$/);
+  });
+
+  it('lists namespaces with their document and chunk counts', async () => {
+    const result = await cli(['namespaces']);
+    assert.equal(result.code, 0, result.stderr);
+    const [header, ...rows] = lines(result.stdout);
+    assert.match(header ?? '', /^NAMESPACE\s+DOCUMENTS\s+CHUNKS\s+EMBEDDING MODEL$/);
+    assert.ok(rows.some((row) => /^cli\s+3\s+3\s+local:all-MiniLM-L6-v2$/.test(row)), result.stdout);
+    assert.ok(rows.some((row) => /^web\s+2\s+2\s/.test(row)), result.stdout);
+    const json = JSON.parse((await cli(['namespaces', '--json'])).stdout) as { namespaces: { name: string }[] };
+    assert.ok(json.namespaces.some((namespace) => namespace.name === 'cli'));
+  });
+
+  it('says clearly when no service is listening, with exit code 1', async () => {
+    const port = await findFreePort();
+    const expected = `knowledge-agent: cannot reach the Knowledge Agent at http://127.0.0.1:${port} (connection refused). Is it running? Start it with: knowledge-agent serve\n`;
+    for (const args of [['namespaces'], ['search', 'anything'], ['ask', 'anything'], ['ingest', 'docs']]) {
+      const result = await run([...args, '--url', `http://127.0.0.1:${port}`], { cwd: workspace });
+      assert.equal(result.code, 1, args.join(' '));
+      assert.equal(result.stderr.split('\n').filter((line) => !line.startsWith('left out')).join('\n'), expected, args.join(' '));
+      assert.equal(result.stdout, '', args.join(' '));
+    }
+    // The default URL comes from KNOWLEDGE_AGENT_URL.
+    const fromEnvironment = await run(['namespaces'], { env: { KNOWLEDGE_AGENT_URL: `http://127.0.0.1:${port}` } });
+    assert.equal(fromEnvironment.stderr, expected);
+  });
+
+  it('runs the service with serve, as npm start does', async () => {
+    const port = await findFreePort();
+    const storage = join(workspace, 'served');
+    const server = spawn(process.execPath, [compiledCliEntryPoint(), 'serve', '--port', String(port), '--storage', storage], {
+      cwd: workspace,
+      env: { ...inheritedEnvironment, KNOWLEDGE_AGENT_MODEL: 'extractive', KNOWLEDGE_AGENT_RATE_LIMIT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    server.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    server.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    try {
+      let listing: CliRun | undefined;
+      for (let attempt = 0; attempt < 120; attempt++) {
+        listing = await run(['namespaces', '--url', `http://127.0.0.1:${port}`]);
+        if (listing.code === 0 || server.exitCode !== null) break;
+        await sleep(250);
+      }
+      assert.equal(listing?.code, 0, `${listing?.stderr}\n${output}`);
+      assert.match(listing?.stdout ?? '', /^no namespaces yet/);
+      assert.match(output, /Server listening at http:\/\/127\.0\.0\.1:\d+/);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+  });
+
+  it('runs from the checkout with npm exec, as the package bin', async () => {
+    const cache = await mkdtemp(join(tmpdir(), 'knowledge-agent-npm-cache-'));
+    try {
+      const result = await run(['exec', '--', 'knowledge-agent', '--help'], {
+        command: [process.platform === 'win32' ? 'npm.cmd' : 'npm'],
+        cwd: repositoryRoot(),
+        // Its own npm cache, offline, and no lifecycle scripts: npm exec would otherwise run `prepare` (a rebuild
+        // of dist/ under the other tests' feet) the first time it links the checkout into a cache.
+        env: { npm_config_cache: cache, npm_config_offline: 'true', npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' },
+        timeoutMs: 120_000,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^Usage: knowledge-agent <command> \[options\]/);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('knowledge-agent command line against a token-protected service', () => {
+  let provider: ProviderDouble;
+  let service: TestService;
+  let workspace: string;
+  const cli = (args: readonly string[], env: Record<string, string> = {}) => run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
+
+  before(async () => {
+    provider = await startProviderDouble();
+    service = await startService({
+      providerUrl: provider.baseUrl,
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook' },
+    });
+    workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
+    await writeFile(join(workspace, 'vacation.md'), '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.\n');
+  });
+
+  after(async () => {
+    await service?.dispose();
+    await provider?.close();
+    if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('answers 401 with one clear line, and works with --token or KNOWLEDGE_AGENT_TOKEN', async () => {
+    const anonymous = await cli(['namespaces']);
+    assert.equal(anonymous.code, 1);
+    assert.equal(
+      anonymous.stderr,
+      'knowledge-agent: unauthorized: this route needs a token: send Authorization: Bearer <token> or X-API-Key: <token> (pass --token or set KNOWLEDGE_AGENT_TOKEN)\n',
+    );
+    const wrong = await cli(['ingest', 'vacation.md', '-n', 'handbook', '--token', 'reader-token']);
+    assert.equal(wrong.code, 1);
+    assert.equal(wrong.stderr, 'knowledge-agent: unauthorized: the token is not valid for this route\n');
+    assert.equal(wrong.stdout, '');
+
+    const ingest = await cli(['ingest', 'vacation.md', '-n', 'handbook'], { KNOWLEDGE_AGENT_TOKEN: 'writer-token' });
+    assert.equal(ingest.code, 0, ingest.stderr);
+    assert.deepEqual(lines(ingest.stdout), ['saved  vacation.md  1 chunk', 'saved 1, updated 0, skipped 0, failed 0']);
+    const forbidden = await cli(['ingest', 'vacation.md', '-n', 'other'], { KNOWLEDGE_AGENT_TOKEN: 'writer-token' });
+    assert.equal(forbidden.code, 1);
+    assert.equal(forbidden.stderr, 'knowledge-agent: forbidden: the token does not grant access to the namespace "other"\n');
+
+    const listing = await cli(['namespaces', '--token', 'reader-token']);
+    assert.equal(listing.code, 0, listing.stderr);
+    assert.match(listing.stdout, /^handbook\s+1\s+1\s/m);
+  });
+
+  it('prints the error of a broken answer stream and exits 1', async () => {
+    provider.queueChat({ text: 'Employees get twenty-five days and more words here', breakAfterChunks: 3 });
+    const result = await cli(['ask', 'how many vacation days?', '-n', 'handbook', '--token', 'reader-token']);
+    assert.equal(result.code, 1);
+    const [search, error, ...rest] = lines(result.stderr);
+    assert.match(search ?? '', /^searching "how many vacation days\?" -> 1 snippet$/);
+    assert.match(error ?? '', /^knowledge-agent: provider_error: /);
+    assert.deepEqual(rest, []);
+  });
+});
+
+describe('knowledge-agent ingest against a service without progress streaming', () => {
+  let server: Server;
+  let baseUrl: string;
+  let workspace: string;
+  /** Answers queued per request: status, headers, body. */
+  const answers: { status: number; headers?: Record<string, string>; body: unknown }[] = [];
+  let requests = 0;
+
+  before(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
+    await writeFile(join(workspace, 'a.md'), '# A\n\nAlpha.\n');
+    await writeFile(join(workspace, 'b.md'), '\n');
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        requests++;
+        const answer = answers.shift() ?? { status: 500, body: { error: { code: 'internal_error', message: 'no answer queued' } } };
+        response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        response.end(JSON.stringify(answer.body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('waits out a rate limit, then reads the plain JSON answer source by source', async () => {
+    answers.push(
+      { status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'rate_limited', message: 'Rate limit exceeded, retry in 1 second' } } },
+      { status: 200, body: { namespace: 'docs', saved: 1, updated: 0, skipped: 0, errors: [{ source: 'b.md', error: 'b.md holds no text', code: 'document_empty' }], files: [{ file: 'a.md', status: 'saved' }] } },
+    );
+    const result = await run(['ingest', 'a.md', 'b.md', '--url', baseUrl], { cwd: workspace });
+    assert.equal(result.code, 1);
+    assert.equal(requests, 2);
+    assert.deepEqual(lines(result.stdout), ['saved  a.md', 'failed  b.md  b.md holds no text', 'saved 1, updated 0, skipped 0, failed 1']);
+    assert.equal(result.stderr, 'rate limited by the service; retrying in 1 s\n');
+  });
+
+  it('fails the sources of a request the service refuses, and names a server that is not the Knowledge Agent', async () => {
+    answers.push({ status: 500, body: { error: { code: 'internal_error', message: 'an unexpected error occurred (request req-1)' } } });
+    const refused = await run(['ingest', 'a.md', 'b.md', '--url', baseUrl], { cwd: workspace });
+    assert.equal(refused.code, 1);
+    assert.deepEqual(lines(refused.stdout), [
+      'failed  a.md  internal_error: an unexpected error occurred (request req-1)',
+      'failed  b.md  internal_error: an unexpected error occurred (request req-1)',
+      'saved 0, updated 0, skipped 0, failed 2',
+    ]);
+
+    answers.push({ status: 502, body: '<html>Bad gateway</html>' });
+    const notTheService = await run(['namespaces', '--url', baseUrl]);
+    assert.equal(notTheService.code, 1);
+    assert.match(notTheService.stderr, /^knowledge-agent: the Knowledge Agent at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 Bad Gateway without an error body \(is --url the Knowledge Agent\?\)\n$/);
+  });
+});
