@@ -1,5 +1,7 @@
-// In-memory BM25F index over chunks: interned terms, pooled typed-array postings, tombstones, heap top-k.
+// In-memory BM25F index over chunks: interned terms, pooled typed-array postings, tombstones, heap top-k, and
+// snapshots that restore it without tokenizing anything again.
 import { inverseDocumentFrequency } from './bm25.js';
+import { PostingLists, blockHeader, grown } from './posting-lists.js';
 import { queryTerms, tokenize } from './tokenize.js';
 import { TopK } from './top-k.js';
 
@@ -36,92 +38,40 @@ export const defaultLexicalIndexOptions: LexicalIndexOptions = Object.freeze({
   body: Object.freeze({ weight: 1, b: 0.4 }),
 });
 
-type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;
-
-function grown<T extends GrowableArray>(array: T, length: number): T {
-  const next = new (array.constructor as new (length: number) => T)(length);
-  next.set(array.subarray(0, Math.min(array.length, length)));
-  return next;
-}
-
 /** Frequencies in title (bits 24-31), headings (16-23) and body (0-15), clamped: BM25 saturates long before. */
 function packFrequencies(title: number, headings: number, body: number): number {
   return ((Math.min(title, 255) << 24) | (Math.min(headings, 255) << 16) | Math.min(body, 0xffff)) >>> 0;
 }
 
-const blockHeader = 2;
-const largestBlock = 1024;
-
 /**
- * Every term's postings (slot, packed frequencies) in one Uint32Array, as a chain of blocks
- * [next block, capacity, pairs…] whose sizes grow with the list; offset 0 means no block.
- * One pool instead of an array per term keeps the many rare terms cheap.
+ * The index as plain data, for saving: terms and chunk keys by number, and typed arrays in the layout the index
+ * searches (see `SnapshotArrays`). Scoring options are not part of it: they apply at search time.
  */
-class PostingLists {
-  data: Uint32Array;
-  end = blockHeader;
-  firstBlock = new Uint32Array(1024);
-  lastBlock = new Uint32Array(1024);
-  lastBlockFill = new Uint32Array(1024);
+export interface LexicalSnapshot {
+  readonly terms: readonly string[];
+  readonly keys: readonly string[];
+  /** Token counts of the title, headings and body fields summed over all chunks. */
+  readonly lengthTotals: readonly number[];
+  readonly arrays: Readonly<Record<string, Uint32Array | Float32Array>>;
+}
 
-  constructor(dataCapacity = 1 << 16) {
-    this.data = new Uint32Array(dataCapacity);
-  }
+/** The arrays of a snapshot, exactly sized; a type rather than an interface so that it fits the Record above. */
+type SnapshotArrays = {
+  /** Every term's postings in the compact layout of `PostingLists.compacted`, term ids indexing `terms`. */
+  readonly postings: Uint32Array;
+  /** The distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]]; slots index `keys`. */
+  readonly slotTerms: Uint32Array;
+  readonly slotTermOffsets: Uint32Array;
+  /** Token counts per slot: title at 3s, headings at 3s + 1, body at 3s + 2. */
+  readonly fieldLengths: Float32Array;
+};
 
-  growTerms(capacity: number): void {
-    this.firstBlock = grown(this.firstBlock, capacity);
-    this.lastBlock = grown(this.lastBlock, capacity);
-    this.lastBlockFill = grown(this.lastBlockFill, capacity);
-  }
-
-  /** Appends to `term`'s list; a new block, when needed, holds `newBlockSize` postings. */
-  append(term: number, slot: number, packed: number, newBlockSize: number): void {
-    let block = this.lastBlock[term] as number;
-    let fill = this.lastBlockFill[term] as number;
-    if (block === 0 || fill === this.data[block + 1]) {
-      const next = this.allocate(Math.min(largestBlock, Math.max(1, newBlockSize)));
-      if (block === 0) this.firstBlock[term] = next;
-      else this.data[block] = next;
-      this.lastBlock[term] = block = next;
-      fill = 0;
-    }
-    const offset = block + blockHeader + 2 * fill;
-    this.data[offset] = slot;
-    this.data[offset + 1] = packed;
-    this.lastBlockFill[term] = fill + 1;
-  }
-
-  /** Gives `term` a single block with the `count` postings of `sourceTerm` in `source` whose slots survive renumbering. */
-  copyLive(source: PostingLists, sourceTerm: number, term: number, count: number, newSlotOf: Int32Array): void {
-    const block = this.allocate(count);
-    let write = block + blockHeader;
-    for (let from = source.firstBlock[sourceTerm] as number; from !== 0; from = source.data[from] as number) {
-      const end = from + blockHeader + 2 * source.fillOf(sourceTerm, from);
-      for (let offset = from + blockHeader; offset < end; offset += 2) {
-        const slot = newSlotOf[source.data[offset] as number] as number;
-        if (slot < 0) continue;
-        this.data[write++] = slot;
-        this.data[write++] = source.data[offset + 1] as number;
-      }
-    }
-    this.firstBlock[term] = this.lastBlock[term] = block;
-    this.lastBlockFill[term] = count;
-  }
-
-  /** Postings used in `block`: all of its capacity unless it is the term's last block. */
-  fillOf(term: number, block: number): number {
-    return block === this.lastBlock[term] ? (this.lastBlockFill[term] as number) : (this.data[block + 1] as number);
-  }
-
-  private allocate(capacity: number): number {
-    const needed = this.end + blockHeader + 2 * capacity;
-    if (needed > this.data.length) this.data = grown(this.data, Math.max(needed, Math.ceil(this.data.length * 1.5)));
-    const block = this.end;
-    this.data[block] = 0;
-    this.data[block + 1] = capacity;
-    this.end = needed;
-    return block;
-  }
+/** A snapshot with its arrays named and typed: what a compaction produces and the index takes over. */
+interface IndexState {
+  readonly terms: string[];
+  readonly keys: string[];
+  readonly lengthTotals: number[];
+  readonly arrays: SnapshotArrays;
 }
 
 export class LexicalIndex {
@@ -129,8 +79,8 @@ export class LexicalIndex {
   // Terms, by interned id; document frequencies count live chunks only.
   private termIdOf = new Map<string, number>();
   private termText: string[] = [];
-  private documentFrequency = new Uint32Array(1024);
-  private postings = new PostingLists();
+  private documentFrequency: Uint32Array = new Uint32Array(1024);
+  private postings = PostingLists.empty();
   // Chunks, by slot. Slots are handed out in order, so every posting list is sorted by slot.
   private slotOfKey = new Map<string, number>();
   private keyOfSlot: (string | undefined)[] = [];
@@ -138,12 +88,12 @@ export class LexicalIndex {
   private removedCount = 0;
   private removed = new Uint8Array(256);
   /** Token counts per slot: title at 3s, headings at 3s + 1, body at 3s + 2. */
-  private fieldLengths = new Float32Array(3 * 256);
+  private fieldLengths: Float32Array = new Float32Array(3 * 256);
   private lengthTotals = [0, 0, 0];
   // The distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]], kept so
   // that a removal can lower document frequencies exactly.
-  private slotTerms = new Uint32Array(1 << 14);
-  private slotTermOffsets = new Uint32Array(257);
+  private slotTerms: Uint32Array = new Uint32Array(1 << 14);
+  private slotTermOffsets: Uint32Array = new Uint32Array(257);
   // Scratch space reused by add (3 counters per term id) and search (a score per slot).
   private frequencyScratch = new Uint32Array(3 * 1024);
   private scores = new Float64Array(256);
@@ -275,30 +225,51 @@ export class LexicalIndex {
 
   /** Drops removed chunks and unused terms, renumbering both densely. Runs by itself after many removals. */
   compact(): void {
+    this.adopt(this.compactedState());
+  }
+
+  /** The index as plain data, compacted, in new arrays that later changes to the index leave alone. */
+  toSnapshot(): LexicalSnapshot {
+    return this.compactedState();
+  }
+
+  /**
+   * Restores an index saved by `toSnapshot`, taking over the snapshot's typed arrays: later changes to the index
+   * write into them. Checks cheaply that the parts fit together and throws an Error saying what does not; the
+   * caller then rebuilds the index from the documents.
+   */
+  static fromSnapshot(snapshot: LexicalSnapshot, options: Partial<LexicalIndexOptions> = {}): LexicalIndex {
+    try {
+      const index = new LexicalIndex(options);
+      index.adopt(checkedState(snapshot));
+      // Duplicates would leave a term or chunk unreachable; the maps, once built, count them for free.
+      if (index.termIdOf.size !== snapshot.terms.length) throw new Error('terms: some appear twice');
+      if (index.slotOfKey.size !== snapshot.keys.length) throw new Error('keys: some appear twice');
+      return index;
+    } catch (error) {
+      throw new Error(`Lexical snapshot is unusable: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** The live chunks and terms renumbered densely into new, exactly sized arrays; the index itself is unchanged. */
+  private compactedState(): IndexState {
+    const keys: string[] = [];
     const liveSlots: number[] = [];
     const newSlotOf = new Int32Array(this.slotCount).fill(-1);
     for (let slot = 0; slot < this.slotCount; slot++) {
-      if (this.removed[slot] === 0) newSlotOf[slot] = liveSlots.push(slot) - 1;
+      if (this.removed[slot] === 1) continue;
+      newSlotOf[slot] = liveSlots.push(slot) - 1;
+      keys.push(this.keyOfSlot[slot] as string);
     }
+    const terms: string[] = [];
     const newTermOf = new Int32Array(this.termText.length).fill(-1);
-    const termText = this.termText.filter((_, id) => this.documentFrequency[id] !== 0);
-    const capacity = Math.max(256, liveSlots.length);
-    const liveTermTotal = this.documentFrequency.reduce((total, frequency) => total + frequency, 0);
-    // One exactly sized block per term: the pool never grows while being filled.
-    const postings = new PostingLists(blockHeader * (1 + termText.length) + 2 * liveTermTotal + (1 << 12));
-    postings.growTerms(Math.max(1024, termText.length));
-    const documentFrequency = new Uint32Array(postings.firstBlock.length);
-    for (let id = 0, newId = 0; id < this.termText.length; id++) {
-      const frequency = this.documentFrequency[id] as number;
-      if (frequency === 0) continue;
-      newTermOf[id] = newId;
-      documentFrequency[newId] = frequency;
-      postings.copyLive(this.postings, id, newId, frequency, newSlotOf);
-      newId++;
-    }
-    const slotTerms = new Uint32Array(Math.max(1 << 14, liveTermTotal));
-    const slotTermOffsets = new Uint32Array(capacity + 1);
-    const fieldLengths = new Float32Array(3 * capacity);
+    this.termText.forEach((term, id) => {
+      if (this.documentFrequency[id] !== 0) newTermOf[id] = terms.push(term) - 1;
+    });
+    const postings = this.postings.compacted(this.termText.length, this.documentFrequency, newSlotOf);
+    const slotTerms = new Uint32Array(this.documentFrequency.reduce((total, frequency) => total + frequency, 0));
+    const slotTermOffsets = new Uint32Array(liveSlots.length + 1);
+    const fieldLengths = new Float32Array(3 * liveSlots.length);
     liveSlots.forEach((slot, newSlot) => {
       let write = slotTermOffsets[newSlot] as number;
       const end = this.slotTermOffsets[slot + 1] as number;
@@ -308,21 +279,30 @@ export class LexicalIndex {
       slotTermOffsets[newSlot + 1] = write;
       fieldLengths.set(this.fieldLengths.subarray(3 * slot, 3 * slot + 3), 3 * newSlot);
     });
-    this.keyOfSlot = liveSlots.map((slot) => this.keyOfSlot[slot]);
-    this.slotOfKey = new Map(this.keyOfSlot.map((key, newSlot) => [key as string, newSlot]));
-    this.termText = termText;
-    this.termIdOf = new Map(termText.map((term, id) => [term, id]));
-    this.documentFrequency = documentFrequency;
-    this.postings = postings;
-    this.slotTerms = slotTerms;
-    this.slotTermOffsets = slotTermOffsets;
-    this.fieldLengths = fieldLengths;
-    this.slotCount = liveSlots.length;
+    return { terms, keys, lengthTotals: [...this.lengthTotals], arrays: { postings, slotTerms, slotTermOffsets, fieldLengths } };
+  }
+
+  /** Takes over a compacted state; its arrays are exactly sized, so the next add grows them. */
+  private adopt({ terms, keys, lengthTotals, arrays }: IndexState): void {
+    this.postings = PostingLists.fromCompacted(arrays.postings, terms.length);
+    // In the compact layout each term has one full block, so its fill is its document frequency.
+    this.documentFrequency = this.postings.lastBlockFill.slice();
+    this.frequencyScratch = new Uint32Array(3 * terms.length);
+    this.termText = terms;
+    this.termIdOf = new Map();
+    terms.forEach((term, id) => this.termIdOf.set(term, id));
+    this.keyOfSlot = keys;
+    this.slotOfKey = new Map();
+    keys.forEach((key, slot) => this.slotOfKey.set(key, slot));
+    this.slotCount = keys.length;
     this.removedCount = 0;
-    this.removed = new Uint8Array(capacity);
-    this.scores = new Float64Array(capacity);
-    this.touched = new Uint32Array(capacity);
-    this.frequencyScratch = new Uint32Array(3 * documentFrequency.length);
+    this.removed = new Uint8Array(keys.length);
+    this.scores = new Float64Array(keys.length);
+    this.touched = new Uint32Array(keys.length);
+    this.lengthTotals = lengthTotals;
+    this.slotTerms = arrays.slotTerms;
+    this.slotTermOffsets = arrays.slotTermOffsets;
+    this.fieldLengths = arrays.fieldLengths;
   }
 
   private intern(term: string): number {
@@ -332,7 +312,7 @@ export class LexicalIndex {
     this.termIdOf.set(term, id);
     this.termText.push(term);
     if (id >= this.documentFrequency.length) {
-      const capacity = this.documentFrequency.length * 2;
+      const capacity = Math.max(1024, this.documentFrequency.length * 2);
       this.documentFrequency = grown(this.documentFrequency, capacity);
       this.postings.growTerms(capacity);
       this.frequencyScratch = grown(this.frequencyScratch, 3 * capacity);
@@ -349,4 +329,41 @@ export class LexicalIndex {
     this.scores = grown(this.scores, capacity);
     this.touched = grown(this.touched, capacity);
   }
+}
+
+/**
+ * The snapshot's parts, checked to fit together in time proportional to the number of terms and chunks (the
+ * posting pool's own layout is checked as the index takes it over), and copied where the index will change them.
+ */
+function checkedState({ terms, keys, lengthTotals, arrays }: LexicalSnapshot): IndexState {
+  const postings = typedArray(arrays, 'postings', Uint32Array);
+  const slotTerms = typedArray(arrays, 'slotTerms', Uint32Array);
+  const slotTermOffsets = typedArray(arrays, 'slotTermOffsets', Uint32Array);
+  const fieldLengths = typedArray(arrays, 'fieldLengths', Float32Array);
+  if (!Array.isArray(terms) || !Array.isArray(keys)) throw new Error('terms and keys must be arrays');
+  if (lengthTotals.length !== 3 || !lengthTotals.every((total) => Number.isFinite(total) && total >= 0)) {
+    throw new Error(`lengthTotals must be 3 totals, not [${lengthTotals.join(', ')}]`);
+  }
+  if (slotTermOffsets.length !== keys.length + 1) throw new Error(`slotTermOffsets has ${slotTermOffsets.length} entries for ${keys.length} keys`);
+  if (fieldLengths.length !== 3 * keys.length) throw new Error(`fieldLengths has ${fieldLengths.length} entries for ${keys.length} keys`);
+  for (let slot = 0; slot < keys.length; slot++) {
+    if ((slotTermOffsets[slot + 1] as number) < (slotTermOffsets[slot] as number)) throw new Error(`slotTermOffsets decreases at slot ${slot}`);
+  }
+  if (slotTermOffsets[0] !== 0 || slotTermOffsets[keys.length] !== slotTerms.length) {
+    throw new Error(`slotTermOffsets run from ${slotTermOffsets[0]} to ${slotTermOffsets[keys.length]}, slotTerms has ${slotTerms.length} entries`);
+  }
+  // Each (chunk, term) pair is listed once in postings and once in slotTerms.
+  const postingCount = (postings.length - blockHeader * (1 + terms.length)) / 2;
+  if (postingCount !== slotTerms.length) throw new Error(`postings holds ${postingCount} postings, slotTerms ${slotTerms.length}`);
+  return { terms: [...terms], keys: [...keys], lengthTotals: [...lengthTotals], arrays: { postings, slotTerms, slotTermOffsets, fieldLengths } };
+}
+
+function typedArray<T extends Uint32Array | Float32Array>(
+  arrays: LexicalSnapshot['arrays'],
+  name: keyof SnapshotArrays,
+  type: new (length: number) => T,
+): T {
+  const array = arrays[name];
+  if (!(array instanceof type)) throw new Error(`${name} must be a ${type.name}`);
+  return array;
 }

@@ -1,8 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { bm25fTermScore, inverseDocumentFrequency } from '../../src/search/bm25.js';
-import { LexicalIndex, defaultLexicalIndexOptions, type LexicalFields, type LexicalIndexOptions } from '../../src/search/lexical-index.js';
+import {
+  LexicalIndex,
+  defaultLexicalIndexOptions,
+  type LexicalFields,
+  type LexicalIndexOptions,
+  type LexicalSnapshot,
+} from '../../src/search/lexical-index.js';
 import { tokenize } from '../../src/search/tokenize.js';
+import { sharedDataDirectory } from '../support/shared-data.js';
 
 const corpus: Record<string, LexicalFields> = {
   dependencies: {
@@ -228,4 +238,197 @@ describe('LexicalIndex.matchedTerms', () => {
   for (const [query, terms] of cases) {
     it(`"${query}"`, () => assert.deepEqual(index.matchedTerms(query), terms));
   }
+});
+
+/** What the storage layer does with a snapshot: strings through JSON, each typed array into a buffer of its own. */
+function throughStorage(snapshot: LexicalSnapshot): LexicalSnapshot {
+  const { terms, keys, lengthTotals } = JSON.parse(JSON.stringify({ terms: snapshot.terms, keys: snapshot.keys, lengthTotals: snapshot.lengthTotals }));
+  const arrays = Object.fromEntries(Object.entries(snapshot.arrays).map(([name, array]) => [name, array.slice()]));
+  return { terms, keys, lengthTotals, arrays };
+}
+
+const restored = (index: LexicalIndex, options: Partial<LexicalIndexOptions> = {}): LexicalIndex =>
+  LexicalIndex.fromSnapshot(throughStorage(index.toSnapshot()), options);
+
+function assertSameAnswers(actual: LexicalIndex, expected: LexicalIndex, queries: readonly string[], limit = 20): void {
+  assert.equal(actual.size, expected.size);
+  for (const query of queries) assert.deepEqual(actual.search(query, limit), expected.search(query, limit), query);
+}
+
+describe('LexicalIndex snapshots of real text', () => {
+  const msmarco = join(sharedDataDirectory, 'msmarco-trecdl-5k');
+  const readLines = (file: string) => readFileSync(join(msmarco, file), 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const passages = readLines('corpus.jsonl').map((line) => JSON.parse(line) as { _id: string; text: string });
+  const queries = [
+    ...readLines('queries.jsonl').map((line) => (JSON.parse(line) as { text: string }).text),
+    // Phrases from every 40th passage, so that rare terms are asked for too.
+    ...passages.filter((_, number) => number % 40 === 0).map(({ text }) => text.split(/\s+/).slice(8, 13).join(' ')),
+  ];
+  const asFields = (text: string): LexicalFields => {
+    const words = text.split(/\s+/);
+    return { title: words.slice(0, 5).join(' '), headings: words.slice(5, 10).join(' '), body: text };
+  };
+  const original = new LexicalIndex();
+  for (const { _id, text } of passages) original.add(_id, asFields(text));
+  // Too few removals for a compaction by itself: the snapshot has to leave the tombstones out.
+  for (const [number, { _id }] of passages.entries()) if (number % 7 === 3) original.remove(_id);
+
+  it('a restored index answers every query with the same hits and scores', () => {
+    assert.ok(queries.length > 150);
+    assertSameAnswers(restored(original), original, queries);
+  });
+});
+
+describe('LexicalIndex snapshots', () => {
+  const queries = ['dependency', 'cookie response', 'upload file', 'oauth2 token request', 'testclient override', 'background tasks', 'late'];
+
+  it('takes its scoring options at restore time: they are not saved', () => {
+    const options: Partial<LexicalIndexOptions> = { k1: 0.9, title: { weight: 0.5, b: 0.3 } };
+    assertSameAnswers(restored(build(), options), build(corpus, options), queries);
+  });
+
+  it('keeps accepting adds, replacements and removals after a restore', () => {
+    const changes = (index: LexicalIndex) => {
+      index.add('tasks', { title: 'Background tasks', headings: 'BackgroundTasks', body: 'Run work after returning a response.' });
+      index.add('files', { title: 'Request files', headings: '', body: 'File uploads arrive late, as UploadFile objects.' });
+      index.remove('cookies');
+    };
+    const original = build();
+    const copy = restored(original);
+    changes(original);
+    changes(copy);
+    assertSameAnswers(copy, original, queries);
+    copy.compact();
+    assertSameAnswers(copy, original, queries);
+  });
+
+  it('leaves out removed chunks and unused terms, and the index it came from unchanged', () => {
+    const index = build();
+    index.remove('security');
+    const before = queries.map((query) => index.search(query, 10));
+    const snapshot = index.toSnapshot();
+    assert.deepEqual(snapshot.keys, ['dependencies', 'files', 'cookies', 'testing']);
+    assert.ok(!snapshot.terms.includes('oauth2') && snapshot.terms.includes('cooki'));
+    assert.deepEqual(queries.map((query) => index.search(query, 10)), before);
+    assertSameAnswers(LexicalIndex.fromSnapshot(throughStorage(snapshot)), index, queries);
+  });
+
+  it('holds exactly sized arrays that later changes to the index do not touch', () => {
+    const index = build();
+    const snapshot = index.toSnapshot();
+    const saved = throughStorage(snapshot);
+    for (const array of Object.values(snapshot.arrays)) assert.equal(array.byteLength, array.buffer.byteLength);
+    assert.equal(snapshot.arrays.slotTermOffsets?.length, snapshot.keys.length + 1);
+    assert.equal(snapshot.arrays.fieldLengths?.length, 3 * snapshot.keys.length);
+    index.add('late', { title: 'Dependencies', headings: 'Late', body: 'A dependency added late.' });
+    index.remove('files');
+    index.compact();
+    assert.deepEqual(snapshot, saved);
+  });
+
+  it('restores an empty index, which then grows like a new one', () => {
+    const snapshot = new LexicalIndex().toSnapshot();
+    assert.deepEqual([snapshot.terms, snapshot.keys, snapshot.lengthTotals], [[], [], [0, 0, 0]]);
+    const empty = LexicalIndex.fromSnapshot(throughStorage(snapshot));
+    assert.equal(empty.size, 0);
+    assert.deepEqual(empty.search('dependency', 10), []);
+    for (const [key, fields] of Object.entries(corpus)) empty.add(key, fields);
+    assertSameAnswers(empty, build(), queries);
+  });
+
+  it('an index whose chunks were all removed saves what an empty one does', () => {
+    const index = build();
+    for (const key of Object.keys(corpus)) index.remove(key);
+    assert.deepEqual(index.toSnapshot(), new LexicalIndex().toSnapshot());
+  });
+
+  it('restores the same answers after any sequence of adds, removals and compactions', () => {
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'cookie', 'cookies', 'read_file', 'readFile', 'depends', 'the', 'zeta', 'eta'];
+    const text = fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((picked) => picked.join(' '));
+    const fields = fc.record({ title: text, headings: text, body: text });
+    const key = fc.constantFrom(...'abcdefghijkl');
+    const operation = fc.oneof(
+      { arbitrary: fc.tuple(fc.constant('add' as const), key, fields), weight: 6 },
+      { arbitrary: fc.tuple(fc.constant('remove' as const), key), weight: 3 },
+      { arbitrary: fc.constant(['compact' as const] as const), weight: 1 },
+    );
+    type Operation = typeof operation extends fc.Arbitrary<infer Value> ? Value : never;
+    const wordQueries = [...words, 'alpha beta', 'cookie read_file zeta', 'gamma gamma delta'];
+    const apply = (index: LexicalIndex, operations: readonly Operation[]) => {
+      for (const [kind, key, fields] of operations) {
+        if (kind === 'compact') index.compact();
+        else if (kind === 'remove') index.remove(key);
+        else index.add(key, fields);
+      }
+    };
+    /** The chunks left after `operations`, in the index's order: a replaced chunk moves to the end. */
+    const liveAfter = (operations: readonly Operation[]): Record<string, LexicalFields> => {
+      const live = new Map<string, LexicalFields>();
+      for (const [kind, key, fields] of operations) {
+        if (kind === 'compact') continue;
+        live.delete(key);
+        if (kind === 'add') live.set(key, fields);
+      }
+      return Object.fromEntries(live);
+    };
+    const sequences = fc.array(operation, { maxLength: 80 });
+    const property = fc.property(sequences, sequences, (before, after) => {
+      const original = new LexicalIndex();
+      apply(original, before);
+      const copy = restored(original);
+      assertSameAnswers(copy, original, wordQueries);
+      apply(original, after);
+      apply(copy, after);
+      assertSameAnswers(copy, original, wordQueries);
+      assertSameAnswers(copy, build(liveAfter([...before, ...after])), wordQueries);
+    });
+    fc.assert(property, { numRuns: 300 });
+  });
+});
+
+describe('LexicalIndex.fromSnapshot refuses an inconsistent snapshot', () => {
+  const snapshot = build().toSnapshot();
+  const { postings, slotTerms, slotTermOffsets, fieldLengths } = snapshot.arrays as {
+    [name in 'postings' | 'slotTerms' | 'slotTermOffsets']: Uint32Array;
+  } & { fieldLengths: Float32Array };
+  const changed = (array: Uint32Array, offset: number, value: number): Uint32Array => {
+    const copy = array.slice();
+    copy[offset] = value;
+    return copy;
+  };
+  const cases: { name: string; change: Partial<LexicalSnapshot>; message: RegExp }[] = [
+    { name: 'one key too many', change: { keys: [...snapshot.keys, 'extra'] }, message: /slotTermOffsets has 6 entries for 6 keys/ },
+    { name: 'a key twice', change: { keys: snapshot.keys.map((key, slot) => (slot === 1 ? snapshot.keys[0] : key) as string) }, message: /keys: some appear twice/ },
+    { name: 'one term too few', change: { terms: snapshot.terms.slice(1) }, message: /postings holds \d+ postings, slotTerms \d+/ },
+    { name: 'a term twice', change: { terms: snapshot.terms.map((term, id) => (id === 1 ? snapshot.terms[0] : term) as string) }, message: /terms: some appear twice/ },
+    { name: 'two length totals', change: { lengthTotals: [1, 2] }, message: /lengthTotals must be 3 totals/ },
+    { name: 'no arrays', change: { arrays: {} }, message: /postings must be a Uint32Array/ },
+    { name: 'an array of the wrong type', change: { arrays: { ...snapshot.arrays, fieldLengths: new Uint32Array(fieldLengths.length) } }, message: /fieldLengths must be a Float32Array/ },
+    { name: 'fieldLengths one chunk short', change: { arrays: { ...snapshot.arrays, fieldLengths: fieldLengths.slice(3) } }, message: /fieldLengths has 12 entries for 5 keys/ },
+    { name: 'slotTerms one short', change: { arrays: { ...snapshot.arrays, slotTerms: slotTerms.slice(1) } }, message: /slotTermOffsets run from 0 to \d+, slotTerms has \d+ entries/ },
+    { name: 'decreasing slotTermOffsets', change: { arrays: { ...snapshot.arrays, slotTermOffsets: changed(slotTermOffsets, 2, 0) } }, message: /slotTermOffsets decreases at slot 1/ },
+    { name: 'postings cut short', change: { arrays: { ...snapshot.arrays, postings: postings.slice(0, -2) } }, message: /postings holds \d+ postings, slotTerms \d+/ },
+    { name: 'a wrong posting count in a block', change: { arrays: { ...snapshot.arrays, postings: changed(postings, 3, 2) } }, message: /postings: the block of term 1 at word \d+ of \d+ is missing, empty or chained/ },
+    { name: 'an empty block', change: { arrays: { ...snapshot.arrays, postings: changed(postings, 3, 0) } }, message: /postings: the block of term 0 at word \d+ of \d+ is missing, empty or chained/ },
+    { name: 'a chained block', change: { arrays: { ...snapshot.arrays, postings: changed(postings, 2, 7) } }, message: /postings: the block of term 0 at word \d+ of \d+ is missing, empty or chained/ },
+  ];
+  for (const { name, change, message } of cases) {
+    it(name, () => {
+      assert.throws(() => LexicalIndex.fromSnapshot({ ...throughStorage(snapshot), ...change }), (error: Error) => {
+        assert.match(error.message, /^Lexical snapshot is unusable: /);
+        assert.match(error.message, message);
+        return true;
+      });
+    });
+  }
+
+  it('a wrong posting count in the last block', () => {
+    const single = build({ only: { title: '', headings: '', body: 'cookie' } }).toSnapshot();
+    const arrays = { ...single.arrays, postings: changed(single.arrays.postings as Uint32Array, 3, 2) };
+    assert.throws(() => LexicalIndex.fromSnapshot({ ...single, arrays }), /postings: the blocks of 1 terms end at word 8, the array at 6/);
+  });
+
+  it('something that is not a snapshot at all', () => {
+    assert.throws(() => LexicalIndex.fromSnapshot(JSON.parse('{"terms": []}') as LexicalSnapshot), /^Error: Lexical snapshot is unusable: /);
+  });
 });

@@ -1,0 +1,120 @@
+// Every term's postings (slot, packed frequencies) pooled in one growable Uint32Array, with a compact layout for saving.
+
+type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;
+
+/** A copy of `array` with room for `length` items (cut short if smaller). */
+export function grown<T extends GrowableArray>(array: T, length: number): T {
+  const next = new (array.constructor as new (length: number) => T)(length);
+  next.set(array.subarray(0, Math.min(array.length, length)));
+  return next;
+}
+
+/** Words before a block's postings: the offset of the next block, then the capacity in postings. */
+export const blockHeader = 2;
+const largestBlock = 1024;
+
+/**
+ * The pool holds chains of blocks [next block, capacity, pairs…] whose sizes grow with the list; offset 0 means
+ * no block. One pool instead of an array per term keeps the many rare terms cheap.
+ */
+export class PostingLists {
+  private constructor(
+    public data: Uint32Array,
+    public end: number,
+    public firstBlock: Uint32Array,
+    public lastBlock: Uint32Array,
+    public lastBlockFill: Uint32Array,
+  ) {}
+
+  static empty(): PostingLists {
+    return new PostingLists(new Uint32Array(1 << 16), blockHeader, new Uint32Array(1024), new Uint32Array(1024), new Uint32Array(1024));
+  }
+
+  /**
+   * Takes over `data` in the compact layout (see `compacted`) as the lists of terms 0 to `termCount` - 1.
+   * Throws if the blocks do not tile `data` exactly.
+   */
+  static fromCompacted(data: Uint32Array, termCount: number): PostingLists {
+    const firstBlock = new Uint32Array(termCount);
+    const fill = new Uint32Array(termCount);
+    let block = blockHeader;
+    for (let term = 0; term < termCount; term++) {
+      const capacity = block + blockHeader <= data.length ? (data[block + 1] as number) : 0;
+      if (capacity === 0 || data[block] !== 0) throw new Error(`postings: the block of term ${term} at word ${block} of ${data.length} is missing, empty or chained`);
+      firstBlock[term] = block;
+      fill[term] = capacity;
+      block += blockHeader + 2 * capacity;
+    }
+    if (block !== data.length) throw new Error(`postings: the blocks of ${termCount} terms end at word ${block}, the array at ${data.length}`);
+    return new PostingLists(data, data.length, firstBlock, firstBlock.slice(), fill);
+  }
+
+  growTerms(capacity: number): void {
+    this.firstBlock = grown(this.firstBlock, capacity);
+    this.lastBlock = grown(this.lastBlock, capacity);
+    this.lastBlockFill = grown(this.lastBlockFill, capacity);
+  }
+
+  /** Appends to `term`'s list; a new block, when needed, holds `newBlockSize` postings. */
+  append(term: number, slot: number, packed: number, newBlockSize: number): void {
+    let block = this.lastBlock[term] as number;
+    let fill = this.lastBlockFill[term] as number;
+    if (block === 0 || fill === this.data[block + 1]) {
+      const next = this.allocate(Math.min(largestBlock, Math.max(1, newBlockSize)));
+      if (block === 0) this.firstBlock[term] = next;
+      else this.data[block] = next;
+      this.lastBlock[term] = block = next;
+      fill = 0;
+    }
+    const offset = block + blockHeader + 2 * fill;
+    this.data[offset] = slot;
+    this.data[offset + 1] = packed;
+    this.lastBlockFill[term] = fill + 1;
+  }
+
+  /**
+   * The live postings in the compact layout, a new exactly sized array: `blockHeader` unused words, then one full
+   * block per term that keeps any postings, in term order. Slots are renumbered by `newSlotOf` (-1: dropped), and
+   * `liveCounts[term]` says how many of the term's postings that leaves.
+   */
+  compacted(termCount: number, liveCounts: Uint32Array, newSlotOf: Int32Array): Uint32Array {
+    let size = blockHeader;
+    for (let term = 0; term < termCount; term++) {
+      const count = liveCounts[term] as number;
+      if (count > 0) size += blockHeader + 2 * count;
+    }
+    const target = new Uint32Array(size);
+    let write = blockHeader;
+    for (let term = 0; term < termCount; term++) {
+      const count = liveCounts[term] as number;
+      if (count === 0) continue;
+      target[write + 1] = count;
+      write += blockHeader;
+      for (let block = this.firstBlock[term] as number; block !== 0; block = this.data[block] as number) {
+        const end = block + blockHeader + 2 * this.fillOf(term, block);
+        for (let offset = block + blockHeader; offset < end; offset += 2) {
+          const slot = newSlotOf[this.data[offset] as number] as number;
+          if (slot < 0) continue;
+          target[write++] = slot;
+          target[write++] = this.data[offset + 1] as number;
+        }
+      }
+    }
+    return target;
+  }
+
+  /** Postings used in `block`: all of its capacity unless it is the term's last block. */
+  fillOf(term: number, block: number): number {
+    return block === this.lastBlock[term] ? (this.lastBlockFill[term] as number) : (this.data[block + 1] as number);
+  }
+
+  private allocate(capacity: number): number {
+    const needed = this.end + blockHeader + 2 * capacity;
+    if (needed > this.data.length) this.data = grown(this.data, Math.max(needed, Math.ceil(this.data.length * 1.5)));
+    const block = this.end;
+    this.data[block] = 0;
+    this.data[block + 1] = capacity;
+    this.end = needed;
+    return block;
+  }
+}
