@@ -1,5 +1,6 @@
-// Exact cosine search over one namespace's chunk vectors, held as one contiguous Float32Array of unit rows.
+// Exact cosine search over one namespace's chunk vectors: an int8 SIMD scan finds candidates, float32 rows rescore them.
 import { dotAt, normalize } from './cosine.js';
+import { QuantizedRows } from './simd/quantized-rows.js';
 import { TopK } from './top-k.js';
 
 export interface VectorHit {
@@ -8,13 +9,35 @@ export interface VectorHit {
 }
 
 export class VectorIndex {
+  /** Unit rows, contiguous; row i belongs to keys[i] (undefined once removed, until compaction). */
   private matrix: Float32Array;
+  private readonly quantized: QuantizedRows;
   private keys: (string | undefined)[] = [];
   private readonly rowOfKey = new Map<string, number>();
   private removedRows = 0;
 
   constructor(readonly dimensions: number, initialCapacity = 64) {
-    this.matrix = new Float32Array(dimensions * Math.max(1, initialCapacity));
+    if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`an index needs a whole number of dimensions, not ${dimensions}`);
+    const capacity = Math.max(1, initialCapacity);
+    this.matrix = new Float32Array(dimensions * capacity);
+    this.quantized = new QuantizedRows(dimensions, capacity);
+  }
+
+  /** Loads unit rows laid out contiguously (keys[i] is row i), adopting `rows` without copying or renormalizing. */
+  static fromRows(dimensions: number, keys: readonly string[], rows: Float32Array): VectorIndex {
+    if (rows.length !== keys.length * dimensions) {
+      throw new RangeError(`${rows.length} values for ${keys.length} rows of ${dimensions} dimensions`);
+    }
+    const index = new VectorIndex(dimensions, 0);
+    index.matrix = rows;
+    index.quantized.ensureCapacity(keys.length);
+    index.keys = [...keys];
+    keys.forEach((key, row) => {
+      if (index.rowOfKey.has(key)) throw new RangeError(`key ${key} appears twice`);
+      index.rowOfKey.set(key, row);
+    });
+    index.quantized.set(0, rows);
+    return index;
   }
 
   get size(): number {
@@ -25,6 +48,21 @@ export class VectorIndex {
     return this.rowOfKey.has(key);
   }
 
+  /** A copy of the stored (unit) vector of `key`. */
+  vector(key: string): Float32Array | undefined {
+    const row = this.rowOfKey.get(key);
+    return row === undefined ? undefined : this.matrix.slice(row * this.dimensions, (row + 1) * this.dimensions);
+  }
+
+  /**
+   * The live keys and their unit vectors, contiguous (row i is keys[i]), for writing a snapshot.
+   * `rows` is a view of the index's own storage, not a copy: valid until the index next changes.
+   */
+  liveRows(): { keys: string[]; rows: Float32Array } {
+    if (this.removedRows > 0) this.compact();
+    return { keys: this.keys.slice() as string[], rows: this.matrix.subarray(0, this.keys.length * this.dimensions) };
+  }
+
   /** Adds or replaces the vector of `key`; it is stored normalized, so scores are cosines. */
   add(key: string, vector: ArrayLike<number>): void {
     if (vector.length !== this.dimensions) {
@@ -33,7 +71,9 @@ export class VectorIndex {
     this.remove(key);
     const row = this.keys.length;
     this.ensureCapacity(row + 1);
-    this.matrix.set(normalize(vector), row * this.dimensions);
+    const unit = normalize(vector);
+    this.matrix.set(unit, row * this.dimensions);
+    this.quantized.set(row, unit);
     this.keys.push(key);
     this.rowOfKey.set(key, row);
   }
@@ -48,22 +88,50 @@ export class VectorIndex {
     return true;
   }
 
+  /**
+   * The `limit` rows of highest cosine, best first, with the same keys, scores and order as an exact float32 scan.
+   * The approximate scores are within `margin` of the exact ones, so once `limit` rows are known to score at least
+   * `floor` exactly, only rows scoring at least `floor - margin` approximately can be among the best: those are
+   * rescored exactly. Their number adapts to the data instead of being a fixed candidate pool.
+   */
   search(query: ArrayLike<number>, limit: number): VectorHit[] {
     if (limit <= 0 || this.size === 0) return [];
     if (query.length !== this.dimensions) {
       throw new RangeError(`query of ${query.length} dimensions in an index of ${this.dimensions}`);
     }
     const unitQuery = normalize(query);
-    const best = new TopK(limit);
-    for (let row = 0; row < this.keys.length; row++) {
-      if (this.keys[row] === undefined) continue;
-      const score = dotAt(this.matrix, row * this.dimensions, unitQuery);
-      if (score > best.threshold) best.offer(row, score);
+    const { scores, margin } = this.quantized.score(unitQuery, this.keys.length);
+    const count = Math.min(limit, this.size);
+    const cutoff = this.floorOfApproximateBest(scores, count, unitQuery) - margin;
+    const best = new TopK(count);
+    for (let row = 0; row < scores.length; row++) {
+      if ((scores[row] as number) >= cutoff && this.keys[row] !== undefined) best.offer(row, this.exactScore(row, unitQuery));
     }
     return best.drain().map(({ id, score }) => ({ key: this.keys[id] as string, score }));
   }
 
+  /** The lowest exact score among the `count` live rows of best approximate score, so `count` rows reach it. */
+  private floorOfApproximateBest(scores: Float32Array, count: number, unitQuery: Float32Array): number {
+    const approximateBest = new TopK(count);
+    let threshold = approximateBest.threshold; // a local, not the getter, halves the time of this loop
+    for (let row = 0; row < scores.length; row++) {
+      const score = scores[row] as number;
+      if (score > threshold && this.keys[row] !== undefined) {
+        approximateBest.offer(row, score);
+        threshold = approximateBest.threshold;
+      }
+    }
+    let floor = Number.POSITIVE_INFINITY;
+    for (const { id } of approximateBest.drain()) floor = Math.min(floor, this.exactScore(id, unitQuery));
+    return floor;
+  }
+
+  private exactScore(row: number, unitQuery: Float32Array): number {
+    return dotAt(this.matrix, row * this.dimensions, unitQuery);
+  }
+
   private ensureCapacity(rows: number): void {
+    this.quantized.ensureCapacity(rows);
     if (rows * this.dimensions <= this.matrix.length) return;
     const grown = new Float32Array(Math.max(rows, (this.matrix.length / this.dimensions) * 2) * this.dimensions);
     grown.set(this.matrix);
@@ -76,7 +144,10 @@ export class VectorIndex {
     for (let row = 0; row < this.keys.length; row++) {
       const key = this.keys[row];
       if (key === undefined) continue;
-      if (target !== row) this.matrix.copyWithin(target * this.dimensions, row * this.dimensions, (row + 1) * this.dimensions);
+      if (target !== row) {
+        this.matrix.copyWithin(target * this.dimensions, row * this.dimensions, (row + 1) * this.dimensions);
+        this.quantized.copyRow(row, target);
+      }
       this.rowOfKey.set(key, target);
       keys.push(key);
       target++;

@@ -1,8 +1,12 @@
-// Cosine math and the in-memory vector index: normalization, ranking, replacement, removal and compaction.
+// Cosine math and the in-memory vector index: normalization, ranking, replacement, removal, compaction, bulk load and
+// snapshot rows, the int8 kernel against a naive float32 scan, and the committed .wasm against its .wat source.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import wabtInit from 'wabt';
 import { cosineSimilarity, normalize } from '../../src/search/cosine.js';
-import { VectorIndex } from '../../src/search/vector-index.js';
+import { VectorIndex, type VectorHit } from '../../src/search/vector-index.js';
 
 describe('cosine', () => {
   const cases: { left: number[]; right: number[]; expected: number }[] = [
@@ -64,4 +68,231 @@ describe('VectorIndex', () => {
     index.add('b', [1, 2, 3]);
     assert.throws(() => index.search([1, 2], 1), RangeError);
   });
+});
+
+/** Unit vectors by key in row order (a replaced key moves to the end, as in the index): the naive reference. */
+type Reference = Map<string, Float32Array>;
+
+/** Every live key scored by a plain float32 scan, best first, ties to the earlier row. */
+function naiveScan(reference: Reference, query: ArrayLike<number>): VectorHit[] {
+  const unitQuery = normalize(query);
+  const scored = [...reference].map(([key, unit], row) => {
+    let score = 0;
+    for (let index = 0; index < unit.length; index++) score += (unit[index] as number) * (unitQuery[index] as number);
+    return { key, score, row };
+  });
+  scored.sort((left, right) => right.score - left.score || left.row - right.row);
+  return scored.map(({ key, score }) => ({ key, score }));
+}
+
+/**
+ * The hits are the naive top `limit`: same scores rank by rank and each key's own score, within 1e-6. Keys are
+ * compared too unless `tiesPossible` (equal cosines summed in another order may differ in the last bit and swap).
+ */
+function assertSameAsNaiveScan(index: VectorIndex, reference: Reference, query: ArrayLike<number>, limit: number, tiesPossible = false): void {
+  const hits = index.search(query, limit);
+  const expected = naiveScan(reference, query).slice(0, Math.max(0, limit));
+  assert.equal(hits.length, expected.length);
+  if (!tiesPossible) assert.deepEqual(hits.map((hit) => hit.key), expected.map((hit) => hit.key));
+  const scoreOfKey = new Map(naiveScan(reference, query).map((hit) => [hit.key, hit.score]));
+  assert.equal(new Set(hits.map((hit) => hit.key)).size, hits.length, 'no key twice');
+  hits.forEach((hit, rank) => {
+    assert.ok(Math.abs(hit.score - (expected[rank]?.score ?? Number.NaN)) <= 1e-6, `score at rank ${rank}`);
+    assert.ok(Math.abs(hit.score - (scoreOfKey.get(hit.key) ?? Number.NaN)) <= 1e-6, `score of ${hit.key}`);
+  });
+}
+
+/** Seeded Gaussian vectors (mulberry32 + Box-Muller), so failures reproduce. */
+function gaussianSource(seed: number): (dimensions: number) => Float32Array {
+  let state = seed >>> 0;
+  const uniform = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(state ^ (state >>> 15), state | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return (((mixed ^ (mixed >>> 14)) >>> 0) + 0.5) / 4294967296;
+  };
+  return (dimensions) => Float32Array.from({ length: dimensions }, () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()));
+}
+
+function addAll(index: VectorIndex, reference: Reference, vectors: readonly Float32Array[], keyPrefix = 'k'): void {
+  vectors.forEach((vector, row) => {
+    index.add(`${keyPrefix}${row}`, vector);
+    reference.delete(`${keyPrefix}${row}`);
+    reference.set(`${keyPrefix}${row}`, normalize(vector));
+  });
+}
+
+describe('VectorIndex against a naive float32 scan', () => {
+  for (const { dimensions, rows } of [{ dimensions: 5, rows: 3000 }, { dimensions: 384, rows: 2000 }, { dimensions: 1536, rows: 400 }]) {
+    it(`returns the exact top k for random ${dimensions}-dimensional vectors`, () => {
+      const gaussian = gaussianSource(dimensions);
+      const index = new VectorIndex(dimensions, 1);
+      const reference: Reference = new Map();
+      addAll(index, reference, Array.from({ length: rows }, () => gaussian(dimensions)));
+      for (const limit of [1, 10, 100]) {
+        for (let query = 0; query < 5; query++) assertSameAsNaiveScan(index, reference, gaussian(dimensions), limit);
+      }
+    });
+  }
+
+  it('ranks near-duplicates that the int8 scan cannot tell apart by their exact cosines', () => {
+    const dimensions = 384;
+    const gaussian = gaussianSource(7);
+    const base = gaussian(dimensions);
+    const nearBase = (): Float32Array => gaussian(dimensions).map((noise, index) => (base[index] as number) + noise * 1e-3);
+    const index = new VectorIndex(dimensions);
+    const reference: Reference = new Map();
+    addAll(index, reference, Array.from({ length: 1000 }, (_, row) => (row % 2 === 0 ? nearBase() : gaussian(dimensions))));
+    for (let query = 0; query < 10; query++) assertSameAsNaiveScan(index, reference, nearBase(), 20);
+  });
+
+  it('agrees on any sequence of adds, replacements and removals (property)', () => {
+    const operation = (dimensions: number) =>
+      fc.oneof(
+        fc.record({ key: fc.nat({ max: 40 }), vector: fc.array(fc.integer({ min: -4, max: 4 }), { minLength: dimensions, maxLength: dimensions }) }),
+        fc.record({ key: fc.nat({ max: 40 }) }),
+      );
+    const scenario = fc.integer({ min: 1, max: 40 }).chain((dimensions) =>
+      fc.record({
+        dimensions: fc.constant(dimensions),
+        operations: fc.array(operation(dimensions), { maxLength: 120 }),
+        query: fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: dimensions, maxLength: dimensions }),
+        limit: fc.integer({ min: 0, max: 50 }),
+      }),
+    );
+    fc.assert(
+      fc.property(scenario, ({ dimensions, operations, query, limit }) => {
+        const index = new VectorIndex(dimensions, 1);
+        const reference: Reference = new Map();
+        for (const step of operations) {
+          const key = `k${step.key}`;
+          reference.delete(key);
+          if ('vector' in step) {
+            index.add(key, step.vector);
+            reference.set(key, normalize(step.vector));
+          } else {
+            index.remove(key);
+          }
+        }
+        assert.equal(index.size, reference.size);
+        assertSameAsNaiveScan(index, reference, query, limit, true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stays exact through replacements, removals and compaction', () => {
+    const dimensions = 48;
+    const gaussian = gaussianSource(11);
+    const index = new VectorIndex(dimensions);
+    const reference: Reference = new Map();
+    addAll(index, reference, Array.from({ length: 4000 }, () => gaussian(dimensions)));
+    addAll(index, reference, Array.from({ length: 500 }, () => gaussian(dimensions))); // replaces k0 to k499
+    for (let row = 500; row < 4000; row += 2) {
+      index.remove(`k${row}`); // 1750 removals: more than 1024 and a quarter of the rows, so the index compacts
+      reference.delete(`k${row}`);
+    }
+    assert.equal(index.size, reference.size);
+    for (let query = 0; query < 10; query++) assertSameAsNaiveScan(index, reference, gaussian(dimensions), 25);
+    addAll(index, reference, Array.from({ length: 100 }, () => gaussian(dimensions)), 'new');
+    for (let query = 0; query < 5; query++) assertSameAsNaiveScan(index, reference, gaussian(dimensions), 25);
+  });
+
+  it('returns every live row, best first, when the limit exceeds the size', () => {
+    const index = new VectorIndex(3);
+    const reference: Reference = new Map();
+    addAll(index, reference, [Float32Array.of(1, 0, 0), Float32Array.of(0, 1, 0), Float32Array.of(1, 1, 0)]);
+    index.remove('k1');
+    reference.delete('k1');
+    assertSameAsNaiveScan(index, reference, [1, 0.5, 0], 10);
+    assert.equal(index.search([1, 0.5, 0], 10).length, 2);
+  });
+
+  it('scores zero vectors and zero queries 0, in row order', () => {
+    const index = new VectorIndex(3);
+    index.add('zero', [0, 0, 0]);
+    index.add('x', [1, 0, 0]);
+    assert.deepEqual(index.search([1, 0, 0], 2), [{ key: 'x', score: 1 }, { key: 'zero', score: 0 }]);
+    assert.deepEqual(index.search([0, 0, 0], 2), [{ key: 'zero', score: 0 }, { key: 'x', score: 0 }]);
+  });
+});
+
+describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
+  it('round-trips through liveRows and fromRows, with the same results', () => {
+    const dimensions = 20;
+    const gaussian = gaussianSource(3);
+    const original = new VectorIndex(dimensions);
+    const reference: Reference = new Map();
+    addAll(original, reference, Array.from({ length: 2000 }, () => gaussian(dimensions)));
+    for (let row = 0; row < 2000; row += 3) {
+      original.remove(`k${row}`);
+      reference.delete(`k${row}`);
+    }
+    const { keys, rows } = original.liveRows();
+    assert.deepEqual(keys, [...reference.keys()]);
+    assert.equal(rows.length, keys.length * dimensions);
+    const loaded = VectorIndex.fromRows(dimensions, keys, rows.slice());
+    assert.equal(loaded.size, original.size);
+    for (let query = 0; query < 5; query++) {
+      const vector = gaussian(dimensions);
+      assert.deepEqual(loaded.search(vector, 15), original.search(vector, 15));
+      assertSameAsNaiveScan(loaded, reference, vector, 15);
+    }
+    loaded.add('added', gaussian(dimensions));
+    assert.ok(loaded.has('added') && loaded.has('k1') && !loaded.has('k0'));
+  });
+
+  it('adopts the rows it loads rather than copying them', () => {
+    const rows = Float32Array.of(1, 0, 0, 1);
+    const index = VectorIndex.fromRows(2, ['a', 'b'], rows);
+    assert.equal(index.liveRows().rows.buffer, rows.buffer);
+    assert.deepEqual(index.search([0, 1], 1), [{ key: 'b', score: 1 }]);
+  });
+
+  it('refuses rows that do not match the keys, and duplicate keys', () => {
+    assert.throws(() => VectorIndex.fromRows(2, ['a'], Float32Array.of(1, 0, 0)), RangeError);
+    assert.throws(() => VectorIndex.fromRows(2, ['a', 'a'], Float32Array.of(1, 0, 0, 1)), RangeError);
+    assert.throws(() => new VectorIndex(0), RangeError);
+    assert.throws(() => new VectorIndex(2.5), RangeError);
+  });
+
+  it('handles an empty index', () => {
+    const index = VectorIndex.fromRows(4, [], new Float32Array(0));
+    assert.equal(index.size, 0);
+    assert.deepEqual(index.search([1, 0, 0, 0], 5), []);
+    assert.deepEqual(index.liveRows(), { keys: [], rows: new Float32Array(0) });
+    assert.equal(index.vector('a'), undefined);
+  });
+
+  it('returns a copy of a stored unit vector', () => {
+    const index = new VectorIndex(2);
+    index.add('a', [3, 4]);
+    const stored = index.vector('a');
+    assert.deepEqual(stored, Float32Array.of(0.6, 0.8));
+    stored?.fill(0);
+    assert.deepEqual(index.vector('a'), Float32Array.of(0.6, 0.8));
+    index.remove('a');
+    assert.equal(index.vector('a'), undefined);
+  });
+});
+
+describe('WebAssembly kernels', () => {
+  const kernelDirectory = new URL('../../src/search/simd/', import.meta.url);
+  const sources = readdirSync(kernelDirectory).filter((name) => name.endsWith('.wat'));
+
+  it('has kernels to check', () => assert.ok(sources.includes('int8-dot.wat')));
+
+  for (const name of sources) {
+    it(`${name.replace(/\.wat$/, '.wasm')} is the compilation of ${name} (rerun scripts/build-wasm.mjs)`, async () => {
+      const wabt = await wabtInit();
+      // The same options as scripts/build-wasm.mjs.
+      const module = wabt.parseWat(name, readFileSync(new URL(name, kernelDirectory), 'utf8'), { simd: true });
+      try {
+        const compiled = Buffer.from(module.toBinary({}).buffer);
+        assert.ok(compiled.equals(readFileSync(new URL(name.replace(/\.wat$/, '.wasm'), kernelDirectory))));
+      } finally {
+        module.destroy();
+      }
+    });
+  }
 });
