@@ -80,7 +80,7 @@ export class SearchService {
       lexical: namespace.searchLexical(query, depth),
       query: vector as Float32Array,
       searchVectors: (queryVector) => namespace.searchVectors(queryVector, depth),
-      vectorOf: (key) => namespace.chunk(key)?.embedding ?? undefined,
+      vectorOf: (key) => namespace.vectorOf(key),
     });
     return { ...base, mode: 'hybrid', hits: this.resolve(namespace, fused.slice(0, limit)) };
   }
@@ -117,7 +117,7 @@ export class SearchService {
       const pending = namespace.pendingChunks();
       const texts = pending.map((chunk) => embeddingText(namespace.document(chunk.file)?.title ?? '', chunk.headingPath, chunk.text));
       const vectors = await embeddings.embed(texts, this.closing.signal);
-      await namespace.storeEmbeddings(embeddings.id, new Map(pending.map((chunk, index) => [chunk.id, vectors[index] as Float32Array])));
+      await namespace.storeEmbeddings(embeddings.id, pending.map((chunk, index) => ({ chunk, vector: vectors[index] as Float32Array })));
     })().finally(() => this.embeddingJobs.delete(namespace.name));
     this.embeddingJobs.set(namespace.name, job);
     // A background job's failure is logged; a waiting search sees it through the promise it awaits.

@@ -1,5 +1,5 @@
 // Crash-safe file replacement: write a temporary file beside the target, fsync it, rename it over the target, fsync the folder.
-import { link, open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -7,22 +7,27 @@ export const temporaryFilePrefix = '.tmp-';
 
 /** Replaces `path` (or creates it) with `data`, all or nothing. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await publish(path, data, rename);
+  await publish(path, (file) => file.writeFile(data), rename);
+}
+
+/** Replaces `path` (or creates it) with what `write` writes into the open file, all or nothing. */
+export async function writeFileAtomicWith(path: string, write: (file: FileHandle) => Promise<void>): Promise<void> {
+  await publish(path, write, rename);
 }
 
 /** Creates `path` with `data`, all or nothing; fails with EEXIST instead of replacing a file already there. */
 export async function createFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await publish(path, data, async (temporaryPath, target) => {
+  await publish(path, (file) => file.writeFile(data), async (temporaryPath, target) => {
     await link(temporaryPath, target);
     await rm(temporaryPath, { force: true });
   });
 }
 
-async function publish(path: string, data: string | Uint8Array, move: (temporaryPath: string, target: string) => Promise<void>): Promise<void> {
+async function publish(path: string, write: (file: FileHandle) => Promise<void>, move: (temporaryPath: string, target: string) => Promise<void>): Promise<void> {
   const temporaryPath = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
   const file = await open(temporaryPath, 'w', 0o644);
   try {
-    await file.writeFile(data);
+    await write(file);
     await file.sync();
   } catch (error) {
     await file.close();

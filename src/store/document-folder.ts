@@ -1,11 +1,10 @@
-// Reads a namespace folder: its index.json, and its Markdown documents as they are on disk (including files
+// Reads a namespace folder: its Markdown documents as they are on disk (including files
 // added, changed or removed by hand), remembering the files that cannot be read.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { temporaryFilePrefix } from './atomic-write.js';
 import { contentHash } from './content-hash.js';
 import { firstHeading, parseDocument } from './front-matter.js';
-import { decodeIndex, indexFileName, type IndexContents } from './index-file.js';
 import { chunkId, type StoredDocument } from './stored-document.js';
 
 export interface DocumentFolderOptions {
@@ -25,23 +24,6 @@ export class DocumentFolder {
   /** One human-readable warning per file left out of the index. */
   get warnings(): string[] {
     return [...this.unreadableFiles].map(([file, reason]) => `${file} could not be read and is not searched (${reason})`);
-  }
-
-  async readIndex(): Promise<IndexContents> {
-    const path = join(this.options.directory, indexFileName);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { embedding: null, documents: [] };
-      throw error;
-    }
-    try {
-      return decodeIndex(text);
-    } catch (error) {
-      this.options.warn(`namespace ${this.options.name}: ${indexFileName} is unreadable (${(error as Error).message.split('\n')[0]}); rebuilding it from the Markdown files`);
-      return { embedding: null, documents: [] };
-    }
   }
 
   /** Names of the document files in the folder; leftover temporary files of an interrupted write are removed. */
@@ -91,7 +73,6 @@ export class DocumentFolder {
         file,
         headingPath: chunk.headingPath,
         text: chunk.text,
-        embedding: null,
       })),
     };
   }

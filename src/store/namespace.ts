@@ -1,15 +1,21 @@
-// One namespace: its Markdown documents and index.json on disk, and the in-memory indexes built from them.
-// Every change goes through one queue; changes that arrive together are committed with one index write.
+// One namespace: its Markdown documents on disk, the index files beside them (snapshot + journal), and the index in memory.
+// Every change goes through one queue; changes that arrive together are committed with one journal append.
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LexicalIndex } from '../search/lexical-index.js';
-import { VectorIndex, type VectorHit } from '../search/vector-index.js';
+import type { VectorHit } from '../search/vector-index.js';
 import { createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
 import { renderDocument } from './front-matter.js';
-import { encodeIndex, indexFileName, type IndexContents } from './index-file.js';
+import { IndexFiles } from './index-files.js';
+import type { EmbeddingInfo, IndexOp } from './index-ops.js';
+import { NamespaceIndex } from './namespace-index.js';
 import { uniqueFileName } from './slug.js';
-import { chunkId, fileOfChunk, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
+import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
+
+/** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
+const legacyIndexFileName = 'index.json';
+/** Files stat'ed at once when the folder is reconciled at start-up. */
+const statConcurrency = 32;
 
 export interface NamespaceOptions {
   readonly name: string;
@@ -24,21 +30,25 @@ export interface NamespaceOptions {
 /** `updated`: the draft replaced the document that came from the same source (same file name, new content). */
 export type CommitOutcome = { readonly status: 'saved' | 'updated' | 'skipped'; readonly document: StoredDocument };
 
+/** A vector computed for a chunk; stored only if the chunk is still there with the same text. */
+export interface ChunkVector {
+  readonly chunk: StoredChunk;
+  readonly vector: Float32Array;
+}
+
 /** What identifies "the same source" for upserts: the URL, file path or upload name; the title for text. */
 function sourceIdentity(document: { readonly source: string; readonly title: string }): string {
   return document.source === 'text' ? `text:${document.title}` : document.source;
 }
 
-type EmbeddingInfo = IndexContents['embedding'];
-
-/** The state a batch of changes works on; it replaces the live state only once index.json is written. */
+/** The state a batch of changes works on; its ops reach the live index only once the journal holds them. */
 interface Staging {
-  documents: Map<string, StoredDocument>;
-  embedding: EmbeddingInfo;
+  readonly documents: Map<string, StoredDocument>;
+  embedding: EmbeddingInfo | null;
+  readonly ops: IndexOp[];
   readonly writtenFiles: string[];
   /** Files overwritten by this batch, with their previous bytes, restored if the batch fails. */
   readonly overwrittenFiles: { readonly path: string; readonly content: Buffer }[];
-  readonly changes: { before: StoredDocument | undefined; after: StoredDocument | undefined }[];
 }
 
 interface QueuedChange {
@@ -48,19 +58,17 @@ interface QueuedChange {
 }
 
 export class Namespace {
-  private documentsByFile = new Map<string, StoredDocument>();
-  private readonly chunksById = new Map<string, StoredChunk>();
-  private embedding: EmbeddingInfo = null;
-  private vectors: VectorIndex | null = null;
-  private readonly lexical = new LexicalIndex();
+  private index = NamespaceIndex.empty();
   private readonly folder: DocumentFolder;
   private readonly queue: QueuedChange[] = [];
   /** Modification time of the folder when its file names were last read. */
   private seenFolderModifiedMs = 0;
   private draining = false;
+  private readonly indexFiles: IndexFiles;
 
   private constructor(private readonly options: NamespaceOptions) {
     this.folder = new DocumentFolder(options);
+    this.indexFiles = new IndexFiles(options.directory, `namespace ${options.name}`, options.warn);
   }
 
   get name(): string {
@@ -71,7 +79,7 @@ export class Namespace {
     return this.options.directory;
   }
 
-  /** Opens the folder, reconciling index.json with the Markdown files actually there. */
+  /** Opens the folder, reconciling the stored index with the Markdown files actually there. */
   static async open(options: NamespaceOptions): Promise<Namespace> {
     const namespace = new Namespace(options);
     await namespace.load();
@@ -79,15 +87,19 @@ export class Namespace {
   }
 
   get documents(): readonly StoredDocument[] {
-    return [...this.documentsByFile.values()];
+    return this.index.documents;
   }
 
   get chunkCount(): number {
-    return this.chunksById.size;
+    return this.index.chunkCount;
+  }
+
+  get vectorCount(): number {
+    return this.index.vectorCount;
   }
 
   get embeddingModel(): string | null {
-    return this.embedding?.model ?? null;
+    return this.index.embedding?.model ?? null;
   }
 
   /** One human-readable warning per file left out of the index because it could not be read. */
@@ -96,38 +108,42 @@ export class Namespace {
   }
 
   document(file: string): StoredDocument | undefined {
-    return this.documentsByFile.get(file);
+    return this.index.document(file);
   }
 
   chunk(id: string): StoredChunk | undefined {
-    return this.chunksById.get(id);
+    return this.index.chunk(id);
   }
 
   findByHash(hash: string): StoredDocument | undefined {
-    for (const document of this.documentsByFile.values()) if (document.hash === hash) return document;
-    return undefined;
+    return this.index.findByHash(hash);
   }
 
   /** Chunks that have no vector from the current embedding model yet. */
   pendingChunks(): StoredChunk[] {
-    return [...this.chunksById.values()].filter((chunk) => this.vectors?.has(chunk.id) !== true);
+    return this.index.pendingChunks();
   }
 
   /** How many chunks pendingChunks() would list, without walking them (checked on every embedding search). */
   get pendingChunkCount(): number {
-    return this.chunksById.size - (this.vectors?.size ?? 0);
+    return this.index.pendingChunkCount;
+  }
+
+  /** The stored unit vector of a chunk. */
+  vectorOf(id: string): Float32Array | undefined {
+    return this.index.vectorOf(id);
   }
 
   searchVectors(query: Float32Array, limit: number): VectorHit[] {
-    return this.vectors?.search(query, limit) ?? [];
+    return this.index.searchVectors(query, limit);
   }
 
   searchLexical(query: string, limit: number): { key: string; score: number }[] {
-    return this.lexical.search(query, limit);
+    return this.index.searchLexical(query, limit);
   }
 
   matchedTerms(query: string): string[] {
-    return this.lexical.matchedTerms(query);
+    return this.index.matchedTerms(query);
   }
 
   /** Resolves once every change queued so far is written. */
@@ -140,13 +156,12 @@ export class Namespace {
     return this.enqueue(async (staging) => {
       const outcomes: CommitOutcome[] = [];
       for (const draft of drafts) {
-        const documents = [...staging.documents.values()];
-        const identical = documents.find((document) => document.hash === draft.hash);
+        const identical = find(staging.documents.values(), (document) => document.hash === draft.hash);
         if (identical !== undefined) {
           outcomes.push({ status: 'skipped', document: identical });
           continue;
         }
-        const previous = documents.find((document) => sourceIdentity(document) === sourceIdentity(draft));
+        const previous = find(staging.documents.values(), (document) => sourceIdentity(document) === sourceIdentity(draft));
         const document = await this.writeDraft(staging, draft, previous);
         outcomes.push({ status: previous === undefined ? 'saved' : 'updated', document });
       }
@@ -154,42 +169,22 @@ export class Namespace {
     });
   }
 
-  /** Records vectors for chunks (by id) produced by `model`; chunks changed meanwhile are left alone. */
-  storeEmbeddings(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
+  /** Records vectors computed by `model`; a chunk changed or removed meanwhile is left alone. */
+  storeEmbeddings(model: string, vectors: readonly ChunkVector[]): Promise<void> {
     return this.enqueue(async (staging) => {
-      const dimensions = vectors.values().next().value?.length;
+      const current = vectors.filter(({ chunk }) => staging.documents.get(chunk.file)?.chunks.some((other) => other.id === chunk.id && other.text === chunk.text));
+      const dimensions = current[0]?.vector.length;
       if (dimensions === undefined) return;
       this.adoptModel(staging, model, dimensions);
-      const byFile = new Map<string, StoredDocument>();
-      for (const id of vectors.keys()) {
-        const document = staging.documents.get(fileOfChunk(id));
-        if (document !== undefined) byFile.set(document.file, document);
-      }
-      for (const document of byFile.values()) {
-        this.replaceStaged(
-          staging,
-          document,
-          document.chunks.map((chunk) => ({ ...chunk, embedding: vectors.get(chunk.id) ?? chunk.embedding })),
-        );
-      }
+      staging.ops.push(vectorsOp(current.map(({ chunk, vector }) => ({ id: chunk.id, vector }))));
     });
   }
 
   /** A new model or vector size invalidates every existing vector: they are dropped and re-embedded later. */
   private adoptModel(staging: Staging, model: string, dimensions: number): void {
     if (staging.embedding?.model === model && staging.embedding.dimensions === dimensions) return;
-    for (const document of staging.documents.values()) {
-      if (document.chunks.some((chunk) => chunk.embedding !== null)) {
-        this.replaceStaged(staging, document, document.chunks.map((chunk) => ({ ...chunk, embedding: null })));
-      }
-    }
     staging.embedding = { model, dimensions };
-  }
-
-  private replaceStaged(staging: Staging, before: StoredDocument, chunks: StoredChunk[]): void {
-    const after: StoredDocument = { ...before, chunks };
-    staging.documents.set(before.file, after);
-    staging.changes.push({ before, after });
+    staging.ops.push({ op: 'model', embedding: staging.embedding });
   }
 
   /** Writes a new document, or replaces `previous` (same source) in its file, keeping the file name. */
@@ -213,16 +208,16 @@ export class Namespace {
       ingestedAt,
       fileSize: written.size,
       fileModifiedMs: written.mtimeMs,
-      chunks: draft.chunks.map((chunk, ordinal) => ({
-        id: chunkId(file, ordinal),
-        file,
-        headingPath: chunk.headingPath,
-        text: chunk.text,
-        embedding: draft.embeddingModel === staging.embedding?.model && chunk.embedding?.length === staging.embedding?.dimensions ? chunk.embedding : null,
-      })),
+      chunks: draft.chunks.map((chunk, ordinal) => ({ id: chunkId(file, ordinal), file, headingPath: chunk.headingPath, text: chunk.text })),
     };
     staging.documents.set(file, document);
-    staging.changes.push({ before: previous, after: document });
+    staging.ops.push({ op: 'put', document });
+    if (draft.embeddingModel === staging.embedding?.model) {
+      const embedded = draft.chunks.flatMap((chunk, ordinal) =>
+        chunk.embedding?.length === staging.embedding?.dimensions && chunk.embedding !== null ? [{ id: chunkId(file, ordinal), vector: chunk.embedding }] : [],
+      );
+      if (embedded.length > 0) staging.ops.push(vectorsOp(embedded));
+    }
     return document;
   }
 
@@ -251,7 +246,7 @@ export class Namespace {
         staging.overwrittenFiles.push({ path, content: await readFile(path) });
         await rm(path, { force: true });
         staging.documents.delete(document.file);
-        staging.changes.push({ before: document, after: undefined });
+        staging.ops.push({ op: 'remove', file: document.file });
       }
       return doomed;
     });
@@ -264,13 +259,13 @@ export class Namespace {
     });
   }
 
-  /** Applies every queued change to one staging copy, writes index.json once, then makes it live. */
+  /** Applies every queued change to one staging copy, appends one journal record, then makes it live. */
   private async drain(): Promise<void> {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0);
-        const staging: Staging = { documents: new Map(this.documentsByFile), embedding: this.embedding, writtenFiles: [], overwrittenFiles: [], changes: [] };
+        const staging: Staging = { documents: this.index.documentsMap(), embedding: this.index.embedding, ops: [], writtenFiles: [], overwrittenFiles: [] };
         // The folder may have been removed by hand since it was opened.
         await mkdir(this.directory, { recursive: true });
         const settled: { change: QueuedChange; value: unknown }[] = [];
@@ -282,59 +277,20 @@ export class Namespace {
           }
         }
         try {
-          await this.persist(staging);
+          await this.indexFiles.append(staging.ops);
         } catch (error) {
           await Promise.all(staging.writtenFiles.map((path) => rm(path, { force: true })));
           await Promise.all(staging.overwrittenFiles.map(({ path, content }) => writeFileAtomic(path, content)));
           for (const { change } of settled) change.reject(error);
           continue;
         }
-        this.makeLive(staging);
+        for (const op of staging.ops) this.index.apply(op);
         for (const { change, value } of settled) change.resolve(value);
+        await this.indexFiles.compactIfDue(this.index);
       }
     } finally {
       this.draining = false;
     }
-  }
-
-  private async persist(staging: Staging): Promise<void> {
-    if (staging.changes.length === 0 && staging.embedding === this.embedding) return;
-    await this.writeIndex(staging.embedding, staging.documents);
-  }
-
-  private async writeIndex(embedding: EmbeddingInfo, documents: ReadonlyMap<string, StoredDocument>): Promise<void> {
-    await writeFileAtomic(join(this.directory, indexFileName), encodeIndex({ embedding, documents: [...documents.values()] }));
-  }
-
-  private makeLive(staging: Staging): void {
-    if (staging.embedding !== this.embedding) {
-      // Every vector of the old model is among the staged changes (replaced by null), so start afresh.
-      this.embedding = staging.embedding;
-      this.vectors = null;
-    }
-    this.documentsByFile = staging.documents;
-    for (const { before, after } of staging.changes) {
-      const sameContent = before !== undefined && after !== undefined && before.hash === after.hash;
-      if (before !== undefined && !sameContent) for (const chunk of before.chunks) this.forgetChunk(chunk.id);
-      for (const chunk of after?.chunks ?? []) this.indexChunk(chunk, after as StoredDocument, !sameContent);
-    }
-  }
-
-  private indexChunk(chunk: StoredChunk, document: StoredDocument, withText: boolean): void {
-    this.chunksById.set(chunk.id, chunk);
-    if (withText) this.lexical.add(chunk.id, { title: document.title, headings: chunk.headingPath.join(' '), body: chunk.text });
-    if (chunk.embedding !== null && chunk.embedding.length === this.embedding?.dimensions) {
-      this.vectors ??= new VectorIndex(this.embedding.dimensions);
-      this.vectors.add(chunk.id, chunk.embedding);
-    } else {
-      this.vectors?.remove(chunk.id);
-    }
-  }
-
-  private forgetChunk(id: string): void {
-    this.chunksById.delete(id);
-    this.lexical.remove(id);
-    this.vectors?.remove(id);
   }
 
   /**
@@ -344,7 +300,7 @@ export class Namespace {
   async syncWithFolder(): Promise<void> {
     const folder = await stat(this.directory).catch(() => undefined);
     // A folder removed by hand takes its documents with it.
-    if (folder === undefined ? this.documentsByFile.size === 0 : folder.mtimeMs === this.seenFolderModifiedMs) return;
+    if (folder === undefined ? this.index.documentCount === 0 : folder.mtimeMs === this.seenFolderModifiedMs) return;
     await this.enqueue(async (staging) => {
       // Recorded first, so a change made while the folder is read is noticed next time.
       this.seenFolderModifiedMs = folder?.mtimeMs ?? 0;
@@ -354,44 +310,65 @@ export class Namespace {
         const document = await this.folder.readDocument(file, undefined);
         if (document === undefined) continue;
         staging.documents.set(file, document);
-        staging.changes.push({ before: undefined, after: document });
+        staging.ops.push({ op: 'put', document });
       }
-      for (const [file, document] of staging.documents) {
+      for (const file of staging.documents.keys()) {
         if (names.has(file)) continue;
         staging.documents.delete(file);
-        staging.changes.push({ before: document, after: undefined });
+        staging.ops.push({ op: 'remove', file });
       }
       for (const file of this.folder.unreadableFiles.keys()) if (!names.has(file)) this.folder.unreadableFiles.delete(file);
     });
   }
 
+  /** Snapshot, then journal, then whatever changed in the folder since: each step through the same ops. */
   private async load(): Promise<void> {
     await mkdir(this.directory, { recursive: true });
-    const contents = await this.folder.readIndex();
+    const restored = await this.indexFiles.restore();
+    this.index = restored.index;
+    const ops: IndexOp[] = [];
+    const stored = this.index.embedding;
     // With no embedding model configured, stored vectors are kept for when one is.
-    const modelMatches = contents.embedding !== null && (this.options.embeddingModel === null || contents.embedding.model === this.options.embeddingModel);
-    const indexed = new Map(contents.documents.map((document) => [document.file, document]));
-    let changed = contents.documents.length > 0 && !modelMatches && contents.embedding !== null;
+    if (stored !== null && this.options.embeddingModel !== null && stored.model !== this.options.embeddingModel) ops.push({ op: 'model', embedding: null });
 
     this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
-    const documents = new Map<string, StoredDocument>();
-    for (const file of await this.folder.fileNames()) {
-      const known = indexed.get(file);
+    const files = await this.folder.fileNames();
+    const onDisk = new Set(files);
+    await forEachConcurrently(files, statConcurrency, async (file) => {
+      const known = this.index.document(file);
       const document = await this.folder.readDocument(file, known);
-      if (document === undefined) continue;
-      documents.set(file, document);
-      if (document !== known) changed = true;
-    }
-    if (documents.size !== indexed.size || [...indexed.keys()].some((file) => !documents.has(file))) changed = true;
+      if (document === undefined) onDisk.delete(file);
+      else if (document !== known) ops.push({ op: 'put', document });
+    });
+    for (const document of this.index.documents) if (!onDisk.has(document.file)) ops.push({ op: 'remove', file: document.file });
 
-    this.embedding = modelMatches ? contents.embedding : null;
-    this.documentsByFile = documents;
-    for (const document of documents.values()) {
-      for (const chunk of document.chunks) {
-        if (!modelMatches) chunk.embedding = null;
-        this.indexChunk(chunk, document, true);
-      }
-    }
-    if (changed) await this.writeIndex(this.embedding, documents);
+    await this.indexFiles.append(ops);
+    for (const op of ops) this.index.apply(op);
+    const legacyIndex = join(this.directory, legacyIndexFileName);
+    const legacyIndexFound = (await stat(legacyIndex).catch(() => undefined)) !== undefined;
+    if (restored.rewrite || legacyIndexFound) await this.indexFiles.writeSnapshot(this.index);
+    else await this.indexFiles.compactIfDue(this.index);
+    if (legacyIndexFound) await rm(legacyIndex, { force: true });
   }
+
+}
+
+function find<T>(items: Iterable<T>, matches: (item: T) => boolean): T | undefined {
+  for (const item of items) if (matches(item)) return item;
+  return undefined;
+}
+
+function vectorsOp(entries: readonly { id: string; vector: Float32Array }[]): IndexOp {
+  const dimensions = entries[0]?.vector.length ?? 0;
+  const rows = new Float32Array(entries.length * dimensions);
+  entries.forEach(({ vector }, row) => rows.set(vector, row * dimensions));
+  return { op: 'vectors', ids: entries.map(({ id }) => id), rows };
+}
+
+async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }

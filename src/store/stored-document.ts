@@ -6,8 +6,6 @@ export interface StoredChunk {
   readonly file: string;
   readonly headingPath: readonly string[];
   readonly text: string;
-  /** Unit vector from the namespace's embedding model, or null while the chunk waits to be embedded. */
-  embedding: Float32Array | null;
 }
 
 export interface StoredDocument {

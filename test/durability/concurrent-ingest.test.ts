@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestRoute, type IngestedText, type TextSource } from '../support/ingest-client.js';
-import { duplicateHashes, indexedFiles, loadIndexText, readNamespaceFolder, recordedHash } from '../support/namespace-folder.js';
+import { duplicateHashes, indexedFiles, readNamespaceFolder, readStoredIndex, recordedHash } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, type TestService } from '../support/service.js';
 
@@ -76,11 +76,11 @@ describe('50 concurrent ingests into one namespace', () => {
     });
   });
 
-  it('has every document in index.json and as a .md file, and the counts agree', async () => {
+  it('has every document in the index and as a .md file, and the counts agree', async () => {
     const directory = join(service.storageRoot, namespace);
     const folder = await readNamespaceFolder(directory);
-    assert.ok(folder.indexText !== undefined, 'index.json exists');
-    const index = loadIndexText(folder.indexText);
+    assert.ok(folder.hasIndexFiles, 'the index files exist');
+    const index = await readStoredIndex(directory);
     const expectedFiles = [...new Set(sent.map((entry) => entry.result.file))].sort();
     assert.equal(expectedFiles.length, distinctCount + duplicateGroups.length);
     assert.deepEqual(indexedFiles(index), expectedFiles);
@@ -89,7 +89,7 @@ describe('50 concurrent ingests into one namespace', () => {
     assert.deepEqual(duplicateHashes(index), []);
     for (const document of index.documents) {
       assert.ok(document.chunks.length > 0, `${document.file} has chunks`);
-      assert.ok(document.chunks.every((chunk) => chunk.embedding !== null), `${document.file} has its embeddings`);
+      assert.ok(document.chunks.every((chunk) => index.vectorOf(chunk.id) !== undefined), `${document.file} has its embeddings`);
       assert.equal(await recordedHash(directory, document.file), document.hash, `${document.file}: front matter and index agree on the hash`);
     }
   });
@@ -103,8 +103,7 @@ describe('50 concurrent ingests into one namespace', () => {
         const found = await searchDocs((path, body) => restarted.post(path, body), namespace, marker, 3);
         assert.equal(found.results[0]?.file, file, `searchDocs "${marker}" -> ${JSON.stringify(found.results.map((result) => result.file))}`);
       }
-      const folder = await readNamespaceFolder(join(service.storageRoot, namespace));
-      assert.equal(loadIndexText(folder.indexText ?? '').documents.length, expected.size);
+      assert.equal((await readStoredIndex(join(service.storageRoot, namespace))).documents.length, expected.size);
     } finally {
       await restarted.close();
     }

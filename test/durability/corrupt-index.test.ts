@@ -1,23 +1,24 @@
-// A corrupt, truncated or wrongly shaped index.json at start-up: the service starts, warns, rebuilds it from the .md files, and finds everything.
+// A damaged index snapshot or journal at start-up: the service starts, warns once, rebuilds what it lost from the .md
+// files, and finds everything.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { journalFileName, snapshotFileName } from '../../src/store/index-files.js';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestedText } from '../support/ingest-client.js';
-import { duplicateHashes, indexedFiles, loadIndexText, readNamespaceFolder } from '../support/namespace-folder.js';
+import { duplicateHashes, indexedFiles, readNamespaceFolder, readStoredIndex } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, type TestService } from '../support/service.js';
 
 const namespace = 'recover';
 
-const corruptions: { name: string; corrupt: (valid: string) => string | Buffer }[] = [
+const corruptions: { name: string; corrupt: (valid: Buffer) => Buffer }[] = [
   { name: 'garbage bytes', corrupt: () => Buffer.from([0x00, 0xff, 0xfe, 0x7b, 0x7b, 0x6e, 0x6f, 0x74, 0x20, 0x6a, 0x73, 0x6f, 0x6e, 0x0a]) },
-  { name: 'truncated to half its length', corrupt: (valid) => valid.slice(0, Math.floor(valid.length / 2)) },
-  { name: 'an empty file', corrupt: () => '' },
-  { name: 'valid JSON of the wrong shape', corrupt: () => JSON.stringify({ format: 1, embedding: null, documents: 'not a list' }) },
-  { name: 'valid JSON of another format version', corrupt: (valid) => JSON.stringify({ ...(JSON.parse(valid) as object), format: 99 }) },
-  { name: 'JSON null', corrupt: () => 'null' },
+  { name: 'truncated to half its length', corrupt: (valid) => valid.subarray(0, Math.floor(valid.length / 2)) },
+  { name: 'an empty file', corrupt: () => Buffer.alloc(0) },
+  { name: 'one byte changed in the middle', corrupt: (valid) => Buffer.from(valid.map((byte, index) => (index === Math.floor(valid.length / 2) ? byte ^ 0x5a : byte))) },
+  { name: 'one byte changed at the start', corrupt: (valid) => Buffer.from(valid.map((byte, index) => (index === 3 ? byte ^ 0x5a : byte))) },
 ];
 
 interface Stored {
@@ -37,7 +38,7 @@ function warningLines(logs: readonly string[]): { level: number; msg: string }[]
   });
 }
 
-describe('a damaged index.json at start-up', () => {
+describe('a damaged index file at start-up', () => {
   let provider: ProviderDouble;
 
   before(async () => {
@@ -48,12 +49,19 @@ describe('a damaged index.json at start-up', () => {
     await provider?.close();
   });
 
-  /** A storage root holding three ingested documents (over both routes), with the service stopped. */
+  /**
+   * A storage root holding three ingested documents (over both routes), with the service stopped: the first two are in
+   * the snapshot written at the restart in between, the third only in the journal.
+   */
   async function storedNamespace(): Promise<{ storageRoot: string; stored: Stored[] }> {
-    const service = await startService({ providerUrl: provider.baseUrl });
+    let service = await startService({ providerUrl: provider.baseUrl });
     const stored: Stored[] = [];
     try {
       for (let index = 0; index < 3; index++) {
+        if (index === 2) {
+          await service.close();
+          service = await startService({ providerUrl: provider.baseUrl, storageRoot: service.storageRoot });
+        }
         const marker = markerWord(index);
         const title = `Recovery Guide ${index}`;
         const route = index % 2 === 0 ? '/tools/ingest' : '/api/tools/ingest';
@@ -67,12 +75,15 @@ describe('a damaged index.json at start-up', () => {
     return { storageRoot: service.storageRoot, stored };
   }
 
+  for (const target of [snapshotFileName, journalFileName])
   for (const { name, corrupt } of corruptions) {
-    it(`is rebuilt from the Markdown files when it is ${name}`, async () => {
+    it(`rebuilds from the Markdown files when ${target} is ${name}`, async () => {
       const { storageRoot, stored } = await storedNamespace();
       const directory = join(storageRoot, namespace);
-      const indexPath = join(directory, 'index.json');
-      await writeFile(indexPath, corrupt(await readFile(indexPath, 'utf8')));
+      const indexPath = join(directory, target);
+      const valid = await readFile(indexPath);
+      assert.ok(valid.length > 0, `${target} holds something to damage`);
+      await writeFile(indexPath, corrupt(valid));
 
       let service: TestService | undefined;
       try {
@@ -86,24 +97,26 @@ describe('a damaged index.json at start-up', () => {
           assert.equal(found.results[0]?.title, document.title, 'the title comes back from the front matter');
         }
 
-        const warnings = warningLines(service.logs).filter((entry) => entry.msg.includes('index.json'));
-        assert.equal(warnings.length, 1, `one warning about index.json; warnings: ${JSON.stringify(warningLines(service.logs))}`);
-        assert.match(warnings[0]?.msg ?? '', /rebuild/i);
+        // An emptied journal lost only records that the Markdown files hold anyway: nothing to warn about.
+        const warnings = warningLines(service.logs).filter((entry) => entry.msg.includes(target));
+        const expectedWarnings = target === journalFileName && name === 'an empty file' ? 0 : 1;
+        assert.equal(warnings.length, expectedWarnings, `warnings about ${target}: ${JSON.stringify(warningLines(service.logs))}`);
+        if (expectedWarnings === 1) assert.match(warnings[0]?.msg ?? '', /Markdown files/);
 
         const folder = await readNamespaceFolder(directory);
-        const index = loadIndexText(folder.indexText ?? '');
+        const index = await readStoredIndex(directory);
         assert.deepEqual(indexedFiles(index), folder.markdownFiles);
         assert.deepEqual(indexedFiles(index), stored.map((document) => document.file).sort());
         assert.ok(index.documents.every((document) => document.chunks.length > 0));
         assert.deepEqual(folder.temporaryFiles, []);
 
-        // Embeddings went with the old index: an embedding search embeds the chunks again and finds the document.
+        // Embeddings lost with the damaged file: an embedding search embeds those chunks again and finds the document.
         const response = await service.post('/tools/search', { namespace, query: `${stored[1]?.marker} runbook`, top_k: 1 });
         assert.equal(response.status, 200);
         const matches = ((await response.json()) as { matches: { title: string }[] }).matches;
         assert.equal(matches.length, 1);
-        const reembedded = loadIndexText((await readNamespaceFolder(directory)).indexText ?? '');
-        assert.ok(reembedded.documents.every((document) => document.chunks.every((chunk) => chunk.embedding !== null)), 'every chunk has its vector again');
+        const reembedded = await readStoredIndex(directory);
+        assert.ok(reembedded.documents.every((document) => document.chunks.every((chunk) => reembedded.vectorOf(chunk.id) !== undefined)), 'every chunk has its vector again');
 
         // The rebuilt namespace takes new documents and still holds the old ones, each once.
         const [added] = await ingestTexts((path, body) => (service as TestService).post(path, body), '/tools/ingest', namespace, [
@@ -111,7 +124,7 @@ describe('a damaged index.json at start-up', () => {
           { text: markerDocument(stored[0]?.marker ?? '', 3), title: 'Same content again' },
         ]);
         assert.equal(added?.status, 'saved');
-        const final = loadIndexText((await readNamespaceFolder(directory)).indexText ?? '');
+        const final = await readStoredIndex(directory);
         assert.equal(final.documents.length, stored.length + 1);
         assert.deepEqual(duplicateHashes(final), []);
       } finally {
@@ -126,7 +139,7 @@ describe('a damaged index.json at start-up', () => {
     try {
       const [other] = await ingestTexts((path, body) => service.post(path, body), '/api/tools/ingest', 'other', [{ text: markerDocument(markerWord(77), 1), title: 'Other' }]);
       await service.close();
-      await writeFile(join(storageRoot, namespace, 'index.json'), '{"format":1,');
+      await writeFile(join(storageRoot, namespace, snapshotFileName), 'KAINDEX2 cut short');
       const restarted = await startService({ providerUrl: provider.baseUrl, storageRoot });
       try {
         const found = await searchDocs((path, body) => restarted.post(path, body), 'other', markerWord(77));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestedText } from '../support/ingest-client.js';
-import { indexedFiles, loadIndexText, readNamespaceFolder } from '../support/namespace-folder.js';
+import { indexedFiles, readNamespaceFolder, readStoredIndex } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, type TestService } from '../support/service.js';
 
@@ -49,7 +49,7 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     return service;
   }
 
-  it('indexes a file written by hand and drops one deleted by hand; index.json and search agree', async () => {
+  it('indexes a file written by hand and drops one deleted by hand; the stored index and search agree', async () => {
     const { storageRoot, stored } = await storedNamespace(3);
     const directory = join(storageRoot, namespace);
     const plainMarker = markerWord(100);
@@ -71,7 +71,7 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     assert.equal((await searchDocs(post, namespace, kept.marker)).results[0]?.file, kept.file);
 
     const folder = await readNamespaceFolder(directory);
-    const index = loadIndexText(folder.indexText ?? '');
+    const index = await readStoredIndex(directory);
     const expected = [stored[0]?.file, kept.file, 'hand-notes.md', 'with-front-matter.md'].sort();
     assert.deepEqual(folder.markdownFiles, expected);
     assert.deepEqual(indexedFiles(index), expected);
@@ -95,9 +95,9 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     const post = (path: string, body: unknown) => service.post(path, body);
     assert.equal((await searchDocs(post, namespace, newMarker)).results[0]?.file, edited.file);
     assert.deepEqual((await searchDocs(post, namespace, edited.marker)).results, []);
-    const index = loadIndexText((await readNamespaceFolder(directory)).indexText ?? '');
+    const index = await readStoredIndex(directory);
     const document = index.documents.find((entry) => entry.file === edited.file);
-    assert.ok(document?.chunks.every((chunk) => !chunk.text.includes(edited.marker)), 'index.json holds the edited text');
+    assert.ok(document?.chunks.every((chunk) => !chunk.text.includes(edited.marker)), 'the stored index holds the edited text');
     assert.ok(document?.chunks.some((chunk) => chunk.text.includes(newMarker)));
   });
 
@@ -126,20 +126,19 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     const directory = join(storageRoot, namespace);
     await writeFile(join(directory, 'late-addition.md'), '# Late Addition\n\nAdded while the service was stopped.\n');
     await rm(join(directory, stored[1]?.file ?? ''));
-    await writeFile(join(directory, '.tmp-index.json-0123456789ab'), '{"format":1,"embedding":null,"docu');
+    await writeFile(join(directory, '.tmp-index.snapshot-0123456789ab'), 'KAINDEX2 cut');
     const broken = join(storageRoot, 'broken');
     await mkdir(broken);
     await writeFile(join(broken, 'orphan.md'), '# Orphan\n\nOnly the Markdown file is left.\n');
-    await writeFile(join(broken, 'index.json'), 'not json');
+    await writeFile(join(broken, 'index.snapshot'), 'not a snapshot');
 
     const service = await restart(storageRoot);
     assert.equal((await fetch(`${service.baseUrl}/health`)).status, 200);
 
     const folder = await readNamespaceFolder(directory);
     assert.deepEqual(folder.temporaryFiles, [], 'leftover temporary files are removed at start-up');
-    assert.deepEqual(indexedFiles(loadIndexText(folder.indexText ?? '')), folder.markdownFiles, 'index.json agrees with the .md files once the service is up');
-    const brokenFolder = await readNamespaceFolder(broken);
-    assert.doesNotThrow(() => loadIndexText(brokenFolder.indexText ?? ''), 'an unreadable index.json is rebuilt at start-up');
-    assert.ok(service.logs.some((line) => line.includes('"level":40') && line.includes('broken') && line.includes('index.json')), 'start-up warns about the unreadable index.json');
+    assert.deepEqual(indexedFiles(await readStoredIndex(directory)), folder.markdownFiles, 'the stored index agrees with the .md files once the service is up');
+    assert.deepEqual(indexedFiles(await readStoredIndex(broken)), ['orphan.md'], 'an unreadable snapshot is rebuilt at start-up');
+    assert.ok(service.logs.some((line) => line.includes('"level":40') && line.includes('broken') && line.includes('index.snapshot')), 'start-up warns about the unreadable snapshot');
   });
 });

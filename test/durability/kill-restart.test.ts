@@ -1,16 +1,16 @@
 // SIGKILL the real service (a child process) at random moments while ingests are being written, many times over one
-// storage root: index.json always loads, agrees with the .md files after start-up, and nothing acknowledged is lost.
+// storage root: the stored index (snapshot + journal) always loads, agrees with the .md files after start-up, and nothing acknowledged is lost.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { rm } from 'node:fs/promises';
 import { contentHash } from '../../src/store/content-hash.js';
-import type { IndexContents } from '../../src/store/index-file.js';
+import type { NamespaceIndex } from '../../src/store/namespace-index.js';
 import { startChildService, type ChildService } from '../support/child-service.js';
 import { markerDocument, markerWord, seededRandom } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestRoute, type TextSource } from '../support/ingest-client.js';
-import { duplicateHashes, indexedFiles, loadIndexText, readNamespaceFolder } from '../support/namespace-folder.js';
+import { duplicateHashes, indexedFiles, readNamespaceFolder, readStoredIndex, type NamespaceFolder } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot } from '../support/service.js';
 
@@ -70,7 +70,7 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
     const acknowledged = new Map<string, Acknowledged>();
     const violations: string[] = [];
     const statistics: CycleStatistics[] = [];
-    /** Restarts after which index.json did not yet agree with the folder when /health answered (before any namespace request). */
+    /** Restarts after which the stored index did not yet agree with the folder when /health answered (before any namespace request). */
     const notReconciledAtStartUp: string[] = [];
     let markerCounter = 0;
 
@@ -118,29 +118,25 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
       }
     }
 
-    /** What must hold on disk even before a restart: index.json loads and holds everything acknowledged. */
-    function checkAfterKill(cycle: number, indexText: string | undefined): IndexContents | undefined {
-      if (indexText === undefined) {
-        assert.equal(acknowledged.size, 0, `cycle ${cycle}: index.json is missing although documents were acknowledged`);
+    /** What must hold on disk even before a restart: the stored index loads and holds everything acknowledged. */
+    async function checkAfterKill(cycle: number, folder: NamespaceFolder): Promise<NamespaceIndex | undefined> {
+      if (!folder.hasIndexFiles) {
+        assert.equal(acknowledged.size, 0, `cycle ${cycle}: no index files although documents were acknowledged`);
         return undefined;
       }
-      let index: IndexContents | undefined;
-      assert.doesNotThrow(() => {
-        index = loadIndexText(indexText);
-      }, `cycle ${cycle}: index.json left by the kill does not load`);
-      return index;
+      return readStoredIndex(directory).catch((error: unknown) => assert.fail(`cycle ${cycle}: the index left by the kill does not load (${String(error)})`));
     }
 
     /** What must hold once the service is up again and the namespace has been opened. */
     async function checkReconciled(cycle: number, service: ChildService): Promise<void> {
       const folder = await readNamespaceFolder(directory);
-      if (folder.indexText === undefined) {
-        assert.equal(acknowledged.size, 0, `cycle ${cycle}: no index.json after the restart`);
+      if (!folder.hasIndexFiles) {
+        assert.equal(acknowledged.size, 0, `cycle ${cycle}: no index files after the restart`);
         assert.deepEqual(folder.markdownFiles, []);
         return;
       }
-      const index = loadIndexText(folder.indexText);
-      assert.deepEqual(indexedFiles(index), folder.markdownFiles, `cycle ${cycle}: index.json and the .md files differ after the restart`);
+      const index = await readStoredIndex(directory);
+      assert.deepEqual(indexedFiles(index), folder.markdownFiles, `cycle ${cycle}: the stored index and the .md files differ after the restart`);
       assert.deepEqual(folder.temporaryFiles, [], `cycle ${cycle}: temporary files left after the restart`);
       assert.deepEqual(duplicateHashes(index), [], `cycle ${cycle}: the same content is stored twice`);
       for (const document of index.documents) assert.ok(document.chunks.length > 0, `cycle ${cycle}: ${document.file} has no chunks`);
@@ -172,11 +168,11 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
 
       if (cycle > 0) {
         const atStartUp = await readNamespaceFolder(directory);
-        const indexed = atStartUp.indexText === undefined ? [] : indexedFiles(loadIndexText(atStartUp.indexText));
+        const indexed = atStartUp.hasIndexFiles ? indexedFiles(await readStoredIndex(directory)) : [];
         const problems = [
           ...atStartUp.temporaryFiles.map((file) => `${file} left behind`),
-          ...atStartUp.markdownFiles.filter((file) => !indexed.includes(file)).map((file) => `${file} not in index.json`),
-          ...indexed.filter((file) => !atStartUp.markdownFiles.includes(file)).map((file) => `${file} in index.json but not on disk`),
+          ...atStartUp.markdownFiles.filter((file) => !indexed.includes(file)).map((file) => `${file} not in the stored index`),
+          ...indexed.filter((file) => !atStartUp.markdownFiles.includes(file)).map((file) => `${file} in the stored index but not on disk`),
         ];
         if (problems.length > 0) notReconciledAtStartUp.push(`cycle ${cycle}, after the kill of cycle ${cycle - 1}: ${problems.join(', ')}`);
       }
@@ -208,13 +204,13 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
       assert.deepEqual(violations, []);
 
       const afterKill = await readNamespaceFolder(directory);
-      const index = checkAfterKill(cycle, afterKill.indexText);
+      const index = await checkAfterKill(cycle, afterKill);
       tally.temporaryFilesAfterKill = afterKill.temporaryFiles.length;
       const indexed = new Set(index === undefined ? [] : indexedFiles(index));
       tally.unindexedFilesAfterKill = afterKill.markdownFiles.filter((file) => !indexed.has(file)).length;
       const byFile = new Map((index?.documents ?? []).map((document) => [document.file, document]));
       for (const [marker, entry] of acknowledged) {
-        assert.equal(byFile.get(entry.file)?.hash, entry.hash, `cycle ${cycle}: acknowledged ${marker} (${entry.file}) is not in index.json right after the kill`);
+        assert.equal(byFile.get(entry.file)?.hash, entry.hash, `cycle ${cycle}: acknowledged ${marker} (${entry.file}) is not in the stored index right after the kill`);
         assert.ok(afterKill.markdownFiles.includes(entry.file), `cycle ${cycle}: acknowledged ${entry.file} has no .md file right after the kill`);
       }
       statistics.push(tally);
@@ -235,8 +231,8 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
 
     const total = (key: 'acknowledged' | 'interrupted' | 'temporaryFilesAfterKill' | 'unindexedFilesAfterKill') => statistics.reduce((sum, entry) => sum + entry[key], 0);
     context.diagnostic(`seed ${seed}: ${statistics.length} kills in ${((Date.now() - started) / 1000).toFixed(1)} s (${(startingMilliseconds / 1000).toFixed(1)} s of it starting the service); ${acknowledged.size} documents acknowledged, ${total('acknowledged')} acknowledged answers, ${total('interrupted')} requests cut off`);
-    context.diagnostic(`kills that cut a write short: ${statistics.filter((entry) => entry.temporaryFilesAfterKill > 0).length} left temporary files, ${statistics.filter((entry) => entry.unindexedFilesAfterKill > 0).length} left .md files not yet in index.json`);
-    context.diagnostic(`restarts where index.json did not agree with the folder yet when /health answered: ${notReconciledAtStartUp.length} of ${killCycles}`);
+    context.diagnostic(`kills that cut a write short: ${statistics.filter((entry) => entry.temporaryFilesAfterKill > 0).length} left temporary files, ${statistics.filter((entry) => entry.unindexedFilesAfterKill > 0).length} left .md files not yet in the stored index`);
+    context.diagnostic(`restarts where the stored index did not agree with the folder yet when /health answered: ${notReconciledAtStartUp.length} of ${killCycles}`);
     assert.ok(acknowledged.size > killCycles, `the stream acknowledged only ${acknowledged.size} documents: the kills came too early to test anything`);
     // Checked last, so the invariants above are exercised over every cycle even while this one fails.
     assert.deepEqual(notReconciledAtStartUp, [], 'start-up reconciles the namespace (README: "At start-up each namespace is reconciled with its folder")');

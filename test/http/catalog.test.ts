@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { indexedFiles, readStoredIndex } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, type TestService } from '../support/service.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
@@ -47,8 +48,7 @@ describe('upsert, listing and deleting', () => {
     assert.match(await readFile(second.documents[0]?.path ?? '', 'utf8'), /thirty days/);
     assert.deepEqual((await search('current', 'twenty')).results, [], 'no stale chunk of the old version');
     assert.equal((await search('current', 'thirty')).results[0]?.file, 'leave-policy.md');
-    const index = JSON.parse(await readFile(join(service.storageRoot, 'current', 'index.json'), 'utf8'));
-    assert.equal(index.documents.length, 1);
+    assert.equal((await readStoredIndex(join(service.storageRoot, 'current'))).documents.length, 1);
     const vectorSearch = await json<{ matches: { preview: string }[] }>(service.post('/tools/search', { namespace: 'current', query: 'days of leave' }));
     assert.equal(vectorSearch.matches.length, 1);
     assert.match(vectorSearch.matches[0]?.preview ?? '', /thirty/);
@@ -94,8 +94,7 @@ describe('upsert, listing and deleting', () => {
     assert.deepEqual((await search('deleting', 'zebra')).results.map((result) => result.file), ['keep.md']);
     const vectors = await json<{ matches: { title: string }[] }>(service.post('/tools/search', { namespace: 'deleting', query: 'zebra note', top_k: 10 }));
     assert.deepEqual(vectors.matches.map((match) => match.title), ['Keep']);
-    const index = JSON.parse(await readFile(join(service.storageRoot, 'deleting', 'index.json'), 'utf8'));
-    assert.deepEqual(index.documents.map((document: { file: string }) => document.file), ['keep.md']);
+    assert.deepEqual(indexedFiles(await readStoredIndex(join(service.storageRoot, 'deleting'))), ['keep.md']);
   });
 
   it('answers 404 when nothing matches and 400 without exactly one of file and source', async () => {

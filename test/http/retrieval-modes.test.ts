@@ -1,9 +1,10 @@
 // Retrieval modes (embedding, lexical, hybrid) on both search endpoints, embedding models recorded per namespace,
 // and searches answered while a long ingest is still embedding.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { readStoredIndex } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, startService, type TestService } from '../support/service.js';
 
@@ -81,8 +82,8 @@ describe('embedding models per namespace', () => {
     try {
       await first.post('/tools/ingest', { namespace: 'switch', sources: documents });
       await first.close();
-      const indexPath = join(first.storageRoot, 'switch', 'index.json');
-      assert.equal(JSON.parse(await readFile(indexPath, 'utf8')).embedding.model, 'text-embedding-3-small');
+      const directory = join(first.storageRoot, 'switch');
+      assert.equal((await readStoredIndex(directory)).embedding?.model, 'text-embedding-3-small');
 
       const local = await startService({ providerUrl: provider.baseUrl, storageRoot: first.storageRoot, environment: { KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'local' } });
       try {
@@ -92,8 +93,7 @@ describe('embedding models per namespace', () => {
         assert.equal(result.mode, 'embedding');
         assert.equal(result.matches[0]?.title, 'Password Reset');
         assert.equal(provider.embeddingRequests().length, providerCalls, 'the provider was not asked');
-        const index = JSON.parse(await readFile(indexPath, 'utf8'));
-        assert.deepEqual(index.embedding, { model: 'local:all-MiniLM-L6-v2', dimensions: 384 });
+        assert.deepEqual((await readStoredIndex(directory)).embedding, { model: 'local:all-MiniLM-L6-v2', dimensions: 384 });
       } finally {
         await local.close();
       }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { readStoredIndex } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 import { sharedDataDirectory, startService, type TestService } from '../support/service.js';
@@ -48,7 +49,7 @@ describe('POST /tools/ingest', () => {
     return (await response.json()) as IngestResponse;
   }
 
-  it('saves a text source as Markdown with front matter and records chunks and embeddings in index.json', async () => {
+  it('saves a text source as Markdown with front matter and records chunks and embeddings in the stored index', async () => {
     const result = await ingest({ namespace: 'text-ns', sources: [{ type: 'text', value: '# Widgets\n\nWidgets are configured in widgets.yaml.', title: 'Widget Setup' }] });
     assert.equal(result.namespace, 'text-ns');
     assert.deepEqual(result.errors, []);
@@ -61,11 +62,11 @@ describe('POST /tools/ingest', () => {
 
     const stored = await readFile(join(service.storageRoot, 'text-ns', 'widget-setup.md'), 'utf8');
     assert.match(stored, /^---\ntitle: "Widget Setup"\nsource: "text"\ncontent_hash: "sha256:[0-9a-f]{64}"\ningested_at: "\d{4}-\d\d-\d\dT[^"]+"\n---\n\n# Widgets/);
-    const index = JSON.parse(await readFile(join(service.storageRoot, 'text-ns', 'index.json'), 'utf8'));
-    assert.equal(index.embedding.dimensions, provider.embeddingDimensions);
-    assert.equal(index.documents[0].chunks.length, document?.chunks);
-    assert.equal(typeof index.documents[0].chunks[0].embedding, 'string');
-    assert.equal(Buffer.from(index.documents[0].chunks[0].embedding, 'base64').length, provider.embeddingDimensions * 4);
+    const index = await readStoredIndex(join(service.storageRoot, 'text-ns'));
+    assert.equal(index.embedding?.dimensions, provider.embeddingDimensions);
+    const [indexed] = index.documents;
+    assert.equal(indexed?.chunks.length, document?.chunks);
+    for (const chunk of indexed?.chunks ?? []) assert.equal(index.vectorOf(chunk.id)?.length, provider.embeddingDimensions);
   });
 
   it('skips content whose hash is already stored, without embedding it again', async () => {
@@ -198,8 +199,7 @@ describe('POST /tools/ingest', () => {
       Array.from({ length: count }, (_, index) => ingest({ namespace: 'busy', sources: [{ type: 'text', value: `Concurrent document number ${index} about topic ${index}.`, title: `Doc ${index}` }] })),
     );
     assert.ok(results.every((result) => result.documents[0]?.status === 'saved'));
-    const index = JSON.parse(await readFile(join(service.storageRoot, 'busy', 'index.json'), 'utf8'));
-    assert.equal(index.documents.length, count);
+    assert.equal((await readStoredIndex(join(service.storageRoot, 'busy'))).documents.length, count);
     const files = (await readdir(join(service.storageRoot, 'busy'))).filter((file) => file.endsWith('.md'));
     assert.equal(files.length, count);
   });

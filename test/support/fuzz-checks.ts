@@ -1,9 +1,10 @@
 // What every fuzzed response and the storage folder must satisfy: no 5xx, catalogue error bodies, no leaked
-// internals or key, well-terminated streams, and namespace folders whose index.json matches their Markdown files.
-import { readdir, readFile } from 'node:fs/promises';
+// internals or key, well-terminated streams, and namespace folders whose stored index matches their Markdown files.
+import { readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { errorCatalogue, type ErrorCode } from '../../src/errors.js';
 import type { FuzzRequest } from './fuzz-requests.js';
+import { indexedFiles, readNamespaceFolder, readStoredIndex } from './namespace-folder.js';
 import { parseSseData } from './sse.js';
 
 export interface FuzzResponse {
@@ -174,6 +175,16 @@ function successBodyProblem(request: FuzzRequest, text: string, storageRoot: str
   return undefined;
 }
 
+/**
+ * The web playground (src/routes/playground-route.ts): its page at / and its built files are the only 2xx answers
+ * that are not JSON. The path is read as fetch sends it, with dot segments resolved (`/health/..` is `/`).
+ */
+function isPlaygroundFile(request: FuzzRequest, response: FuzzResponse): boolean {
+  const path = new URL(`http://playground.invalid${request.path}`).pathname;
+  const file = path === '/' || /^\/[\w-]+\.(html|js|css|svg)$/.test(path);
+  return file && /^(text\/html|text\/css|text\/javascript|application\/javascript|image\/svg\+xml)\b/.test(response.contentType);
+}
+
 /** Every problem of one exchange; empty when the response is acceptable. */
 export function responseProblems(request: FuzzRequest, response: FuzzResponse, rules: LeakRules, storageRoot: string): string[] {
   const problems = leaks(request, response, rules).map((leak) => `the response leaks ${leak}`);
@@ -197,6 +208,7 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
     return problems;
   }
   if (request.stream !== undefined) problems.push(`expected a ${request.stream} stream, got ${JSON.stringify(response.contentType)}`);
+  if (isPlaygroundFile(request, response)) return problems;
   const problem = successBodyProblem(request, response.text, storageRoot);
   if (problem !== undefined) problems.push(problem);
   return problems;
@@ -218,9 +230,9 @@ async function temporaryFiles(storageRoot: string): Promise<string[]> {
 }
 
 /**
- * Leftover temporary files, and namespace folders whose index.json does not parse or does not list exactly their
- * .md files. Background embedding may be writing index.json when this runs, so a temporary file counts as left
- * behind only when it is still there after a quiet second.
+ * Leftover temporary files, and namespace folders whose stored index does not load or does not list exactly their
+ * .md files. A snapshot may be being written when this runs, so a temporary file counts as left behind only when it
+ * is still there after a quiet second.
  */
 export async function storageProblems(storageRoot: string, onlyNamespace?: string): Promise<string[]> {
   const problems: string[] = [];
@@ -236,20 +248,19 @@ export async function storageProblems(storageRoot: string, onlyNamespace?: strin
     const contents = await readdir(folder, { withFileTypes: true });
     const markdown = contents.filter((item) => item.isFile() && item.name.endsWith('.md')).map((item) => item.name).sort();
     for (const item of contents) if (item.isDirectory()) problems.push(`${entry.name}: unexpected folder ${item.name}`);
-    if (!contents.some((item) => item.name === 'index.json')) {
-      if (markdown.length > 0) problems.push(`${entry.name}: ${markdown.length} .md files but no index.json`);
+    if (!(await readNamespaceFolder(folder)).hasIndexFiles) {
+      if (markdown.length > 0) problems.push(`${entry.name}: ${markdown.length} .md files but no index files`);
       continue;
     }
     let listed: string[];
     try {
-      const index = JSON.parse(await readFile(join(folder, 'index.json'), 'utf8')) as { documents: { file: string }[] };
-      listed = index.documents.map((document) => document.file).sort();
+      listed = indexedFiles(await readStoredIndex(folder));
     } catch (error) {
-      problems.push(`${entry.name}: index.json does not parse (${(error as Error).message})`);
+      problems.push(`${entry.name}: the stored index does not load (${(error as Error).message})`);
       continue;
     }
     if (listed.join('\n') !== markdown.join('\n')) {
-      problems.push(`${entry.name}: index.json lists [${listed.join(', ')}] but the folder holds [${markdown.join(', ')}]`);
+      problems.push(`${entry.name}: the stored index lists [${listed.join(', ')}] but the folder holds [${markdown.join(', ')}]`);
     }
   }
   return problems;

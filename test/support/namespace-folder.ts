@@ -1,13 +1,14 @@
-// Reads a namespace folder straight from disk, so durability tests can compare index.json with the Markdown files.
+// Reads a namespace folder straight from disk, so durability tests can compare the stored index with the Markdown files.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { temporaryFilePrefix } from '../../src/store/atomic-write.js';
-import { decodeIndex, indexFileName, type IndexContents } from '../../src/store/index-file.js';
 import { parseDocument } from '../../src/store/front-matter.js';
+import { journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
+import type { NamespaceIndex } from '../../src/store/namespace-index.js';
 
 export interface NamespaceFolder {
-  /** The raw index.json, or undefined when there is none. */
-  readonly indexText: string | undefined;
+  /** Whether the index snapshot or journal exists. */
+  readonly hasIndexFiles: boolean;
   /** Document files (`*.md`), sorted. */
   readonly markdownFiles: string[];
   /** Leftovers of interrupted atomic writes. */
@@ -19,21 +20,21 @@ export async function readNamespaceFolder(directory: string): Promise<NamespaceF
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
   });
-  const indexText = names.includes(indexFileName) ? await readFile(join(directory, indexFileName), 'utf8') : undefined;
   return {
-    indexText,
+    hasIndexFiles: names.includes(snapshotFileName) || names.includes(journalFileName),
     markdownFiles: names.filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort(),
     temporaryFiles: names.filter((name) => name.startsWith(temporaryFilePrefix)).sort(),
   };
 }
 
 /**
- * Parses index.json the way the service does; throws (with the reason) when it would not load.
- * JSON.parse runs first on its own so a syntax error is reported as such.
+ * The index as the service would load it from the snapshot and journal; throws (with the reason) when the snapshot
+ * would not load. Reading changes nothing on disk.
  */
-export function loadIndexText(text: string): IndexContents {
-  JSON.parse(text);
-  return decodeIndex(text);
+export async function readStoredIndex(directory: string): Promise<NamespaceIndex> {
+  const files = await readIndexFiles(directory);
+  if (files.snapshotError !== undefined) throw files.snapshotError;
+  return files.index;
 }
 
 /** The content hash recorded in a stored document's front matter. */
@@ -41,13 +42,13 @@ export async function recordedHash(directory: string, file: string): Promise<str
   return parseDocument(await readFile(join(directory, file), 'utf8')).frontMatter.hash;
 }
 
-/** Document files listed in index.json, sorted. */
-export function indexedFiles(index: IndexContents): string[] {
+/** Document files in the index, sorted. */
+export function indexedFiles(index: NamespaceIndex): string[] {
   return index.documents.map((document) => document.file).sort();
 }
 
 /** Content hashes that occur more than once in the index (the same content stored twice). */
-export function duplicateHashes(index: IndexContents): string[] {
+export function duplicateHashes(index: NamespaceIndex): string[] {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const document of index.documents) {

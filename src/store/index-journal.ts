@@ -1,0 +1,140 @@
+// The journal: an append-only file of commits made since the last snapshot, so a write costs O(change), not O(namespace).
+// Each record is [u32 payload length][u32 CRC-32 of the payload][payload]; a record cut short by a crash fails its
+// length or checksum and is dropped, with everything after it (nothing after it was acknowledged).
+// Payload: [u32 JSON length][JSON {ops}][float32 rows of the `vectors` ops, in order]. Little-endian throughout.
+import { open, truncate } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { z } from 'zod';
+import type { IndexOp } from './index-ops.js';
+import { persistedDocumentSchema, toPersistedDocument, toStoredDocument } from './persisted-document.js';
+
+const recordHeaderBytes = 8;
+
+const embeddingSchema = z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable();
+
+const journalOpSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('model'), embedding: embeddingSchema }),
+  z.object({ op: z.literal('put'), document: persistedDocumentSchema }),
+  z.object({ op: z.literal('remove'), file: z.string() }),
+  z.object({ op: z.literal('vectors'), dimensions: z.number().int().positive(), ids: z.array(z.string()) }),
+]);
+
+const recordSchema = z.object({ ops: z.array(journalOpSchema) });
+
+export function encodeRecord(ops: readonly IndexOp[]): Buffer {
+  const rows: Float32Array[] = [];
+  const json = JSON.stringify({
+    ops: ops.map((op) => {
+      switch (op.op) {
+        case 'put':
+          return { op: 'put', document: toPersistedDocument(op.document) };
+        case 'vectors':
+          rows.push(op.rows);
+          return { op: 'vectors', dimensions: op.ids.length === 0 ? 1 : op.rows.length / op.ids.length, ids: op.ids };
+        default:
+          return op;
+      }
+    }),
+  });
+  const jsonBytes = Buffer.from(json, 'utf8');
+  const payload = Buffer.concat([
+    u32(jsonBytes.length),
+    jsonBytes,
+    ...rows.map((vectors) => Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength)),
+  ]);
+  return Buffer.concat([u32(payload.length), u32(crc32(payload)), payload]);
+}
+
+/** The ops of one record's payload; throws when it does not decode. */
+function decodePayload(payload: Buffer): IndexOp[] {
+  const jsonLength = payload.readUInt32LE(0);
+  const { ops } = recordSchema.parse(JSON.parse(payload.toString('utf8', 4, 4 + jsonLength)));
+  let offset = 4 + jsonLength;
+  return ops.map((op): IndexOp => {
+    switch (op.op) {
+      case 'put':
+        return { op: 'put', document: toStoredDocument(op.document) };
+      case 'vectors': {
+        const byteLength = op.ids.length * op.dimensions * 4;
+        if (offset + byteLength > payload.length) throw new Error('vector rows run past the record');
+        // Copied into an aligned buffer: the payload may start at any byte offset.
+        const rows = new Float32Array(op.ids.length * op.dimensions);
+        new Uint8Array(rows.buffer).set(payload.subarray(offset, offset + byteLength));
+        offset += byteLength;
+        return { op: 'vectors', ids: op.ids, rows };
+      }
+      default:
+        return op;
+    }
+  });
+}
+
+export interface JournalContents {
+  /** The commits, oldest first. */
+  readonly records: IndexOp[][];
+  /** Bytes of intact records; anything after is a cut-short or damaged tail. */
+  readonly intactBytes: number;
+  readonly totalBytes: number;
+}
+
+export async function readJournal(path: string): Promise<JournalContents> {
+  let bytes: Buffer;
+  try {
+    const file = await open(path, 'r');
+    try {
+      bytes = await file.readFile();
+    } finally {
+      await file.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], intactBytes: 0, totalBytes: 0 };
+    throw error;
+  }
+  const records: IndexOp[][] = [];
+  let offset = 0;
+  while (offset + recordHeaderBytes <= bytes.length) {
+    const length = bytes.readUInt32LE(offset);
+    const end = offset + recordHeaderBytes + length;
+    if (end > bytes.length) break;
+    const payload = bytes.subarray(offset + recordHeaderBytes, end);
+    if (crc32(payload) !== bytes.readUInt32LE(offset + 4)) break;
+    try {
+      records.push(decodePayload(payload));
+    } catch {
+      break;
+    }
+    offset = end;
+  }
+  return { records, intactBytes: offset, totalBytes: bytes.length };
+}
+
+/** Appends one record and makes it durable before resolving. */
+export async function appendRecord(path: string, record: Buffer): Promise<void> {
+  const file = await open(path, 'a', 0o644);
+  try {
+    await file.writeFile(record);
+    await file.datasync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** Cuts the journal to `length` bytes (a damaged tail, or everything once a snapshot holds it), durably. */
+export async function truncateJournal(path: string, length: number): Promise<void> {
+  await truncate(path, length).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  const file = await open(path, 'r+').catch(() => undefined);
+  if (file === undefined) return;
+  try {
+    await file.datasync();
+  } finally {
+    await file.close();
+  }
+}
+
+function u32(value: number): Buffer {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32LE(value >>> 0);
+  return buffer;
+}

@@ -1,0 +1,176 @@
+// A namespace's index in memory: documents, chunks, the lexical index and the vectors, changed only by applying IndexOps
+// (the same ops the journal records), so what is replayed at start-up is exactly what happened while running.
+import { LexicalIndex } from '../search/lexical-index.js';
+import { VectorIndex, type VectorHit } from '../search/vector-index.js';
+import type { EmbeddingInfo, IndexOp } from './index-ops.js';
+import type { SnapshotContents } from './index-snapshot.js';
+import type { StoredChunk, StoredDocument } from './stored-document.js';
+
+export class NamespaceIndex {
+  private readonly documentsByFile = new Map<string, StoredDocument>();
+  private readonly chunksById = new Map<string, StoredChunk>();
+  /** Files by content hash; more than one when the same content was placed in several files by hand. */
+  private readonly filesByHash = new Map<string, string[]>();
+  private currentEmbedding: EmbeddingInfo | null = null;
+  private vectors: VectorIndex | null = null;
+
+  private constructor(private readonly lexical: LexicalIndex) {}
+
+  static empty(): NamespaceIndex {
+    return new NamespaceIndex(new LexicalIndex());
+  }
+
+  /** Throws when the parts of the snapshot do not agree with each other (the caller rebuilds instead). */
+  static fromSnapshot(snapshot: SnapshotContents): NamespaceIndex {
+    const index = new NamespaceIndex(LexicalIndex.fromSnapshot(snapshot.lexical));
+    index.currentEmbedding = snapshot.embedding;
+    for (const document of snapshot.documents) index.addDocument(document);
+    if (index.lexical.size !== index.chunksById.size || snapshot.lexical.keys.some((key) => !index.chunksById.has(key))) {
+      throw new Error('the lexical index does not cover the same chunks as the documents');
+    }
+    if (snapshot.vectors !== null && snapshot.embedding !== null && snapshot.vectors.keys.length > 0) {
+      if (snapshot.vectors.keys.some((key) => !index.chunksById.has(key))) throw new Error('vectors of chunks that no document has');
+      index.vectors = VectorIndex.fromRows(snapshot.embedding.dimensions, snapshot.vectors.keys, snapshot.vectors.rows);
+    }
+    return index;
+  }
+
+  /** Everything a snapshot holds; the arrays are the live ones, so write them before the next change. */
+  toSnapshot(): SnapshotContents {
+    return {
+      embedding: this.currentEmbedding,
+      documents: [...this.documentsByFile.values()],
+      lexical: this.lexical.toSnapshot(),
+      vectors: this.vectors === null ? null : this.vectors.liveRows(),
+    };
+  }
+
+  apply(op: IndexOp): void {
+    switch (op.op) {
+      case 'model':
+        this.currentEmbedding = op.embedding;
+        this.vectors = null;
+        return;
+      case 'put':
+        this.put(op.document);
+        return;
+      case 'remove':
+        this.removeDocument(op.file);
+        return;
+      case 'vectors':
+        this.addVectors(op.ids, op.rows);
+        return;
+    }
+  }
+
+  get embedding(): EmbeddingInfo | null {
+    return this.currentEmbedding;
+  }
+
+  get documents(): StoredDocument[] {
+    return [...this.documentsByFile.values()];
+  }
+
+  /** The documents by file name, for a commit to work on a copy of. */
+  documentsMap(): Map<string, StoredDocument> {
+    return new Map(this.documentsByFile);
+  }
+
+  get documentCount(): number {
+    return this.documentsByFile.size;
+  }
+
+  get chunkCount(): number {
+    return this.chunksById.size;
+  }
+
+  document(file: string): StoredDocument | undefined {
+    return this.documentsByFile.get(file);
+  }
+
+  chunk(id: string): StoredChunk | undefined {
+    return this.chunksById.get(id);
+  }
+
+  findByHash(hash: string): StoredDocument | undefined {
+    const file = this.filesByHash.get(hash)?.[0];
+    return file === undefined ? undefined : this.documentsByFile.get(file);
+  }
+
+  /** Chunks that have no vector from the current embedding model yet. */
+  pendingChunks(): StoredChunk[] {
+    return [...this.chunksById.values()].filter((chunk) => this.vectors?.has(chunk.id) !== true);
+  }
+
+  get pendingChunkCount(): number {
+    return this.chunksById.size - (this.vectors?.size ?? 0);
+  }
+
+  get vectorCount(): number {
+    return this.vectors?.size ?? 0;
+  }
+
+  vectorOf(id: string): Float32Array | undefined {
+    return this.vectors?.vector(id);
+  }
+
+  searchVectors(query: Float32Array, limit: number): VectorHit[] {
+    return this.vectors?.search(query, limit) ?? [];
+  }
+
+  searchLexical(query: string, limit: number): { key: string; score: number }[] {
+    return this.lexical.search(query, limit);
+  }
+
+  matchedTerms(query: string): string[] {
+    return this.lexical.matchedTerms(query);
+  }
+
+  private put(document: StoredDocument): void {
+    const before = this.documentsByFile.get(document.file);
+    if (before !== undefined && before.hash === document.hash && before.chunks.length === document.chunks.length) {
+      // Same content (a file touched by hand, say): new metadata, and the chunks keep their terms and vectors.
+      this.documentsByFile.set(document.file, document);
+      for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
+      return;
+    }
+    if (before !== undefined) this.removeDocument(before.file);
+    this.addDocument(document);
+    for (const chunk of document.chunks) {
+      this.lexical.add(chunk.id, { title: document.title, headings: chunk.headingPath.join(' '), body: chunk.text });
+    }
+  }
+
+  /** Records the document and its chunks, without touching the lexical index (a snapshot restores that whole). */
+  private addDocument(document: StoredDocument): void {
+    this.documentsByFile.set(document.file, document);
+    for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
+    const files = this.filesByHash.get(document.hash);
+    if (files === undefined) this.filesByHash.set(document.hash, [document.file]);
+    else files.push(document.file);
+  }
+
+  private removeDocument(file: string): void {
+    const document = this.documentsByFile.get(file);
+    if (document === undefined) return;
+    this.documentsByFile.delete(file);
+    for (const chunk of document.chunks) {
+      this.chunksById.delete(chunk.id);
+      this.lexical.remove(chunk.id);
+      this.vectors?.remove(chunk.id);
+    }
+    const files = this.filesByHash.get(document.hash)?.filter((other) => other !== file) ?? [];
+    if (files.length === 0) this.filesByHash.delete(document.hash);
+    else this.filesByHash.set(document.hash, files);
+  }
+
+  private addVectors(ids: readonly string[], rows: Float32Array): void {
+    const dimensions = this.currentEmbedding?.dimensions;
+    if (dimensions === undefined || ids.length === 0 || rows.length !== ids.length * dimensions) return;
+    ids.forEach((id, row) => {
+      if (!this.chunksById.has(id)) return;
+      this.vectors ??= new VectorIndex(dimensions);
+      this.vectors.add(id, rows.subarray(row * dimensions, (row + 1) * dimensions));
+    });
+  }
+}

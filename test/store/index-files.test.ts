@@ -1,0 +1,218 @@
+// The index files of a namespace: journal records and snapshots round-trip, damage is detected, and a namespace
+// reopened from them (after commits, compactions and a crash between snapshot and journal reset) is the same.
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
+import { contentHash } from '../../src/store/content-hash.js';
+import { appendRecord, encodeRecord, readJournal } from '../../src/store/index-journal.js';
+import type { IndexOp } from '../../src/store/index-ops.js';
+import { readSnapshot, writeSnapshot } from '../../src/store/index-snapshot.js';
+import { journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
+import { Namespace } from '../../src/store/namespace.js';
+import type { EmbeddingInfo } from '../../src/store/index-ops.js';
+import type { DocumentDraft, StoredDocument } from '../../src/store/stored-document.js';
+import { markerDocument, markerWord, seededRandom } from '../support/durability-documents.js';
+
+const directories: string[] = [];
+after(async () => {
+  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+});
+
+async function temporaryDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'knowledge-agent-index-'));
+  directories.push(directory);
+  return directory;
+}
+
+const dimensions = 8;
+
+function vectorFor(text: string): Float32Array {
+  const random = seededRandom(text.length * 7919 + text.charCodeAt(0));
+  const vector = Float32Array.from({ length: dimensions }, () => random() - 0.5);
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+}
+
+function draft(marker: string, sections: number, embedded = true): DocumentDraft {
+  const body = markerDocument(marker, sections);
+  return {
+    title: `Runbook ${marker}`,
+    source: `text-${marker}`,
+    body,
+    hash: contentHash(body),
+    embeddingModel: embedded ? 'test-model' : null,
+    chunks: chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedded ? vectorFor(chunk.text) : null })),
+  };
+}
+
+function open(directory: string, warnings: string[] = []): Promise<Namespace> {
+  return Namespace.open({ name: 'test', directory, embeddingModel: 'test-model', chunkBody: (body) => chunkMarkdown(body), warn: (message) => warnings.push(message) });
+}
+
+interface IndexView {
+  readonly documents: readonly StoredDocument[];
+  readonly embedding: EmbeddingInfo | null;
+  vectorOf(id: string): Float32Array | undefined;
+  searchLexical(query: string, limit: number): { key: string; score: number }[];
+}
+
+/** What a reader can observe of a namespace index: documents, chunk texts, vectors and lexical ranking. */
+function observable(index: IndexView, queries: readonly string[]) {
+  const documents = [...index.documents].sort((left, right) => left.file.localeCompare(right.file));
+  return {
+    embedding: index.embedding,
+    documents: documents.map((document) => ({ ...document, chunks: document.chunks.map((chunk) => ({ ...chunk, vector: index.vectorOf(chunk.id) && [...(index.vectorOf(chunk.id) as Float32Array)].map((value) => value.toFixed(5)) })) })),
+    rankings: queries.map((query) => index.searchLexical(query, 5).map((hit) => `${hit.key} ${hit.score.toFixed(9)}`)),
+  };
+}
+
+function namespaceView(namespace: Namespace): IndexView {
+  return { documents: namespace.documents, vectorOf: (id: string) => namespace.vectorOf(id), searchLexical: (query: string, limit: number) => namespace.searchLexical(query, limit), embedding: namespace.embeddingModel === null ? null : { model: namespace.embeddingModel, dimensions } };
+}
+
+describe('index journal', () => {
+  const document: StoredDocument = {
+    file: 'a.md',
+    title: 'A',
+    source: 'text',
+    hash: 'sha256:a',
+    ingestedAt: '2026-11-22T08:00:00.000Z',
+    fileSize: 10,
+    fileModifiedMs: 1,
+    chunks: [{ id: 'a:0', file: 'a.md', headingPath: ['A', 'B'], text: 'first chunk' }],
+  };
+  const ops: IndexOp[] = [
+    { op: 'model', embedding: { model: 'm', dimensions: 2 } },
+    { op: 'put', document },
+    { op: 'vectors', ids: ['a:0'], rows: Float32Array.from([0.6, 0.8]) },
+    { op: 'remove', file: 'gone.md' },
+  ];
+
+  it('reads back what was appended, record by record', async () => {
+    const path = join(await temporaryDirectory(), journalFileName);
+    await appendRecord(path, encodeRecord(ops));
+    await appendRecord(path, encodeRecord([{ op: 'remove', file: 'a.md' }]));
+    const journal = await readJournal(path);
+    assert.equal(journal.records.length, 2);
+    assert.equal(journal.intactBytes, journal.totalBytes);
+    assert.deepEqual(journal.records[0], ops);
+    assert.deepEqual(journal.records[1], [{ op: 'remove', file: 'a.md' }]);
+  });
+
+  it('stops at a record cut short or damaged, keeping the intact ones before it', async () => {
+    const directory = await temporaryDirectory();
+    const record = encodeRecord(ops);
+    for (const [name, tail] of [
+      ['cut short', record.subarray(0, record.length - 3)],
+      ['damaged', Buffer.from(record.map((byte, index) => (index === record.length - 5 ? byte ^ 1 : byte)))],
+      ['a length past the end', Buffer.from([0xff, 0xff, 0xff, 0x00, 0, 0, 0, 0, 1, 2])],
+    ] as const) {
+      const path = join(directory, `${name}.journal`);
+      await writeFile(path, Buffer.concat([record, tail]));
+      const journal = await readJournal(path);
+      assert.equal(journal.records.length, 1, name);
+      assert.equal(journal.intactBytes, record.length, name);
+      assert.equal(journal.totalBytes, record.length + tail.length, name);
+    }
+  });
+
+  it('reads a missing journal as empty', async () => {
+    assert.deepEqual(await readJournal(join(await temporaryDirectory(), 'none')), { records: [], intactBytes: 0, totalBytes: 0 });
+  });
+});
+
+describe('index snapshot', () => {
+  it('refuses a file that is not a whole snapshot, with the reason', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2), draft(markerWord(2), 1)]);
+    await namespace.settle();
+    const path = join(directory, 'copy.snapshot');
+    const index = (await readIndexFiles(directory)).index;
+    await writeSnapshot(path, index.toSnapshot());
+    assert.ok((await readSnapshot(path)) !== undefined);
+    const valid = await readFile(path);
+    const flipped = (at: number) => Buffer.from(valid.map((byte, index) => (index === at ? byte ^ 1 : byte)));
+    for (const damaged of [valid.subarray(0, valid.length - 1), valid.subarray(0, 30), Buffer.from('KAINDEX1'), flipped(0), flipped(Math.floor(valid.length / 2)), flipped(valid.length - 2)]) {
+      await writeFile(path, damaged);
+      await assert.rejects(readSnapshot(path), Error);
+    }
+    assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
+  });
+});
+
+describe('a namespace reopened from its index files', () => {
+  const queries = ['replication log flushed', 'rotate credentials', markerWord(3), `${markerWord(5)} backups`, 'deployment'];
+
+  it('is the same after commits, embeddings, replacements and deletions, from the journal alone and from a snapshot', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 3), draft(markerWord(2), 2)]);
+    await namespace.commitDocuments([draft(markerWord(3), 1, false)]);
+    const pending = namespace.pendingChunks();
+    assert.ok(pending.length > 0);
+    await namespace.storeEmbeddings('test-model', pending.map((chunk) => ({ chunk, vector: vectorFor(chunk.text) })));
+    const replaced = { ...draft(markerWord(5), 2), source: `text-${markerWord(1)}` };
+    assert.equal((await namespace.commitDocuments([replaced]))[0]?.status, 'updated');
+    await namespace.deleteDocuments({ source: `text-${markerWord(2)}` });
+    await namespace.settle();
+    const expected = observable(namespaceView(namespace), queries);
+    assert.equal(expected.documents.length, 2);
+    assert.equal(namespace.pendingChunkCount, 0);
+
+    const fromJournal = (await readIndexFiles(directory)).index;
+    assert.deepEqual(observable(fromJournal, queries), expected);
+
+    // Reopening folds the journal into a snapshot; the snapshot alone gives the same index.
+    const reopened = await open(directory);
+    assert.deepEqual(observable(namespaceView(reopened), queries), expected);
+    assert.ok((await stat(join(directory, snapshotFileName))).size > 0);
+    assert.equal((await stat(join(directory, journalFileName))).size, 0);
+    assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), expected);
+  });
+
+  it('replays a journal that the snapshot already holds (a crash between the two) to the same state', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2), draft(markerWord(2), 2)]);
+    await namespace.deleteDocuments({ source: `text-${markerWord(1)}` });
+    await namespace.settle();
+    const journal = await readFile(join(directory, journalFileName));
+    const expected = observable(namespaceView(namespace), queries);
+    await open(directory); // writes the snapshot and empties the journal
+    await appendFile(join(directory, journalFileName), journal);
+    assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), expected);
+    assert.deepEqual(observable(namespaceView(await open(directory)), queries), expected);
+  });
+
+  it('folds the journal into a snapshot once it outgrows the snapshot, and keeps every change', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    const random = seededRandom(42);
+    let snapshots = 0;
+    let lastSnapshotSize = 0;
+    for (let round = 0; round < 80; round++) {
+      await namespace.commitDocuments([draft(markerWord(round, Math.floor(random() * 1000)), 1 + Math.floor(random() * 8))]);
+      const size = (await stat(join(directory, snapshotFileName)).catch(() => undefined))?.size ?? 0;
+      if (size !== lastSnapshotSize) snapshots++;
+      lastSnapshotSize = size;
+    }
+    assert.ok(snapshots >= 1, 'at least one snapshot was written while committing');
+    const journalSize = (await stat(join(directory, journalFileName))).size;
+    assert.ok(journalSize < Math.max(256 << 10, lastSnapshotSize) + (64 << 10), `the journal stays bounded (${journalSize} bytes)`);
+    assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), observable(namespaceView(namespace), queries));
+  });
+
+  it('drops the vectors of another embedding model when reopened with a new one', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2)]);
+    const reopened = await Namespace.open({ name: 'test', directory, embeddingModel: 'other-model', chunkBody: (body) => chunkMarkdown(body), warn: () => undefined });
+    assert.equal(reopened.embeddingModel, null);
+    assert.equal(reopened.pendingChunkCount, reopened.chunkCount);
+    assert.equal((await readIndexFiles(directory)).index.vectorCount, 0);
+  });
+});
