@@ -1,4 +1,4 @@
-// Copies the files tsc does not emit (WebAssembly kernels, playground assets) from src/ into dist/, same paths.
+// Copies the files tsc does not emit (the WebAssembly kernels) from src/ into dist/, same paths.
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -16,24 +16,37 @@ import { CatalogService } from './catalog/catalog-service.js';
 import { installErrorHandling } from './routes/error-handler.js';
 import { installRateLimit } from './routes/rate-limit.js';
 import { healthRoute } from './routes/health-route.js';
+import { apiReference } from './routes/openapi.js';
+import { playgroundRoute } from './routes/playground-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
 import { variant2IngestRoutes } from './routes/variant2-ingest-route.js';
 import { variant2Routes } from './routes/variant2-routes.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
+import { installRequestContext } from './logging/request-context.js';
+import { serverLoggingOptions } from './logging/server-logging.js';
+import { installHttpMetrics } from './metrics/http-metrics.js';
+import { instrumentModels } from './metrics/instrument-models.js';
+import { metricsRoute } from './metrics/metrics-route.js';
+import { namespaceSizes } from './metrics/namespace-sizes.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export interface AppOptions {
   /** Fastify logger options; `false` silences it (tests). */
   readonly logger?: FastifyServerOptions['logger'];
+  /** Adds process metrics (CPU, memory, event loop) to /metrics; for the real process (tests build many apps). */
+  readonly processMetrics?: boolean;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    ...serverLoggingOptions(options.logger, config.provider.apiKey === undefined ? [] : [config.provider.apiKey]),
     bodyLimit: config.limits.maxBodyBytes,
-    requestIdHeader: 'x-request-id',
+    // Requests that arrive while closing get the catalogue's 503 `shutting_down` (see installGracefulShutdown).
+    return503OnClosing: false,
     // Errors Fastify raises before routing (a malformed URL, say) get the same JSON body as every other error.
     frameworkErrors: (error, _request, reply) => {
       // The option's reply type is generic over every route's schema; this reply has none.
@@ -51,13 +64,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // First the request context (log lines), then metrics (so refusals are counted), then shutdown's refusal.
+  installRequestContext(app);
+  const metrics = new ServiceMetrics({ namespaceSizes: () => namespaceSizes(store), processMetrics: options.processMetrics });
+  installHttpMetrics(app, metrics);
+  const shutdownSignal = installGracefulShutdown(app);
   installErrorHandling(app);
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens));
   await installRateLimit(app, config.rateLimitPerMinute);
+  await app.register(apiReference, { version }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 
-  const models = await selectModels(config.provider, app.log);
+  const models = instrumentModels(await selectModels(config.provider, app.log), metrics);
 
   const store = new KnowledgeStore({
     root: config.storageRoot,
@@ -79,6 +98,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       fileRoots: config.fileRoots,
     },
     logError,
+    onIngested: (report, seconds) => metrics.observeIngest(report, seconds),
   });
   const agent = new AgentService({
     chat: models.chat,
@@ -87,6 +107,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     retrieval: config.retrieval,
     mention: config.mention,
     storagePath: config.storagePath,
+    shutdown: shutdownSignal,
   });
 
   // On close (SIGTERM, tests): stop background embedding, then let queued writes finish.
@@ -113,5 +134,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const catalog = new CatalogService(store);
   for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
+  await app.register(playgroundRoute);
+  await app.register(metricsRoute, { metrics });
   return app;
 }

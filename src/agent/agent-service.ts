@@ -17,6 +17,8 @@ export interface AgentServiceOptions {
   readonly mention: string;
   /** The storage root as configured, for the storage paths reported in matches. */
   readonly storagePath: string;
+  /** The app's shutdown signal: aborting it ends every run with its reason as the final error event. */
+  readonly shutdown?: AbortSignal;
 }
 
 export interface AgentRequest {
@@ -93,16 +95,36 @@ export class AgentService {
   ): AsyncGenerator<AgentEvent> {
     const chat = this.options.chat;
     if (chat === undefined) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
-    return runAgent({
-      namespace: request.namespace,
-      query,
-      history,
-      platformTools: request.platformTools,
-      retrievalToolName: retrieval.toolName,
-      retrieve: async (namespace, text, signal) => toSnippets(await retrieval.retrieve(namespace, text, signal), this.options.storagePath),
-      sourceLabel: retrieval.sourceLabel,
-      chat,
-      signal: request.signal,
-    });
+    return withLinkedSignal([request.signal, this.options.shutdown], (runSignal) =>
+      runAgent({
+        namespace: request.namespace,
+        query,
+        history,
+        platformTools: request.platformTools,
+        retrievalToolName: retrieval.toolName,
+        retrieve: async (namespace, text, signal) => toSnippets(await retrieval.retrieve(namespace, text, signal), this.options.storagePath),
+        sourceLabel: retrieval.sourceLabel,
+        chat,
+        signal: runSignal,
+      }),
+    );
+  }
+}
+
+/**
+ * Runs `run` with a signal aborted (with the same reason) by whichever of `signals` aborts first; the link is undone
+ * when the run ends. Node 20's AbortSignal.any leaks every signal it links to a long-lived one such as shutdown's.
+ */
+async function* withLinkedSignal(signals: readonly (AbortSignal | undefined)[], run: (signal: AbortSignal) => AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+  const controller = new AbortController();
+  const links = signals.flatMap((signal) => (signal === undefined ? [] : [{ signal, abort: () => controller.abort(signal.reason) }]));
+  for (const link of links) {
+    if (link.signal.aborted) link.abort();
+    else link.signal.addEventListener('abort', link.abort, { once: true });
+  }
+  try {
+    yield* run(controller.signal);
+  } finally {
+    for (const link of links) link.signal.removeEventListener('abort', link.abort);
   }
 }

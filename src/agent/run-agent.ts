@@ -30,6 +30,15 @@ function asErrorEvent(error: unknown): AgentEvent {
   return { type: 'error', code: error.code, message: error.message };
 }
 
+/**
+ * What stopped a run: its signal's reason when it was aborted, else the error. An abort whose reason is a
+ * KnowledgeError (shutdown) is reported; any other abort (the client left) ends the run silently: undefined.
+ */
+function failureOf(signal: AbortSignal, error: unknown): unknown {
+  if (!signal.aborted) return error;
+  return isKnowledgeError(signal.reason) ? signal.reason : undefined;
+}
+
 export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent> {
   const retrievalCallId = `call_${randomUUID()}`;
   yield { type: 'retrieval-start', toolCallId: retrievalCallId, toolName: input.retrievalToolName, args: { namespace: input.namespace, query: input.query } };
@@ -37,8 +46,8 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
   try {
     snippets = await input.retrieve(input.namespace, input.query, input.signal);
   } catch (error) {
-    if (input.signal.aborted) return;
-    yield asErrorEvent(error);
+    const failure = failureOf(input.signal, error);
+    if (failure !== undefined) yield asErrorEvent(failure);
     return;
   }
   yield { type: 'retrieval-result', toolCallId: retrievalCallId, snippets };
@@ -80,10 +89,11 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
       else if (part.type === 'tool-call' && platformToolNames.has(part.toolCall.name)) platformCalls.push(part.toolCall);
     }
   } catch (error) {
-    if (input.signal.aborted) return;
+    const failure = failureOf(input.signal, error);
+    if (failure === undefined) return;
     yield* emit(filter.finish());
     if (started) yield { type: 'text-end', messageId };
-    yield asErrorEvent(error);
+    yield asErrorEvent(failure);
     return;
   }
 

@@ -1,5 +1,6 @@
 // Ingestion: load each source, convert and chunk it, embed the chunks, and commit the documents to a namespace.
 // Sources are independent: one failing never stops the others, and each failure is reported with its reason.
+import { performance } from 'node:perf_hooks';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
 import { contentHash } from '../store/content-hash.js';
@@ -40,6 +41,8 @@ export interface IngestServiceOptions {
   /** Sources of one request processed at once. */
   readonly concurrency?: number;
   readonly logError: (message: string, error: unknown) => void;
+  /** Told of every completed ingest and how long it took (metrics). */
+  readonly onIngested?: (report: IngestReport, seconds: number) => void;
 }
 
 export class IngestService {
@@ -50,6 +53,7 @@ export class IngestService {
     sources: readonly (IngestSource | InvalidSource)[],
     onProgress: (event: IngestProgress) => void = () => {},
   ): Promise<IngestReport> {
+    const started = performance.now();
     const namespace = await this.options.store.namespace(namespaceName);
     const outcomes: SourceOutcome[][] = new Array(sources.length);
     const removed: StoredDocument[] = [];
@@ -82,7 +86,9 @@ export class IngestService {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, sources.length) }, worker));
-    return { namespace: namespace.name, outcomes: outcomes.flat(), removed };
+    const ingestReport: IngestReport = { namespace: namespace.name, outcomes: outcomes.flat(), removed };
+    this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
+    return ingestReport;
   }
 
   /** Ingests every page a crawl finds, each upserted by its URL; with `prune`, removes the pages that are gone. */

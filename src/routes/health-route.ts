@@ -1,6 +1,8 @@
 // GET /health: liveness, version, the models in use and the namespaces.
 import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
+import { jsonSuccess } from './openapi.js';
 
 export interface HealthRouteOptions {
   readonly version: string;
@@ -13,8 +15,25 @@ export interface HealthRouteOptions {
   readonly listNamespaces: boolean;
 }
 
+/** For the API reference only (see RouteDocumentation in openapi.ts). */
+const healthResponseSchema = z.object({
+  status: z.literal('healthy'),
+  version: z.string(),
+  agent: z.string().describe('`ready`, or why the agent endpoints answer 503.'),
+  chat_model: z.string().nullable(),
+  embedding_model: z.string().nullable().describe('Null when embedding search is unavailable.'),
+  namespaces: z.array(z.string()).optional().describe('Only when reading is open.'),
+});
+
 export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, options) => {
-  app.get('/health', async () => ({
+  app.get('/health', {
+    schema: {
+      tags: ['Service'],
+      summary: 'Health, version and models',
+      description: 'Liveness, the version, whether the agent can answer, the models in use, and the namespaces when reading is open (no KNOWLEDGE_AGENT_READ_TOKENS). Public.',
+      documentation: { success: jsonSuccess('The service is up.', healthResponseSchema) },
+    },
+  }, async () => ({
     status: 'healthy',
     version: options.version,
     agent: options.chatModel === undefined ? 'not initialized (no LLM_API_KEY)' : 'ready',

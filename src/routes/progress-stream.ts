@@ -1,10 +1,18 @@
 // Long ingests (crawls, many sources) can report progress as NDJSON: one event per line as it happens, then
 // `{"type":"result","result":<the usual response>}` or `{"type":"error","error":{code,message}}` as the last line.
 // Asked for with `?progress=ndjson` or `Accept: application/x-ndjson`.
+// On shutdown an ingest still gets a grace period to finish; past it, the response (or the stream's last line) is a
+// `shutting_down` error rather than a connection cut by the exiting process.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { errorBody } from '../errors.js';
 import { knownFailure } from './error-handler.js';
 import type { IngestProgress } from '../ingest/ingest-service.js';
+import { errorBodySchema, type RouteDocumentation } from './openapi.js';
+import { storedStatusSchema } from './variant1-schemas.js';
+import { withinShutdownGrace } from '../lifecycle/graceful-shutdown.js';
+
+const unfinishedIngest = 'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
 
 function wantsProgress(request: FastifyRequest): boolean {
   const query = request.query as { progress?: unknown } | undefined;
@@ -16,7 +24,8 @@ export async function respondWithProgress<Result>(
   reply: FastifyReply,
   run: (onProgress: (event: IngestProgress) => void) => Promise<Result>,
 ): Promise<Result | undefined> {
-  if (!wantsProgress(request)) return run(() => {});
+  const finishing = (work: Promise<Result>) => withinShutdownGrace(work, request.server.shutdownSignal, undefined, unfinishedIngest);
+  if (!wantsProgress(request)) return finishing(run(() => {}));
   reply.hijack();
   const response = reply.raw;
   response.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
@@ -24,11 +33,41 @@ export async function respondWithProgress<Result>(
     if (!response.writableEnded) response.write(`${JSON.stringify(value)}\n`);
   };
   try {
-    line({ type: 'result', result: await run(line) });
+    line({ type: 'result', result: await finishing(run(line)) });
   } catch (error) {
     const failure = knownFailure(request, error);
     line({ type: 'error', ...errorBody(failure.code, failure.message) });
   }
   response.end();
   return undefined;
+}
+
+// For the API reference (see RouteDocumentation in openapi.ts).
+
+/** The query parameter that asks for progress. */
+export const progressQuerySchema = z.object({
+  progress: z.literal('ndjson').optional().describe('Stream progress as NDJSON (so does `Accept: application/x-ndjson`).'),
+});
+
+/** One line of the progress stream (IngestProgress), then the result line or an error line. */
+function progressLineSchema(result: z.ZodType) {
+  const event = { index: z.number().int().min(0).describe('Index of the source in the request.'), source: z.string() };
+  return z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('document'), ...event, status: storedStatusSchema, file: z.string(), chunks: z.number().int().min(0) }),
+      z.object({ type: z.literal('failed'), ...event, code: z.string(), error: z.string() }),
+      z.object({ type: z.literal('skipped'), ...event, reason: z.string() }),
+      z.object({ type: z.literal('removed'), ...event, file: z.string() }),
+      z.object({ type: z.literal('result'), result }),
+      z.object({ type: z.literal('error'), error: errorBodySchema.shape.error }),
+    ])
+    .describe('Each line is one JSON object: `document`, `failed`, `skipped` and `removed` events as they happen, then `result` (the usual response) or `error`.');
+}
+
+/** An ingest route's 200: the JSON response, or the NDJSON progress stream when asked for. */
+export function ingestSuccess(description: string, result: z.ZodType): RouteDocumentation['success'] {
+  return {
+    description: `${description} With \`?progress=ndjson\` or \`Accept: application/x-ndjson\`: application/x-ndjson, one event per line as it happens, the result last.`,
+    content: { 'application/json': result, 'application/x-ndjson': progressLineSchema(result) },
+  };
 }

@@ -3,14 +3,15 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { KnowledgeError } from '../errors.js';
 
-const limitedRoutes = new Set(['/tools/ingest', '/api/tools/ingest', '/api/tools/ingest/execute', '/agent', '/api/agents/knowledge/generate']);
+/** The routes the limit applies to (also listed in the API reference). */
+export const rateLimitedRoutes: ReadonlySet<string> = new Set(['/tools/ingest', '/api/tools/ingest', '/api/tools/ingest/execute', '/agent', '/api/agents/knowledge/generate']);
 
 export async function installRateLimit(app: FastifyInstance, requestsPerMinute: number): Promise<void> {
   if (requestsPerMinute === 0) return;
   await app.register(rateLimit, {
     max: requestsPerMinute,
     timeWindow: 60_000,
-    allowList: (request) => !limitedRoutes.has(request.routeOptions.url ?? ''),
+    allowList: (request) => !rateLimitedRoutes.has(request.routeOptions.url ?? ''),
     errorResponseBuilder: (_request, context) =>
       new KnowledgeError('rate_limited', `too many requests: at most ${context.max} per minute on this route; retry in ${Math.ceil(context.ttl / 1000)} s`),
   });

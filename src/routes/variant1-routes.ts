@@ -8,8 +8,16 @@ import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import type { SearchService } from '../search/search-service.js';
 import { toMatch } from '../stream/variant1-sse.js';
 import { authorizeNamespace } from './access-control.js';
-import { respondWithProgress } from './progress-stream.js';
-import { variant1IngestBodySchema, variant1SearchBodySchema, variant1SourceSchema } from './variant1-schemas.js';
+import { jsonSuccess } from './openapi.js';
+import { ingestSuccess, progressQuerySchema, respondWithProgress } from './progress-stream.js';
+import {
+  variant1IngestBodyDocumentation,
+  variant1IngestBodySchema,
+  variant1IngestResponseSchema,
+  variant1SearchBodySchema,
+  variant1SearchResponseSchema,
+  variant1SourceSchema,
+} from './variant1-schemas.js';
 
 export interface Variant1RouteOptions {
   readonly ingest: IngestService;
@@ -70,13 +78,45 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
 }
 
 export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async (app, options) => {
-  app.post('/tools/ingest', { schema: { body: variant1IngestBodySchema }, config: { access: 'write' } }, async (request, reply) => {
+  app.post('/tools/ingest', {
+    schema: {
+      tags: ['Ingest'],
+      summary: 'Ingest URLs, files and text (Variant 1)',
+      description:
+        'Fetches, converts to Markdown, chunks, embeds and stores each source in the namespace. Each source succeeds or fails on its own: ' +
+        'failures are listed in `errors` of a 200. Content already stored (same SHA-256) is `skipped`; a changed source is `updated`. ' +
+        'A URL source may crawl its site (`crawl`). Needs a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set.',
+      body: variant1IngestBodySchema,
+      documentation: {
+        body: { 'application/json': variant1IngestBodyDocumentation },
+        querystring: progressQuerySchema,
+        success: ingestSuccess('What was stored, skipped or updated, and what failed.', variant1IngestResponseSchema),
+        errors: ['invalid_namespace', 'forbidden'],
+      },
+    },
+    config: { access: 'write' },
+  }, async (request, reply) => {
     const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
     const sources = request.body.sources.map(toIngestSource);
     return respondWithProgress(request, reply, async (onProgress) => toVariant1IngestResponse(await options.ingest.ingest(namespace, sources, onProgress), options.storagePath));
   });
 
-  app.post('/tools/search', { schema: { body: variant1SearchBodySchema }, config: { access: 'read' } }, async (request) => {
+  app.post('/tools/search', {
+    schema: {
+      tags: ['Search'],
+      summary: 'Search a namespace by embedding similarity (Variant 1)',
+      description:
+        'Ranks the chunks of the namespace by cosine similarity to the query (`mode` `embedding`, the default), by BM25 (`lexical`) or both fused (`hybrid`). ' +
+        'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most); an unknown namespace gives no matches. ' +
+        '`notice` explains a fallback to lexical ranking.',
+      body: variant1SearchBodySchema,
+      documentation: {
+        success: jsonSuccess('The best matches, best first.', variant1SearchResponseSchema),
+        errors: ['invalid_namespace', 'forbidden', 'embeddings_unavailable', 'embedding_failed'],
+      },
+    },
+    config: { access: 'read' },
+  }, async (request) => {
     const { query } = request.body;
     const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
     const outcome = await options.search.search(namespace, query, { mode: request.body.mode, limit: request.body.top_k ?? options.topK });

@@ -8,11 +8,12 @@ import { KnowledgeError } from '../errors.js';
 import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import { authorizeNamespace } from './access-control.js';
-import { respondWithProgress } from './progress-stream.js';
+import { ingestSuccess, progressQuerySchema, respondWithProgress } from './progress-stream.js';
 import { multipartOptions, readMultipartForm, type FormFile, type MultipartLimits } from './multipart.js';
+import type { RouteDocumentation } from './openapi.js';
 import { parseBody } from './parse-body.js';
-import { crawlSchema, maxSourcesPerRequest } from './variant1-schemas.js';
-import { toolExecuteBodySchema, toolExecuteQuerySchema } from './variant2-schemas.js';
+import { crawlSchema, maxSourcesPerRequest, namespaceFieldSchema } from './variant1-schemas.js';
+import { toolExecuteBodySchema, toolExecuteQuerySchema, variant2IngestResponseSchema } from './variant2-schemas.js';
 
 export interface Variant2IngestRouteOptions {
   readonly ingest: IngestService;
@@ -23,15 +24,17 @@ export interface Variant2IngestRouteOptions {
   readonly maxBodyBytes: number;
 }
 
-const variant2SourceObjectSchema = z.object({
-  type: z.enum(['url', 'markdown', 'text']),
-  value: z.string(),
-  title: z.string().max(500).optional(),
-  crawl: crawlSchema.optional(),
-});
+const variant2SourceObjectSchema = z
+  .object({
+    type: z.enum(['url', 'markdown', 'text']),
+    value: z.string().describe('The URL, or the Markdown or text itself.'),
+    title: z.string().max(500).optional(),
+    crawl: crawlSchema.optional(),
+  })
+  .meta({ id: 'Variant2Source' });
 
 export const variant2IngestBodySchema = z.object({
-  namespace: z.string().max(200).optional(),
+  namespace: namespaceFieldSchema,
   // Each source is checked on its own, so one bad source is reported without failing the others.
   sources: z.array(z.unknown()).max(maxSourcesPerRequest),
 });
@@ -42,6 +45,29 @@ const maxFilesPerRequest = 50;
 const maxFormFields = 20;
 /** Bytes of one form field: room for a `sources` list of several 200 kB snippets, escaped as JSON. */
 const maxFormFieldBytes = 2_000_000;
+
+// For the API reference: the bodies as the handler checks them (each source on its own, by toVariant2Source).
+const documentedJsonBody = variant2IngestBodySchema.extend({
+  sources: z
+    .array(z.union([z.string().describe('An http(s) URL is fetched; any other string is stored as text.'), variant2SourceObjectSchema]))
+    .max(maxSourcesPerRequest)
+    .describe('At least one source, unless files are uploaded.'),
+});
+const documentedFormBody = z.object({
+  namespace: namespaceFieldSchema,
+  sources: z.string().optional().describe('A JSON array of sources, as `sources` of the JSON body.'),
+  file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name.'),
+});
+const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType): RouteDocumentation => ({
+  body,
+  ...(querystring === undefined ? {} : { querystring }),
+  success: ingestSuccess('How many documents were saved, updated and skipped, their file names, and what failed.', variant2IngestResponseSchema),
+  errors: ['invalid_namespace', 'forbidden'],
+});
+const ingestDescription =
+  'Converts each source to Markdown, chunks and stores it in the namespace; the file names (slugs of the titles) are the citation labels. ' +
+  'Each source succeeds or fails on its own: failures are listed in `errors` of a 200. Content already stored (same SHA-256) is skipped. ' +
+  'Needs a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set.';
 
 type SourceEntry = IngestSource | InvalidSource;
 
@@ -145,7 +171,18 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
 
   app.post(
     '/api/tools/ingest/execute',
-    { schema: { body: toolExecuteBodySchema(variant2IngestBodySchema), querystring: toolExecuteQuerySchema }, config: { access: 'write' } },
+    {
+      schema: {
+        tags: ['Ingest'],
+        summary: "Ingest sources, as Mastra's tool execution (Variant 2)",
+        description: `Mastra's client SDK form of the JSON \`/api/tools/ingest\`: the same body under \`data\`. ${ingestDescription} Progress: \`Accept: application/x-ndjson\`.`,
+        body: toolExecuteBodySchema(variant2IngestBodySchema),
+        querystring: toolExecuteQuerySchema,
+        // Progress only by the Accept header here: the query schema keeps `runId` alone.
+        documentation: documentation({ 'application/json': toolExecuteBodySchema(documentedJsonBody) }),
+      },
+      config: { access: 'write' },
+    },
     async (request, reply) => ingest(request, reply, request.body.data),
   );
 
@@ -159,9 +196,17 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
   };
   await app.register(async (uploads) => {
     await uploads.register(multipart, multipartOptions(limits));
-    // No route schema: the body is a JSON body or a form, and both are checked against the same schema here.
+    // No body schema: the body is a JSON body or a form, and both are checked against the same schema here.
     // The token is checked before the form is read; its namespace once the form names it.
-    uploads.post('/api/tools/ingest', { config: { access: 'write' } }, async (request, reply) => {
+    uploads.post('/api/tools/ingest', {
+      schema: {
+        tags: ['Ingest'],
+        summary: 'Ingest sources and uploaded files (Variant 2)',
+        description: `A JSON body, or multipart/form-data with a \`namespace\` field, an optional \`sources\` field and any number of files (50 at most). ${ingestDescription} An upload of nothing but unsupported files is a 415.`,
+        documentation: documentation({ 'application/json': documentedJsonBody, 'multipart/form-data': documentedFormBody }, progressQuerySchema),
+      },
+      config: { access: 'write' },
+    }, async (request, reply) => {
       if (!request.isMultipart()) return ingest(request, reply, parseBody(variant2IngestBodySchema, request.body));
       const form = await readIngestForm(request, limits);
       return ingest(request, reply, form.body, form.uploads);

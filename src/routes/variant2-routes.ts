@@ -7,7 +7,16 @@ import { KnowledgeError } from '../errors.js';
 import type { SearchService } from '../search/search-service.js';
 import { toVariant2Result } from '../stream/ag-ui-stream.js';
 import { authorizeNamespace } from './access-control.js';
-import { generateBodySchema, searchDocsBodySchema, toolExecuteBodySchema, toolExecuteQuerySchema, type SearchDocsBody } from './variant2-schemas.js';
+import { jsonSuccess } from './openapi.js';
+import {
+  generateBodySchema,
+  generateResponseSchema,
+  searchDocsBodySchema,
+  searchDocsResponseSchema,
+  toolExecuteBodySchema,
+  toolExecuteQuerySchema,
+  type SearchDocsBody,
+} from './variant2-schemas.js';
 
 export interface Variant2RouteOptions {
   readonly search: SearchService;
@@ -32,11 +41,39 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
     };
   }
 
-  app.post('/api/tools/searchDocs', { schema: { body: searchDocsBodySchema }, config: { access: 'read' } }, async (request) => searchDocs(request, request.body));
+  const searchDocumentation = {
+    success: jsonSuccess('The best results, best first, and warnings.', searchDocsResponseSchema),
+    errors: ['invalid_namespace', 'forbidden', 'embeddings_unavailable', 'embedding_failed'],
+  } as const;
+  const searchDescription =
+    'BM25 over every Markdown file of the namespace (including files placed in its folder by hand), title and headings weighted; ' +
+    'excerpts are centred on the matching terms. `limit` defaults to 5, 20 at most. `mode` may ask for `embedding` or `hybrid` ranking; ' +
+    'a fallback is explained in `warnings`, as is a file that cannot be read.';
+
+  app.post('/api/tools/searchDocs', {
+    schema: {
+      tags: ['Search'],
+      summary: 'Search a namespace lexically (Variant 2)',
+      description: searchDescription,
+      body: searchDocsBodySchema,
+      documentation: searchDocumentation,
+    },
+    config: { access: 'read' },
+  }, async (request) => searchDocs(request, request.body));
 
   app.post(
     '/api/tools/searchDocs/execute',
-    { schema: { body: toolExecuteBodySchema(searchDocsBodySchema), querystring: toolExecuteQuerySchema }, config: { access: 'read' } },
+    {
+      schema: {
+        tags: ['Search'],
+        summary: "Search a namespace lexically, as Mastra's tool execution (Variant 2)",
+        description: `Mastra's client SDK form of \`/api/tools/searchDocs\`: the same fields under \`data\`. ${searchDescription}`,
+        body: toolExecuteBodySchema(searchDocsBodySchema),
+        querystring: toolExecuteQuerySchema,
+        documentation: searchDocumentation,
+      },
+      config: { access: 'read' },
+    },
     async (request) => searchDocs(request, request.body.data),
   );
 
@@ -44,7 +81,19 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
     preValidation: async () => {
       if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
     },
-    schema: { body: generateBodySchema },
+    schema: {
+      tags: ['Agent'],
+      summary: 'Answer from the docs, not streamed (Variant 2)',
+      description:
+        'Searches the namespace (`toolParams.namespace`) for the newest user message, then answers from the snippets, citing them as [n]; ' +
+        'the text ends with `Sources: <file names>`. Messages are sanitized (unknown roles dropped, content parts flattened, each message and the history capped). ' +
+        "Mastra's `threadId`, `resourceId` and `runtimeContext` are accepted and ignored. 503 `Agent not initialized` without a provider key.",
+      body: generateBodySchema,
+      documentation: {
+        success: jsonSuccess('The answer, its sources and the retrieval call.', generateResponseSchema),
+        errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
+      },
+    },
     config: { access: 'read' },
   }, async (request, reply) => {
     // A client that leaves before the answer is sent aborts the provider call.

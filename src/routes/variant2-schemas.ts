@@ -1,22 +1,22 @@
-// Request schemas of the Variant 2 routes (search, generate, the AG-UI agent input); types derive from them.
+// Request schemas of the Variant 2 routes (search, generate, the AG-UI agent input; types derive from them), and the response schemas of the API reference.
 import { z } from 'zod';
-import { chatMessageSchema, platformToolSchema, searchModeSchema } from './variant1-schemas.js';
+import { chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, searchModeSchema, storedStatusSchema } from './variant1-schemas.js';
 
 export const searchDocsBodySchema = z.object({
-  namespace: z.string().max(200).optional(),
+  namespace: namespaceFieldSchema,
   query: z.string().trim().min(1, 'must not be empty').max(2_000),
-  limit: z.number().int().min(0).optional(),
-  mode: searchModeSchema.default('lexical'),
+  limit: z.number().int().min(0).optional().describe('Results at most; 5 when left out; above 20 gives 20.'),
+  mode: searchModeSchema.default('lexical').describe('Ranking: BM25 over title, headings and body, cosine similarity of embeddings, or both fused.'),
 });
 export type SearchDocsBody = z.infer<typeof searchDocsBodySchema>;
 
 /** Mastra's client SDK sends `{data, runtimeContext}` to `/api/tools/<id>/execute`. */
 export const toolExecuteBodySchema = <Schema extends z.ZodType>(data: Schema) =>
-  z.object({ data, runtimeContext: z.record(z.string(), z.unknown()).optional() });
+  z.object({ data, runtimeContext: z.record(z.string(), z.unknown()).optional().describe('Accepted, not used.') });
 
-export const toolExecuteQuerySchema = z.object({ runId: z.string().optional() });
+export const toolExecuteQuerySchema = z.object({ runId: z.string().optional().describe("Mastra's run id; accepted, not used.") });
 
-const namespaceHolder = z.object({ namespace: z.string().max(200).optional() }).loose();
+const namespaceHolder = z.object({ namespace: namespaceFieldSchema }).loose();
 
 export const generateBodySchema = z
   .object({
@@ -44,6 +44,43 @@ export const agUiRunInputSchema = z
   })
   .loose();
 export type AgUiRunInput = z.infer<typeof agUiRunInputSchema>;
+
+// Responses, for the API reference only (see RouteDocumentation in openapi.ts).
+
+export const variant2IngestResponseSchema = z.object({
+  namespace: z.string(),
+  saved: z.number().int().min(0),
+  updated: z.number().int().min(0),
+  skipped: z.number().int().min(0),
+  errors: z.array(z.object(perSourceErrorFields)),
+  files: z.array(z.object({ file: z.string().describe('File name in the namespace: the citation label.'), status: storedStatusSchema })),
+  removed: z.number().int().min(0).optional().describe('Documents a pruning crawl removed.'),
+});
+
+export const searchDocsResultSchema = z
+  .object({ file: z.string().describe('The citation label.'), title: z.string(), score: z.number(), excerpt: z.string().describe('Centred on the matching terms.') })
+  .meta({ id: 'SearchDocsResult' });
+
+export const searchDocsResponseSchema = z.object({
+  namespace: z.string(),
+  query: z.string(),
+  mode: searchModeSchema.describe('The ranking actually used.'),
+  results: z.array(searchDocsResultSchema),
+  warnings: z.array(z.string()).describe('Files that could not be read, and why the ranking differs from the one asked for.'),
+});
+
+export const generateResponseSchema = z.object({
+  text: z.string().describe('The answer, citing snippets as [n]; its last line is `Sources: <file names>` or `Sources: none`.'),
+  sources: z.array(z.string()).describe('File names of the cited snippets.'),
+  toolCalls: z.array(
+    z.object({
+      toolCallId: z.string(),
+      toolName: z.string(),
+      args: z.object({ namespace: z.string(), query: z.string() }),
+      result: z.object({ results: z.array(searchDocsResultSchema) }),
+    }),
+  ).describe('The retrieval made before the answer.'),
+});
 
 /** The first of toolParams.namespace, forwardedProps.namespace, state.namespace (CONTRACT section 4). */
 export function agUiNamespace(input: AgUiRunInput): string | undefined {

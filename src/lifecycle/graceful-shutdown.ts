@@ -1,0 +1,70 @@
+// Graceful shutdown. When the app starts closing (SIGTERM): the app's shutdown signal aborts, so agent runs stop their
+// provider call and end their streams with a final `shutting_down` event; requests that still arrive get 503
+// `shutting_down`; responses in flight close their connections, so Fastify's close does not wait on keep-alive
+// sockets; in-flight ingests finish (within a grace period) and their writes complete before the store closes.
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { KnowledgeError } from '../errors.js';
+
+/** After SIGTERM the process exits within this time, with code 1 if closing has not finished (milliseconds). */
+export const shutdownDeadlineMs = 10_000;
+/** How long an in-flight ingest may still run once shutdown starts; leaves time to close the store before the deadline. */
+export const ingestGraceMs = 6_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Aborted, with a `shutting_down` KnowledgeError as its reason, when the app starts closing. */
+    readonly shutdownSignal: AbortSignal;
+  }
+}
+
+export function shuttingDown(message = 'the service is shutting down; send the request again'): KnowledgeError {
+  return new KnowledgeError('shutting_down', message);
+}
+
+/** Installs the hooks and returns the app's shutdown signal (also `app.shutdownSignal`, for code reached through a request). */
+export function installGracefulShutdown(app: FastifyInstance): AbortSignal {
+  const controller = new AbortController();
+  const inFlight = new Set<ServerResponse>();
+  app.decorate('shutdownSignal', controller.signal);
+
+  app.addHook('onRequest', async (_request, reply) => {
+    const response = reply.raw;
+    if (controller.signal.aborted) {
+      response.setHeader('connection', 'close');
+      throw shuttingDown();
+    }
+    inFlight.add(response);
+    response.once('close', () => inFlight.delete(response));
+  });
+
+  app.addHook('preClose', async () => {
+    app.log.info({ inFlightRequests: inFlight.size }, 'shutting down: refusing new requests, ending open streams, finishing ingests');
+    controller.abort(shuttingDown());
+    for (const response of inFlight) {
+      if (!response.headersSent) response.setHeader('connection', 'close');
+      // A stream's headers said keep-alive: once it has ended, its idle connection is closed so the server can stop.
+      else response.once('finish', () => setImmediate(() => app.server.closeIdleConnections()));
+    }
+  });
+  return controller.signal;
+}
+
+/**
+ * Resolves or rejects as `work` does, unless shutdown starts and `work` is still running `graceMs` later: then it
+ * rejects with `shutting_down` (the work itself goes on until the process exits; what it committed stays).
+ */
+export function withinShutdownGrace<Result>(work: Promise<Result>, signal: AbortSignal, graceMs = ingestGraceMs, message?: string): Promise<Result> {
+  return new Promise<Result>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const startGrace = () => {
+      timer = setTimeout(() => reject(shuttingDown(message)), graceMs);
+    };
+    if (signal.aborted) startGrace();
+    else signal.addEventListener('abort', startGrace, { once: true });
+    void work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', startGrace);
+    });
+  });
+}

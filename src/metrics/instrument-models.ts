@@ -1,0 +1,59 @@
+// Wraps the chat and embedding models chosen at start-up so every call is counted and timed; the models themselves
+// know nothing of metrics.
+import { performance } from 'node:perf_hooks';
+import type { ChatModel, ChatRequest, ChatStreamPart } from '../providers/chat-model.js';
+import type { EmbeddingModel } from '../providers/embedding-model.js';
+import type { SelectedModels } from '../providers/select-models.js';
+import type { ProviderCallOutcome, ServiceMetrics } from './service-metrics.js';
+
+function failureOutcome(signal: AbortSignal | undefined): ProviderCallOutcome {
+  return signal?.aborted === true ? 'aborted' : 'error';
+}
+
+function secondsSince(started: number): number {
+  return (performance.now() - started) / 1000;
+}
+
+function instrumentChat(model: ChatModel, metrics: ServiceMetrics): ChatModel {
+  return {
+    id: model.id,
+    async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+      const started = performance.now();
+      // A consumer that stops reading early (it returns the generator) leaves the call unfinished: aborted.
+      let outcome: ProviderCallOutcome = 'aborted';
+      try {
+        yield* model.stream(request);
+        outcome = 'success';
+      } catch (error) {
+        outcome = failureOutcome(request.signal);
+        throw error;
+      } finally {
+        metrics.observeProviderCall('chat', model.id, outcome, secondsSince(started));
+      }
+    },
+  };
+}
+
+function instrumentEmbeddings(model: EmbeddingModel, metrics: ServiceMetrics): EmbeddingModel {
+  return {
+    id: model.id,
+    async embed(texts, signal) {
+      const started = performance.now();
+      try {
+        const vectors = await model.embed(texts, signal);
+        metrics.observeProviderCall('embeddings', model.id, 'success', secondsSince(started));
+        return vectors;
+      } catch (error) {
+        metrics.observeProviderCall('embeddings', model.id, failureOutcome(signal), secondsSince(started));
+        throw error;
+      }
+    },
+  };
+}
+
+export function instrumentModels(models: SelectedModels, metrics: ServiceMetrics): SelectedModels {
+  return {
+    chat: models.chat === undefined ? undefined : instrumentChat(models.chat, metrics),
+    embeddings: models.embeddings === undefined ? undefined : instrumentEmbeddings(models.embeddings, metrics),
+  };
+}

@@ -1,0 +1,132 @@
+// The service's Prometheus metrics: one registry per app (never prom-client's global one), the instruments, and
+// the scrape, which reads the index sizes of every namespace at that moment.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { IngestReport } from '../ingest/ingest-service.js';
+
+export type ProviderCallKind = 'chat' | 'embeddings';
+/** `aborted`: the caller stopped the call (the client left, the service is shutting down). */
+export type ProviderCallOutcome = 'success' | 'error' | 'aborted';
+
+export interface NamespaceSize {
+  readonly namespace: string;
+  readonly documents: number;
+  readonly chunks: number;
+  /** Chunks embedded with the namespace's current embedding model. */
+  readonly vectors: number;
+}
+
+export interface ServiceMetricsOptions {
+  /** Read at every scrape. */
+  readonly namespaceSizes: () => Promise<readonly NamespaceSize[]>;
+  /** Adds prom-client's process metrics (CPU, memory, event-loop lag); for the real process, not for tests that build many apps. */
+  readonly processMetrics?: boolean;
+}
+
+/** Seconds; agent streams and crawls run far longer than a plain request. */
+const requestBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const ingestBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const providerBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [this.registry],
+  });
+  private readonly requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its response (a whole stream for streamed answers).',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: requestBuckets,
+    registers: [this.registry],
+  });
+  private readonly ingestSources = new Counter({
+    name: 'ingest_sources_total',
+    help: 'Ingested sources (crawled pages count one each), by outcome: saved, updated, skipped or failed.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly ingestChunks = new Counter({
+    name: 'ingest_chunks_total',
+    help: 'Chunks added by saved and updated documents.',
+    registers: [this.registry],
+  });
+  private readonly ingestDuration = new Histogram({
+    name: 'ingest_duration_seconds',
+    help: 'Time to ingest the sources of one request.',
+    buckets: ingestBuckets,
+    registers: [this.registry],
+  });
+  private readonly providerCalls = new Counter({
+    name: 'provider_calls_total',
+    help: 'Calls to the chat and embedding models, by kind, model and outcome (success, error, aborted).',
+    labelNames: ['kind', 'model', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly providerDuration = new Histogram({
+    name: 'provider_call_duration_seconds',
+    help: 'Duration of calls to the chat (the whole streamed answer) and embedding models.',
+    labelNames: ['kind', 'model'] as const,
+    buckets: providerBuckets,
+    registers: [this.registry],
+  });
+  private readonly indexDocuments = new Gauge({
+    name: 'index_documents',
+    help: 'Documents stored in a namespace.',
+    labelNames: ['namespace'] as const,
+    registers: [this.registry],
+  });
+  private readonly indexChunks = new Gauge({
+    name: 'index_chunks',
+    help: 'Chunks indexed in a namespace.',
+    labelNames: ['namespace'] as const,
+    registers: [this.registry],
+  });
+  private readonly indexVectors = new Gauge({
+    name: 'index_vectors',
+    help: 'Chunks of a namespace embedded with its current embedding model.',
+    labelNames: ['namespace'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(private readonly options: ServiceMetricsOptions) {
+    if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
+    const labels = { method, route, status_code: String(statusCode) };
+    this.requests.inc(labels);
+    this.requestDuration.observe(labels, seconds);
+  }
+
+  observeIngest(report: IngestReport, seconds: number): void {
+    for (const outcome of report.outcomes) {
+      this.ingestSources.inc({ outcome: outcome.status });
+      if (outcome.status === 'saved' || outcome.status === 'updated') this.ingestChunks.inc(outcome.document.chunks.length);
+    }
+    this.ingestDuration.observe(seconds);
+  }
+
+  observeProviderCall(kind: ProviderCallKind, model: string, outcome: ProviderCallOutcome, seconds: number): void {
+    this.providerCalls.inc({ kind, model, outcome });
+    this.providerDuration.observe({ kind, model }, seconds);
+  }
+
+  /** The metrics in Prometheus' text format, with the index sizes read now (namespaces deleted since are gone). */
+  async scrape(): Promise<string> {
+    const sizes = await this.options.namespaceSizes();
+    for (const gauge of [this.indexDocuments, this.indexChunks, this.indexVectors]) gauge.reset();
+    for (const size of sizes) {
+      this.indexDocuments.set({ namespace: size.namespace }, size.documents);
+      this.indexChunks.set({ namespace: size.namespace }, size.chunks);
+      this.indexVectors.set({ namespace: size.namespace }, size.vectors);
+    }
+    return this.registry.metrics();
+  }
+}

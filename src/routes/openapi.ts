@@ -1,0 +1,229 @@
+// The API reference: an OpenAPI 3.1 document generated from the zod schemas that validate the routes, served at
+// /openapi.json, and Swagger UI at /docs with every asset served from the installed package (no CDN, works offline).
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyPluginAsync, FastifySchema, RouteOptions } from 'fastify';
+import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, errorCatalogue, type ErrorCode } from '../errors.js';
+import { rateLimitedRoutes } from './rate-limit.js';
+
+/** What a route adds to the reference that Fastify neither validates nor serializes with. */
+export interface RouteDocumentation {
+  /** Request bodies by media type, for a route that reads its body itself: the schemas it checks the body with. */
+  readonly body?: Readonly<Record<string, z.ZodType>>;
+  /** False when the body may be left out (the fields may come as query parameters instead). */
+  readonly bodyRequired?: boolean;
+  /** Query parameters the handler reads itself. */
+  readonly querystring?: z.ZodType;
+  /**
+   * The 200 response by media type. Documentation only: a Fastify `response` schema would also serialize (and,
+   * with the zod serializer, validate) every reply, and streamed replies are written to the socket directly.
+   */
+  readonly success: { readonly description: string; readonly content: Readonly<Record<string, z.ZodType>> };
+  /** Error codes of this route beyond the ones `commonErrors` derives from how the route is declared. */
+  readonly errors?: readonly ErrorCode[];
+}
+
+declare module 'fastify' {
+  interface FastifySchema {
+    documentation?: RouteDocumentation;
+  }
+}
+
+export interface ApiReferenceOptions {
+  readonly version: string;
+}
+
+const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
+
+/** The body of every failed request (CONTRACT section 5). */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(errorCodes).describe('A code of the error table (README, Errors).'),
+      message: z.string().describe('What went wrong, for people; a 400 names the field.'),
+    }),
+  })
+  .meta({ id: 'ErrorBody', description: 'The body of every failed request.' });
+
+/** A JSON answer, for `RouteDocumentation.success`. */
+export function jsonSuccess(description: string, schema: z.ZodType): RouteDocumentation['success'] {
+  return { description, content: { 'application/json': schema } };
+}
+
+const tags = [
+  { name: 'Ingest', description: 'Add documents to a namespace (URLs, files, text, uploads, whole doc sites).' },
+  { name: 'Search', description: 'Search a namespace: embedding (Variant 1) or lexical BM25 (Variant 2) ranking, or hybrid.' },
+  { name: 'Agent', description: 'Grounded, cited answers: Variant 1 SSE or AG-UI streams, and Variant 2 non-streaming generate.' },
+  { name: 'Catalog', description: 'List and delete namespaces and documents (under /tools and under /api).' },
+  { name: 'Service', description: 'Health and this reference.' },
+];
+
+const description = [
+  'Documentation expert of a chat platform: ingests docs into namespaces, searches them and answers with citations.',
+  'Both API variants of the contract are served: Variant 1 (`/tools/...`, `/agent`, `/health`) and Variant 2 (`/api/...`, `/agent` with an AG-UI body).',
+  '',
+  'Every error is `{"error":{"code","message"}}` with the status of the error table. Ingest and agent routes are rate-limited per client (429 with `Retry-After`).',
+  '',
+  'Tokens: when `KNOWLEDGE_AGENT_WRITE_TOKENS` / `KNOWLEDGE_AGENT_READ_TOKENS` are set, write and read routes need `Authorization: Bearer <token>` or `X-API-Key: <token>`;',
+  'without them those routes are open. `/health`, `/openapi.json` and `/docs` are always public.',
+].join('\n');
+
+const tokenDescription = (header: string) =>
+  `${header}: a token of KNOWLEDGE_AGENT_WRITE_TOKENS (ingest and delete routes; it may also read its namespaces) or KNOWLEDGE_AGENT_READ_TOKENS (search, list and agent routes). Checked only when that variable is set.`;
+
+const securitySchemes = {
+  bearerToken: { type: 'http', scheme: 'bearer', description: tokenDescription('Authorization: Bearer <token>') },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: tokenDescription('X-API-Key: <token>') },
+} as const;
+
+/** The errors a route can answer because of how it is declared: its validation, its access rule, its body, the rate limit. */
+function commonErrors(route: RouteOptions, schema: FastifySchema): ErrorCode[] {
+  const documentation = schema.documentation;
+  const takesBody = schema.body !== undefined || documentation?.body !== undefined;
+  const validates = takesBody || schema.querystring !== undefined || schema.params !== undefined || documentation?.querystring !== undefined;
+  return [
+    ...(validates ? (['invalid_request'] as const) : []),
+    ...(route.config?.access !== undefined ? (['unauthorized'] as const) : []),
+    ...(takesBody ? (['payload_too_large', 'unsupported_media_type'] as const) : []),
+    ...(rateLimitedRoutes.has(route.url) ? (['rate_limited'] as const) : []),
+    'internal_error',
+  ];
+}
+
+/** The codes a route answers, by HTTP status. */
+function codesByStatus(codes: readonly ErrorCode[]): Map<string, ErrorCode[]> {
+  const byStatus = new Map<string, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = String(errorCatalogue[code].status);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+/** One response per status, listing the codes this route answers with it. */
+function errorResponses(byStatus: ReadonlyMap<string, readonly ErrorCode[]>) {
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [
+      status,
+      {
+        description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].description}`).join('\n\n'),
+        content: { 'application/json': { schema: errorBodySchema } },
+      },
+    ]),
+  );
+}
+
+function operationId(method: string, url: string): string {
+  const words = [method.toLowerCase(), ...url.split(/[^A-Za-z0-9]+/).filter((word) => word !== '')];
+  return words.map((word, index) => (index === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join('');
+}
+
+const zodTransform = createJsonSchemaTransform({});
+type TransformInput = Parameters<typeof zodTransform>[0];
+
+/**
+ * The route's zod schemas become JSON Schema (fastify-type-provider-zod); its `documentation` adds what Fastify does
+ * not validate or serialize with (bodies read by the handler, responses), and its access rule adds the security.
+ */
+function createTransform(optionalBodies: Set<string>) {
+  return (input: TransformInput): ReturnType<typeof zodTransform> => {
+    const { schema, route } = input;
+    const { documentation, ...validating } = (schema ?? {}) as FastifySchema;
+    if (validating.hide === true || documentation === undefined) return zodTransform({ ...input, schema: validating });
+    const toJsonSchema = (body: z.ZodType) => zodTransform({ ...input, schema: { body } }).schema.body as Record<string, unknown>;
+    const errors = codesByStatus([...commonErrors(route, schema as FastifySchema), ...(documentation.errors ?? [])]);
+    const documented = zodTransform({
+      ...input,
+      schema: {
+        ...validating,
+        ...(documentation.querystring === undefined ? {} : { querystring: documentation.querystring }),
+        response: {
+          200: {
+            description: documentation.success.description,
+            content: Object.fromEntries(Object.entries(documentation.success.content).map(([mediaType, schema]) => [mediaType, { schema }])),
+          },
+          ...errorResponses(errors),
+        },
+      },
+    });
+    // Each error response shows its own code in the example (the schema's first code would be shown otherwise).
+    const responses = documented.schema.response as Record<string, { content: Record<string, Record<string, unknown>> }>;
+    for (const [status, [code = 'internal_error']] of errors) {
+      const media = responses[status]?.content['application/json'];
+      if (media !== undefined) media.example = errorBody(code, errorCatalogue[code].description);
+    }
+    const methods = typeof route.method === 'string' ? [route.method] : route.method;
+    const result: Record<string, unknown> = { ...documented.schema, operationId: operationId(methods[0] ?? 'get', route.url) };
+    if (documentation.body !== undefined) {
+      result.body = {
+        content: Object.fromEntries(Object.entries(documentation.body).map(([mediaType, body]) => [mediaType, { schema: toJsonSchema(body) }])),
+      };
+      if (documentation.bodyRequired === false) for (const method of methods) optionalBodies.add(`${method.toLowerCase()} ${route.url}`);
+    }
+    if (route.config?.access !== undefined) result.security = [{ bearerToken: [] }, { apiKey: [] }];
+    return { schema: result, url: documented.url };
+  };
+}
+
+type OpenApiDocument = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>>; components?: { schemas?: Record<string, unknown> } };
+
+/** Component schemas that nothing refers to (zod's registry holds an input and an output form of each) are left out. */
+function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
+  const schemas = document.components?.schemas ?? {};
+  const used = new Set<string>();
+  const visit = (value: unknown) => {
+    for (const [, name] of JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (name === undefined || used.has(name)) continue;
+      used.add(name);
+      visit(schemas[name]);
+    }
+  };
+  visit(document.paths);
+  return { ...document, components: { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))) } };
+}
+
+const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, options) => {
+  const optionalBodies = new Set<string>();
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Knowledge Agent', version: options.version, description, license: { name: 'MIT', identifier: 'MIT' } },
+      tags,
+      components: { securitySchemes },
+    },
+    transform: createTransform(optionalBodies),
+    transformObject: (documentObject) => {
+      const document = withoutUnusedSchemas(jsonSchemaTransformObject(documentObject) as OpenApiDocument);
+      for (const key of optionalBodies) {
+        const [method = '', url = ''] = key.split(' ');
+        const requestBody = document.paths?.[url.replace(/:(\w+)/g, '{$1}')]?.[method]?.requestBody;
+        if (requestBody !== undefined) requestBody.required = false;
+      }
+      return document as ReturnType<typeof jsonSchemaTransformObject>;
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The page loads nothing from another host: no online validator badge, and a policy that lets the browser fetch
+    // only from this server (Swagger UI sets inline style attributes; its logo is a data: URL).
+    validatorUrl: false,
+    staticCSP: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
+    theme: { title: 'Knowledge Agent API reference' },
+  });
+
+  app.get('/openapi.json', {
+    schema: {
+      tags: ['Service'],
+      summary: 'This API reference as OpenAPI 3.1',
+      description: 'The OpenAPI 3.1 document of every route, generated from the schemas that validate them. Public.',
+      documentation: {
+        success: jsonSuccess('The OpenAPI 3.1 document.', z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) })),
+      },
+    },
+  }, async () => app.swagger());
+};
+
+/** Registered on the application itself (not encapsulated), so @fastify/swagger sees every route registered after it. */
+export const apiReference = Object.assign(apiReferencePlugin, { [Symbol.for('skip-override')]: true });

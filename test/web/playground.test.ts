@@ -1,0 +1,268 @@
+// The web playground end to end: the real service (extractive answers, the bundled embedding model) driven in
+// headless Chromium: create a namespace from uploads and a URL, ask, open a citation, compare the three rankings.
+// Screenshots: test-artifacts/playground.png (every run) and docs/playground.png (the README's).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Fastify from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import { playgroundRoute } from '../../src/routes/playground-route.js';
+import { launchChromium } from '../support/chromium.js';
+import { startService, type TestService } from '../support/service.js';
+import { startStaticSite, type StaticSite } from '../support/static-site.js';
+
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+const stepTimeout = { timeout: 60_000 };
+
+const deploymentGuide = `# Deployment
+
+The service is deployed with a rolling update. Each rollout waits for health checks to pass before it moves on.
+
+## Rollback
+
+A failed rollout is rolled back automatically within two minutes.
+`;
+
+const onboardingGuide = `# Onboarding
+
+New engineers get access to the staging cluster on their first day. Production access needs a second approval from the on-call lead.
+`;
+
+const cachingPage = `<!doctype html><html><head><title>Caching</title></head><body>
+<nav><a href="/">Home</a></nav>
+<main><article>
+<h1>Caching</h1>
+<p>Responses are cached for five minutes at the edge. The cache is cleared on every deployment, so a release is visible at once.</p>
+<h2>Bypassing the cache</h2>
+<p>Send the header Cache-Control: no-cache to bypass the cache for one request. Cached responses carry an Age header.</p>
+</article></main>
+<footer>Internal docs</footer>
+</body></html>`;
+
+describe('web playground', () => {
+  let service: TestService;
+  let site: StaticSite;
+  let browser: Browser;
+  let page: Page;
+  let workDirectory: string;
+  const pageProblems: string[] = [];
+
+  before(async () => {
+    // The page under test is the one built from web/ now, not an older dist/web.
+    const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: repositoryRoot, encoding: 'utf8' });
+    assert.equal(build.status, 0, `scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
+    service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    site = await startStaticSite({ '/caching.html': { body: cachingPage } });
+    workDirectory = await mkdtemp(join(tmpdir(), 'playground-test-'));
+    await writeFile(join(workDirectory, 'deployment.md'), deploymentGuide);
+    await writeFile(join(workDirectory, 'onboarding.md'), onboardingGuide);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(30_000);
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageProblems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+    await service?.dispose();
+    if (workDirectory !== undefined) await rm(workDirectory, { recursive: true, force: true });
+  });
+
+  it('serves the page at / with a same-origin-only policy, next to the API routes', async () => {
+    const response = await fetch(`${service.baseUrl}/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(await response.text(), /<title>Knowledge Agent · Playground<\/title>/);
+    assert.match((await fetch(`${service.baseUrl}/main.js`)).headers.get('content-type') ?? '', /javascript/);
+    assert.equal((await fetch(`${service.baseUrl}/health`)).status, 200);
+    const missing = await fetch(`${service.baseUrl}/no/such/page`);
+    assert.equal(missing.status, 404);
+    assert.deepEqual(await missing.json(), { error: { code: 'not_found', message: 'no route GET /no/such/page' } });
+  });
+
+  it('answers 503 with a JSON error telling to build when dist/web is missing', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'playground-unbuilt-'));
+    const app = Fastify({ logger: false });
+    try {
+      await app.register(playgroundRoute, { root: pathToFileURL(`${empty}/`) });
+      const response = await app.inject({ method: 'GET', url: '/' });
+      assert.equal(response.statusCode, 503);
+      const body = response.json() as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'playground_not_built');
+      assert.match(body.error.message, /npm run build/);
+    } finally {
+      await app.close();
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('creates a namespace from two uploaded files and a URL, with a status per source', stepTimeout, async () => {
+    await page.goto(`${service.baseUrl}/`);
+    await page.locator('#service-status[data-state="ready"]').waitFor();
+    // A fresh service has no namespace: the picker offers a new one.
+    assert.equal(await page.locator('#namespace-select').inputValue(), '+new');
+    await page.locator('#new-namespace').fill('handbook');
+    await page.locator('#file-input').setInputFiles([join(workDirectory, 'deployment.md'), join(workDirectory, 'onboarding.md')]);
+    assert.equal(await page.locator('.file-chip').count(), 2);
+    await page.locator('#paste-input').fill(`${site.url}/caching.html`);
+    assert.match((await page.locator('#paste-hint').textContent()) ?? '', /1 URL/);
+    await page.getByRole('button', { name: 'Add to namespace' }).click();
+
+    const rows = page.locator('#ingest-status .status-row');
+    await page.locator('#ingest-status .status-row:not([data-status="pending"])').nth(2).waitFor();
+    assert.equal(await rows.count(), 3);
+    const expected: [name: string, file: string][] = [['deployment.md', 'deployment.md'], ['onboarding.md', 'onboarding.md'], [`${site.url}/caching.html`, 'caching.md']];
+    for (const [name, file] of expected) {
+      const row = rows.filter({ has: page.locator('.status-name', { hasText: name }) });
+      assert.equal(await row.getAttribute('data-status'), 'saved', name);
+      assert.match((await row.locator('.status-detail').textContent()) ?? '', new RegExp(`^\\d+ chunks? · ${file.replace('.', '\\.')}$`), name);
+    }
+    assert.match((await page.locator('#ingest-summary').textContent()) ?? '', /3 saved in handbook/);
+    // The new namespace is listed and chosen.
+    await page.locator('#namespace-select option:checked[value="handbook"]').waitFor({ state: 'attached' });
+    assert.match((await page.locator('#namespace-meta').textContent()) ?? '', /3 documents · \d+ chunks · embedded with local:all-MiniLM-L6-v2/);
+  });
+
+  it('streams an answer after the retrieval step, with citations', stepTimeout, async () => {
+    await page.locator('#question').fill('How long are responses cached?');
+    await page.locator('#question').press('Enter');
+    const turn = page.locator('.turn').last();
+    await turn.locator('.retrieval-step[data-state="done"]').waitFor();
+    const step = (await turn.locator('.retrieval-step').textContent()) ?? '';
+    assert.match(step, /searchDocs/);
+    assert.match(step, /Found \d+ snippets? for “How long are responses cached\?” in handbook/);
+    await turn.locator('.answer[data-state="done"]').waitFor();
+    assert.equal(await turn.locator('.answer-body').getAttribute('aria-live'), 'polite');
+    const answer = (await turn.locator('.answer-body').textContent()) ?? '';
+    assert.match(answer, /cached for five minutes/);
+    assert.ok((await turn.locator('.answer-body button.citation').count()) >= 1, 'at least one citation');
+    assert.match((await turn.locator('.answer-sources').textContent()) ?? '', /Sources.*caching\.md/);
+  });
+
+  it('opens a citation with its snippet, title and source; Escape closes it and returns focus', stepTimeout, async () => {
+    const citation = page.locator('.turn').last().locator('button.citation').first();
+    await citation.click();
+    const popover = page.getByRole('dialog');
+    await popover.waitFor();
+    assert.equal(await citation.getAttribute('aria-expanded'), 'true');
+    assert.equal(await popover.locator('.popover-title').textContent(), 'Caching');
+    assert.match((await popover.locator('.popover-snippet').textContent()) ?? '', /cached for five minutes/);
+    const sourceLink = popover.locator('.popover-source a');
+    await sourceLink.waitFor();
+    assert.equal(await sourceLink.textContent(), `${site.url}/caching.html`);
+    assert.equal(await sourceLink.getAttribute('href'), `${site.url}/caching.html`);
+    await page.keyboard.press('Escape');
+    await popover.waitFor({ state: 'hidden' });
+    assert.equal(await page.locator('.turn button.citation:focus').count(), 1, 'focus is back on the citation');
+    assert.equal(await citation.getAttribute('aria-expanded'), 'false');
+    // The keyboard opens it too.
+    await page.keyboard.press('Enter');
+    await popover.waitFor();
+    await page.keyboard.press('Escape');
+    await popover.waitFor({ state: 'hidden' });
+  });
+
+  it('compares lexical, embedding and hybrid results side by side', stepTimeout, async () => {
+    await page.locator('#search-query').fill('production access approval');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.locator('.search-column[data-state="done"]').nth(2).waitFor();
+    for (const mode of ['lexical', 'embedding', 'hybrid']) {
+      const column = page.locator(`.search-column[data-mode="${mode}"]`);
+      assert.ok((await column.locator('.result').count()) >= 1, `${mode} has results`);
+      assert.equal(await column.locator('.column-notice').isVisible(), false, `${mode} ran as asked`);
+      assert.match((await column.locator('.result-title').first().textContent()) ?? '', /Onboarding/, mode);
+      assert.match((await column.locator('.result-score').first().textContent()) ?? '', /^\d+\.\d+$/, mode);
+    }
+  });
+
+  it('takes the screenshots, with no errors in the page', stepTimeout, async () => {
+    // The last citation's popover hides the least of the answer.
+    await page.locator('.turn').last().locator('button.citation').last().click();
+    await page.getByRole('dialog').waitFor();
+    await mkdir(join(repositoryRoot, 'test-artifacts'), { recursive: true });
+    await mkdir(join(repositoryRoot, 'docs'), { recursive: true });
+    await page.screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground.png'), fullPage: true });
+    await page.screenshot({ path: join(repositoryRoot, 'docs', 'playground.png'), fullPage: true });
+    assert.deepEqual(pageProblems, []);
+  });
+
+  // The bundled model is always there in tests, so the service's answers without one are played back here.
+  it('says so in the columns when embeddings are unavailable', stepTimeout, async () => {
+    const unavailable = 'no embedding model is configured (set LLM_API_KEY or KNOWLEDGE_AGENT_EMBEDDING_MODEL=local)';
+    await page.route('**/tools/search', async (route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}') as { mode?: string };
+      if (body.mode === 'embedding') {
+        await route.fulfill({ status: 503, json: { error: { code: 'embeddings_unavailable', message: unavailable } } });
+      } else if (body.mode === 'hybrid') {
+        const response = await route.fetch({ postData: JSON.stringify({ ...body, mode: 'lexical' }) });
+        await route.fulfill({ response, json: { ...((await response.json()) as object), notice: `${unavailable}; these results are ranked lexically` } });
+      } else {
+        await route.continue();
+      }
+    });
+    await page.getByRole('button', { name: 'Compare' }).click();
+    const embedding = page.locator('.search-column[data-mode="embedding"][data-state="unavailable"]');
+    await embedding.waitFor();
+    assert.equal(await embedding.locator('.column-notice').textContent(), `Embeddings are unavailable: ${unavailable}`);
+    const hybrid = page.locator('.search-column[data-mode="hybrid"][data-state="done"]');
+    await hybrid.waitFor();
+    assert.match((await hybrid.locator('.column-notice').textContent()) ?? '', /^Ranked lexical instead: no embedding model is configured/);
+    assert.ok((await hybrid.locator('.result').count()) >= 1);
+    await page.unroute('**/tools/search');
+  });
+});
+
+describe('web playground with access tokens', () => {
+  let service: TestService;
+  let browser: Browser;
+
+  before(async () => {
+    service = await startService({
+      apiKey: undefined,
+      environment: { KNOWLEDGE_AGENT_MODEL: 'extractive', KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:team', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*' },
+    });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.dispose();
+  });
+
+  it('asks for a token, then sends the one entered as a Bearer token', stepTimeout, async () => {
+    const page = await browser.newPage();
+    await page.goto(`${service.baseUrl}/`);
+    await page.locator('#namespace-meta', { hasText: /Could not list namespaces:.*access token/ }).waitFor();
+    await page.locator('.token summary').click();
+    await page.locator('#token-input').fill('writer-token');
+    await page.locator('#token-input').press('Enter');
+    assert.equal(await page.locator('#token-state').textContent(), 'set');
+    await page.locator('#namespace-meta', { hasText: /is created when you add its first documents/ }).waitFor();
+    await page.locator('#new-namespace').fill('team');
+    // Markup in a document reaches the page as text, never as elements.
+    await page.locator('#paste-input').fill('# Holidays\n\nThe office is closed between Christmas and New Year <img src=x onerror="window.__injected=1">.');
+    await page.getByRole('button', { name: 'Add to namespace' }).click();
+    await page.locator('#ingest-status .status-row[data-status="saved"]').waitFor();
+    assert.match((await page.locator('#ingest-status .status-name').textContent()) ?? '', /Holidays/);
+    await page.locator('#search-query').fill('when is the office closed');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.locator('.search-column[data-state="done"]').nth(2).waitFor();
+    assert.match((await page.locator('.search-column[data-mode="lexical"] .result-excerpt').first().textContent()) ?? '', /<img src=x onerror=/);
+    assert.equal(await page.locator('.search-columns img').count(), 0);
+    assert.equal(await page.evaluate('window.__injected'), undefined);
+    // Kept for the tab, so a reload keeps it.
+    await page.reload();
+    assert.equal(await page.locator('#token-input').inputValue(), 'writer-token');
+    await page.close();
+  });
+});

@@ -1,0 +1,101 @@
+// The service's HTTP API as the playground uses it: JSON requests, NDJSON ingest progress and SSE agent runs,
+// each sent with the access token (if one is set) as `Authorization: Bearer`.
+import type { AgUiEvent, DocumentSummary, Health, IngestProgress, NamespaceSummary, SearchAnswer, SearchMode } from './api-types.js';
+import { readNdjson, readSseData } from './event-stream.js';
+
+/** A failed request: the service's `{"error":{"code","message"}}`, or what could be said without one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+async function toApiError(response: Response): Promise<ApiError> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof body.error?.code === 'string' && typeof body.error.message === 'string') {
+      return new ApiError(response.status, body.error.code, body.error.message);
+    }
+  } catch {
+    // Not JSON (a proxy's error page, say): described by its status below.
+  }
+  return new ApiError(response.status, `http_${response.status}`, `the service answered ${response.status} ${response.statusText}`.trim());
+}
+
+/** A human sentence for any failure, with a hint where the fix is on this page. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === 'unauthorized') return `${error.message}. Enter an access token (top right).`;
+    if (error.code === 'forbidden') return `${error.message}. The access token does not cover this namespace.`;
+    return error.message;
+  }
+  if (error instanceof DOMException && error.name === 'AbortError') return 'stopped';
+  if (error instanceof TypeError) return 'the service could not be reached';
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class ApiClient {
+  constructor(private readonly token: () => string) {}
+
+  health(): Promise<Health> {
+    return this.json<Health>('GET', '/health');
+  }
+
+  async namespaces(): Promise<NamespaceSummary[]> {
+    return (await this.json<{ namespaces: NamespaceSummary[] }>('GET', '/tools/namespaces')).namespaces;
+  }
+
+  async documents(namespace: string): Promise<DocumentSummary[]> {
+    return (await this.json<{ documents: DocumentSummary[] }>('GET', `/tools/documents?namespace=${encodeURIComponent(namespace)}`)).documents;
+  }
+
+  search(namespace: string, query: string, mode: SearchMode, topK: number, signal?: AbortSignal): Promise<SearchAnswer> {
+    return this.json<SearchAnswer>('POST', '/tools/search', { namespace, query, mode, top_k: topK }, signal);
+  }
+
+  /** Uploads files (multipart, Variant 2); progress lines are indexed in upload order. */
+  async ingestFiles(namespace: string, files: readonly File[]): Promise<AsyncGenerator<IngestProgress>> {
+    const form = new FormData();
+    form.append('namespace', namespace);
+    for (const file of files) form.append('file', file, file.name);
+    return readNdjson<IngestProgress>(await this.send('POST', '/api/tools/ingest?progress=ndjson', form));
+  }
+
+  /** Ingests URLs and text (JSON, Variant 2); progress lines are indexed in source order. */
+  async ingestSources(namespace: string, sources: readonly unknown[]): Promise<AsyncGenerator<IngestProgress>> {
+    return readNdjson<IngestProgress>(await this.send('POST', '/api/tools/ingest?progress=ndjson', JSON.stringify({ namespace, sources }), { 'content-type': 'application/json' }));
+  }
+
+  /** Runs the agent over AG-UI (no mention needed), retrieving from `namespace`. */
+  async runAgent(namespace: string, messages: readonly { id: string; role: 'user' | 'assistant'; content: string }[], signal: AbortSignal): Promise<AsyncGenerator<unknown>> {
+    const body = { threadId: `playground-${crypto.randomUUID()}`, runId: crypto.randomUUID(), messages, tools: [], context: [], state: {}, forwardedProps: { namespace } };
+    return readSseData(await this.send('POST', '/agent', JSON.stringify(body), { 'content-type': 'application/json', accept: 'text/event-stream' }, signal));
+  }
+
+  private async json<Answer>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
+    const response = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? {} : { 'content-type': 'application/json' }, signal);
+    return (await response.json()) as Answer;
+  }
+
+  private async send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    const token = this.token().trim();
+    const response = await fetch(path, {
+      method,
+      headers: { ...headers, ...(token === '' ? {} : { authorization: `Bearer ${token}` }) },
+      ...(body === undefined ? {} : { body }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (!response.ok) throw await toApiError(response);
+    return response;
+  }
+}
+
+export function isAgUiEvent(value: unknown): value is AgUiEvent {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}

@@ -1,0 +1,70 @@
+// The shapes of the service's answers that the playground reads (README "Endpoints", CONTRACT.md).
+
+export interface Health {
+  readonly status: string;
+  readonly version?: string;
+  readonly agent?: string;
+  readonly chat_model?: string | null;
+  readonly embedding_model?: string | null;
+}
+
+export interface NamespaceSummary {
+  readonly name: string;
+  readonly documents: number;
+  readonly chunks: number;
+  readonly embedding_model: string | null;
+}
+
+export interface DocumentSummary {
+  readonly title: string;
+  readonly source: string;
+  readonly file: string;
+  readonly chunks: number;
+}
+
+export type SearchMode = 'lexical' | 'embedding' | 'hybrid';
+
+export interface SearchMatch {
+  readonly chunk_id: string;
+  readonly score: number;
+  readonly source: string;
+  readonly title: string;
+  readonly preview: string;
+}
+
+export interface SearchAnswer {
+  readonly namespace: string;
+  readonly mode: SearchMode;
+  readonly matches: readonly SearchMatch[];
+  readonly notice?: string;
+}
+
+/** One line of an ingest route's `?progress=ndjson` stream. */
+export type IngestProgress =
+  | { readonly type: 'document'; readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly file: string; readonly chunks: number }
+  | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
+  | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }
+  | { readonly type: 'removed'; readonly index: number; readonly source: string; readonly file: string }
+  | { readonly type: 'result'; readonly result: { readonly namespace: string } }
+  | { readonly type: 'error'; readonly error: { readonly code: string; readonly message: string } };
+
+/** A retrieved snippet as the AG-UI stream's searchDocs result lists it; its position + 1 is its citation number. */
+export interface RetrievedSnippet {
+  readonly file: string;
+  readonly title: string;
+  readonly score: number;
+  readonly excerpt: string;
+}
+
+/** The AG-UI events the playground acts on (others are ignored). */
+export type AgUiEvent =
+  | { readonly type: 'RUN_STARTED' }
+  | { readonly type: 'TOOL_CALL_START'; readonly toolCallId: string; readonly toolCallName: string }
+  | { readonly type: 'TOOL_CALL_ARGS'; readonly toolCallId: string; readonly delta: string }
+  | { readonly type: 'TOOL_CALL_END'; readonly toolCallId: string }
+  | { readonly type: 'TOOL_CALL_RESULT'; readonly toolCallId: string; readonly content: string }
+  | { readonly type: 'TEXT_MESSAGE_START'; readonly messageId: string }
+  | { readonly type: 'TEXT_MESSAGE_CONTENT'; readonly messageId: string; readonly delta: string }
+  | { readonly type: 'TEXT_MESSAGE_END'; readonly messageId: string }
+  | { readonly type: 'RUN_FINISHED' }
+  | { readonly type: 'RUN_ERROR'; readonly message: string; readonly code?: string };
