@@ -79,8 +79,7 @@ export function feedbackFusion(name: string, depth: number, settings: HybridSett
         {
           lexical: lists.lexical.slice(0, cut),
           query: lists.vector,
-          // The first search is the one already made for the query; only the refined vector is searched anew.
-          searchVectors: (vector) => (vector === lists.vector ? lists.embedding.slice(0, cut) : corpus.vectors.search(vector, cut)),
+          embedding: lists.embedding.slice(0, cut),
           vectorOf: corpus.vectorOf,
         },
         settings,

@@ -82,19 +82,21 @@ export interface HybridInput {
   readonly lexical: readonly RankedHit[];
   /** The query's unit embedding. */
   readonly query: Float32Array;
-  /** Cosine hits for a query vector, best first (the caller bounds how many). */
-  readonly searchVectors: (vector: Float32Array) => readonly RankedHit[];
-  /** The stored vector of a hit's key, if it has one. */
+  /** Cosine hits of the query vector, best first (the caller bounds how many). */
+  readonly embedding: readonly RankedHit[];
+  /** The stored unit vector of a hit's key, if it has one. */
   readonly vectorOf: (key: string) => ArrayLike<number> | undefined;
 }
 
 /**
  * Hybrid ranking: relative score fusion of the lexical and embedding lists; then, with feedback, the query vector is
- * moved towards the vectors of the best fused hits (where both rankers agree, mostly) and the embedding list searched
- * again with it is fused with the same lexical list. The feedback lets lexical evidence steer the embedding search.
+ * moved towards the vectors of the best fused hits (where both rankers agree, mostly), the candidates of both lists
+ * are ranked again by cosine with it, and that list is fused with the same lexical list. The feedback lets lexical
+ * evidence steer the embedding ranking; re-ranking the candidates instead of searching every vector again keeps a
+ * hybrid query at the cost of one vector search (measured: the same quality on both IR sets, see README).
  */
 export function hybridRanking(input: HybridInput, settings: HybridSettings = hybridSettings): RankedHit[] {
-  const first = relativeScoreFusion(input.lexical, input.searchVectors(input.query), settings.denseWeight);
+  const first = relativeScoreFusion(input.lexical, input.embedding, settings.denseWeight);
   if (settings.feedbackHits <= 0 || settings.feedbackWeight <= 0) return first;
   const feedback = first.slice(0, settings.feedbackHits).flatMap((hit) => {
     const vector = input.vectorOf(hit.key);
@@ -102,5 +104,18 @@ export function hybridRanking(input: HybridInput, settings: HybridSettings = hyb
   });
   if (feedback.length === 0) return first;
   const refined = feedbackQuery(input.query, feedback, settings.feedbackWeight);
-  return relativeScoreFusion(input.lexical, input.searchVectors(refined), settings.denseWeight);
+  return relativeScoreFusion(input.lexical, cosineRanking(refined, first, input.vectorOf), settings.denseWeight);
+}
+
+/** The candidates that have a vector, ranked by cosine with the unit vector `query` (stored vectors are unit too). */
+function cosineRanking(query: Float32Array, candidates: readonly RankedHit[], vectorOf: (key: string) => ArrayLike<number> | undefined): RankedHit[] {
+  return candidates
+    .flatMap(({ key }) => {
+      const vector = vectorOf(key);
+      if (vector === undefined || vector.length !== query.length) return [];
+      let score = 0;
+      for (let index = 0; index < query.length; index++) score += (query[index] as number) * (vector[index] as number);
+      return [{ key, score }];
+    })
+    .sort(byScoreThenKey);
 }

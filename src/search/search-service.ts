@@ -79,7 +79,7 @@ export class SearchService {
     const fused = hybridRanking({
       lexical: namespace.searchLexical(query, depth),
       query: vector as Float32Array,
-      searchVectors: (queryVector) => namespace.searchVectors(queryVector, depth),
+      embedding: namespace.searchVectors(vector as Float32Array, depth),
       vectorOf: (key) => namespace.vectorOf(key),
     });
     return { ...base, mode: 'hybrid', hits: this.resolve(namespace, fused.slice(0, limit)) };

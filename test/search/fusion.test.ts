@@ -123,40 +123,50 @@ describe('hybridRanking', () => {
   ]);
   const lexical = hits(['lexical', 12], ['far', 3]);
   const query = Float32Array.of(1, 0);
-  function run(feedbackHits: number, vectorOf: (key: string) => number[] | undefined): { ranking: RankedHit[]; searched: Float32Array[] } {
-    const searched: Float32Array[] = [];
-    const searchVectors = (vector: Float32Array): RankedHit[] => {
-      searched.push(vector);
-      const norm = Math.hypot(vector[0] as number, vector[1] as number);
-      return [...vectors]
-        .map(([key, [x = 0, y = 0]]) => ({ key, score: ((vector[0] as number) * x + (vector[1] as number) * y) / norm }))
-        .sort((left, right) => right.score - left.score);
-    };
-    const ranking = hybridRanking({ lexical, query, searchVectors, vectorOf }, { denseWeight: 0.6, feedbackHits, feedbackWeight: 1 });
-    return { ranking, searched };
+  const cosine = (vector: ArrayLike<number>, [x = 0, y = 0]: number[]) => (vector[0] as number) * x + (vector[1] as number) * y;
+  const embedding = [...vectors].map(([key, vector]) => ({ key, score: cosine(query, vector) })).sort((left, right) => right.score - left.score);
+  function run(feedbackHits: number, vectorOf: (key: string) => number[] | undefined): { ranking: RankedHit[]; looked: string[] } {
+    const looked: string[] = [];
+    const ranking = hybridRanking(
+      {
+        lexical,
+        query,
+        embedding,
+        vectorOf: (key) => {
+          looked.push(key);
+          return vectorOf(key);
+        },
+      },
+      { denseWeight: 0.6, feedbackHits, feedbackWeight: 1 },
+    );
+    return { ranking, looked };
   }
   // Without feedback: lexical 0.4 + 0.6 * 0.6, near 0.6 * 1, far 0.4 * 0.25 + 0.6 * 0.2.
   const once = hits(['lexical', 0.76], ['near', 0.6], ['far', 0.22]);
 
-  const cases: { name: string; feedbackHits: number; vectorOf: (key: string) => number[] | undefined }[] = [
-    { name: 'no feedback hits: one search, one fusion', feedbackHits: 0, vectorOf: (key) => vectors.get(key) },
-    { name: 'no stored vectors: no second search', feedbackHits: 2, vectorOf: () => undefined },
-  ];
-  for (const { name, feedbackHits, vectorOf } of cases) {
-    it(name, () => {
-      const { ranking, searched } = run(feedbackHits, vectorOf);
-      assert.deepEqual(searched, [query]);
-      assertHitsClose(ranking, once);
-    });
-  }
+  it('without feedback hits fuses once and reads no vector', () => {
+    const { ranking, looked } = run(0, (key) => vectors.get(key));
+    assert.deepEqual(looked, []);
+    assertHitsClose(ranking, once);
+  });
 
-  it('with feedback, searches again with the query moved towards the best fused hits and fuses that list', () => {
-    const { ranking, searched } = run(2, (key) => vectors.get(key));
-    assert.equal(searched.length, 2);
+  it('without stored vectors keeps the first fusion', () => {
+    assertHitsClose(run(2, () => undefined).ranking, once);
+  });
+
+  it('with feedback, ranks the candidates again by cosine with the query moved towards the best fused hits', () => {
+    const { ranking } = run(2, (key) => vectors.get(key));
     // The best two fused hits are "lexical" and "near".
-    assertVectorClose(searched[1] as Float32Array, [...feedbackQuery(query, [[0.6, 0.8], [1, 0]], 1)]);
+    const refined = feedbackQuery(query, [[0.6, 0.8], [1, 0]], 1);
+    const refinedList = [...vectors].map(([key, vector]) => ({ key, score: cosine(refined, vector) })).sort((left, right) => right.score - left.score);
+    assertHitsClose(ranking, relativeScoreFusion(lexical, refinedList, 0.6));
     assert.deepEqual(ranking.map((hit) => hit.key), ['lexical', 'near', 'far']);
     const far = ranking[2]?.score ?? 0;
     assert.ok(far > 0.22, `the refined query should raise "far" above 0.22, got ${far}`);
+  });
+
+  it('re-ranks only the candidates of the two lists: a chunk neither list holds stays out', () => {
+    const { ranking } = run(2, (key) => (key === 'elsewhere' ? [0.8, 0.6] : vectors.get(key)));
+    assert.ok(!ranking.some((hit) => hit.key === 'elsewhere'));
   });
 });
