@@ -11,11 +11,12 @@ export const snapshotFileName = 'index.snapshot';
 export const journalFileName = 'index.journal';
 
 /**
- * The journal is folded into a new snapshot once it is as large as the snapshot (small namespaces stay compact) or
- * reaches this size (so start-up never replays more than this much, and each snapshot write is amortized over it).
+ * The journal is folded into a new snapshot once it is a quarter of the snapshot's size (so rewriting the snapshot
+ * costs O(1) per byte committed, amortized), at least this much (small namespaces stay compact) and at most 64 MB
+ * (what start-up replays after a crash; a clean shutdown folds the journal in, so start-up replays nothing).
  */
-const maxJournalBytes = 16 << 20;
 const minJournalBytes = 256 << 10;
+const maxJournalBytes = 64 << 20;
 
 export interface StoredIndex {
   /** The snapshot with the journal replayed over it (the snapshot left out when it is damaged). */
@@ -86,7 +87,15 @@ export class IndexFiles {
 
   /** Folds the journal into a new snapshot when it has grown long enough; a failure only leaves the journal longer. */
   async compactIfDue(index: NamespaceIndex): Promise<void> {
-    if (this.journalBytes < Math.max(minJournalBytes, Math.min(maxJournalBytes, this.snapshotBytes))) return;
+    if (this.journalBytes >= Math.max(minJournalBytes, Math.min(maxJournalBytes, this.snapshotBytes / 4))) await this.compact(index);
+  }
+
+  /** Folds whatever the journal holds into the snapshot, so the next start-up replays nothing (at shutdown). */
+  async foldJournal(index: NamespaceIndex): Promise<void> {
+    if (this.journalBytes > 0) await this.compact(index);
+  }
+
+  private async compact(index: NamespaceIndex): Promise<void> {
     try {
       await this.writeSnapshot(index);
     } catch (error) {

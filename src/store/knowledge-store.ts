@@ -56,10 +56,10 @@ export class KnowledgeStore {
     return this.namespace(name);
   }
 
-  /** Waits for every namespace's queued writes to finish. */
+  /** Waits for every namespace's queued writes to finish, and folds each journal into its snapshot. */
   async close(): Promise<void> {
     const namespaces = await Promise.allSettled(this.opened.values());
-    await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.settle()] : [])));
+    await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
   }
 
   /** Removes a namespace: its queued writes finish, then its folder goes. False when there is no such namespace. */

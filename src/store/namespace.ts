@@ -151,6 +151,13 @@ export class Namespace {
     await this.enqueue(async () => undefined);
   }
 
+  /** Lets queued changes finish, then folds the journal into the snapshot so the next start-up replays nothing. */
+  async close(): Promise<void> {
+    await this.settle();
+    // Inside the queue, so no change runs while the snapshot is written.
+    await this.enqueue(async () => this.indexFiles.foldJournal(this.index));
+  }
+
   /** Saves each draft as a new document, or reports it `skipped` when the same content is already stored. */
   commitDocuments(drafts: readonly DocumentDraft[]): Promise<CommitOutcome[]> {
     return this.enqueue(async (staging) => {

@@ -50,7 +50,7 @@ export class QuantizedRows {
     if (rows <= this.capacity) return;
     const oldScales = this.scalesOffset / bytesPerFloat;
     const oldCapacity = this.capacity;
-    this.capacity = Math.max(rows, oldCapacity * 2);
+    this.capacity = grownCapacity(oldCapacity, rows);
     this.kernel.reserve(this.scoresOffset + this.capacity * bytesPerFloat);
     this.takeViews();
     this.floats.copyWithin(this.scalesOffset / bytesPerFloat, oldScales, oldScales + oldCapacity);
@@ -141,4 +141,12 @@ export class QuantizedRows {
     this.halfWords = new Int16Array(buffer);
     this.floats = new Float32Array(buffer);
   }
+}
+
+/**
+ * The row capacity to grow to: doubling while small, then a quarter more, so the one add that follows loading a
+ * large snapshot (whose rows fill their arrays exactly) does not double a 150 MB matrix.
+ */
+export function grownCapacity(capacity: number, needed: number): number {
+  return Math.max(needed, capacity < 16_384 ? capacity * 2 : Math.ceil(capacity * 1.25));
 }
