@@ -58,11 +58,20 @@ async function readAllowedFile(requestedPath: string, limits: SourceLimits): Pro
     throw new KnowledgeError('source_too_large', `${requestedPath} is ${info.size} bytes, over the ${limits.maxSourceBytes}-byte limit`);
   }
   // Read at most one byte past the limit: the file may have grown since its size was checked.
+  // The buffer starts at the size just read (plus the byte that shows growth) and grows only if the file did:
+  // one limit-sized buffer per file cost more than reading a small Markdown page.
   const file = await open(path, 'r');
   try {
-    const buffer = Buffer.alloc(limits.maxSourceBytes + 1);
+    const readLimit = limits.maxSourceBytes + 1;
+    let buffer = Buffer.alloc(Math.min(info.size + 1, readLimit));
     let length = 0;
-    while (length < buffer.length) {
+    for (;;) {
+      if (length === buffer.length) {
+        if (buffer.length >= readLimit) break;
+        const grown = Buffer.alloc(Math.min(buffer.length * 2, readLimit));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
       const { bytesRead } = await file.read(buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
