@@ -46,12 +46,19 @@ export interface ProviderDouble {
   /** Resolves once `abortedChatStreams` reaches `count`; the server only notices a disconnect asynchronously. */
   waitForAbortedChatStreams(count: number, timeoutMs?: number): Promise<void>;
   readonly embeddingDimensions: number;
+  /** Embedding requests received and not yet answered, now and at most so far (for concurrency checks). */
+  readonly embeddingRequestsInFlight: number;
+  readonly maxEmbeddingRequestsInFlight: number;
   close(): Promise<void>;
 }
 
 export interface ProviderDoubleOptions {
   embeddingDimensions?: number;
   requiredApiKey?: string;
+  /** Answers embeddings with this function instead of the built-in hashing (a requested `dimensions` is then ignored). */
+  embed?: (text: string) => ArrayLike<number>;
+  /** Wait this long (milliseconds) before answering each embeddings request, like a remote provider. */
+  embeddingDelayMs?: number;
 }
 
 interface EmbeddingFailure {
@@ -71,6 +78,8 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
   let chatHandler: ((body: any) => ChatScript) | null = null;
   let abortedChatStreams = 0;
   let completionCounter = 0;
+  let embeddingRequestsInFlight = 0;
+  let maxEmbeddingRequestsInFlight = 0;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const method = request.method ?? 'GET';
@@ -94,6 +103,7 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
         data: modelList.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'provider-double' })),
       });
     } else if (route === 'POST /v1/embeddings') {
+      if (options.embeddingDelayMs !== undefined && options.embeddingDelayMs > 0) await sleep(options.embeddingDelayMs);
       answerEmbeddings(response, body);
     } else if (route === 'POST /v1/chat/completions') {
       await answerChat(response, body);
@@ -122,7 +132,7 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
     sendJson(response, 200, {
       object: 'list',
       data: texts.map((text, index) => {
-        const vector = embedText(text, dimensions);
+        const vector = options.embed === undefined ? embedText(text, dimensions) : Float32Array.from(options.embed(text));
         return {
           object: 'embedding',
           index,
@@ -199,6 +209,13 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
   }
 
   const server = createServer((request, response) => {
+    if (request.method === 'POST' && new URL(request.url ?? '/', 'http://127.0.0.1').pathname === '/v1/embeddings') {
+      embeddingRequestsInFlight += 1;
+      maxEmbeddingRequestsInFlight = Math.max(maxEmbeddingRequestsInFlight, embeddingRequestsInFlight);
+      response.once('close', () => {
+        embeddingRequestsInFlight -= 1;
+      });
+    }
     handle(request, response).catch((error: unknown) => {
       if (response.headersSent) response.destroy();
       else sendError(response, 500, `Provider double failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -216,6 +233,12 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
     embeddingDimensions,
     get abortedChatStreams() {
       return abortedChatStreams;
+    },
+    get embeddingRequestsInFlight() {
+      return embeddingRequestsInFlight;
+    },
+    get maxEmbeddingRequestsInFlight() {
+      return maxEmbeddingRequestsInFlight;
     },
     chatRequests: () => requests.filter((entry) => entry.method === 'POST' && entry.path === '/v1/chat/completions'),
     embeddingRequests: () => requests.filter((entry) => entry.method === 'POST' && entry.path === '/v1/embeddings'),

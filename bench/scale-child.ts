@@ -1,0 +1,534 @@
+// The measuring processes of the scale benchmark, started by bench/scale.ts (one process per step, so each step's
+// memory figures are its own): `build` ingests generated documents into a fresh namespace; `measure` loads it as the
+// service does at start-up and times searches, the MiniSearch and brute-force cosine baselines and single ingests;
+// `agent` starts the real app over the same folder and times POST /agent. Each prints one JSON line on stdout.
+// Run by hand: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent> '<options as JSON>'
+import { request, Agent } from 'node:http';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import MiniSearch from 'minisearch';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
+import { embeddingText } from '../src/ingest/embedding-text.js';
+import { IngestService } from '../src/ingest/ingest-service.js';
+import type { IngestSource } from '../src/ingest/ingest-source.js';
+import type { EmbeddingModel } from '../src/providers/embedding-model.js';
+import { SearchService, type SearchMode } from '../src/search/search-service.js';
+import { KnowledgeStore } from '../src/store/knowledge-store.js';
+import { createHashEmbeddingModel, hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
+import { loadScaleCorpus, randomFrom } from './scale-corpus.js';
+
+export interface Timings {
+  readonly count: number;
+  /** Milliseconds. */
+  readonly p50: number;
+  readonly p95: number;
+  readonly mean: number;
+  /** Sequential queries per second on one core: 1 / mean. */
+  readonly qps: number;
+}
+
+/** Search timings, plus the process's CPU time per query: less disturbed than wall time on a busy machine. */
+export interface QueryTimings extends Timings {
+  /** Milliseconds of CPU (user + system, all threads) per query, over the timed queries. */
+  readonly cpuMean: number;
+}
+
+export interface Memory {
+  /** Megabytes: the process's peak resident set so far (getrusage maxrss), and its resident set now. */
+  readonly peakRss: number;
+  readonly rss: number;
+  readonly heapUsed: number;
+  /** Typed arrays and Buffers (outside the JS heap). */
+  readonly arrayBuffers: number;
+}
+
+export interface BuildResult {
+  readonly chunks: number;
+  readonly documents: number;
+  readonly ingestCalls: number;
+  readonly concurrency: number;
+  /** Time spent inside IngestService.ingest, generating the documents excluded. */
+  readonly seconds: number;
+  /** CPU time of the whole build step (generating the documents included). */
+  readonly cpuSeconds: number;
+  readonly embedSeconds: number;
+  readonly chunksPerSecond: number;
+  readonly diskMegabytes: number;
+  readonly memory: Memory;
+}
+
+export interface MeasureResult {
+  readonly chunks: number;
+  readonly loadSeconds: number;
+  readonly loadCpuSeconds: number;
+  readonly afterLoad: Memory;
+  readonly queries: number;
+  readonly queryEmbeddingMicroseconds: number;
+  readonly search: Record<SearchMode, QueryTimings & { readonly fallbacks: number; readonly empty: number }>;
+  readonly singleIngest: Timings & { readonly chunksEach: number };
+  /** The service's figures: loaded, searched and ingested into, before the baselines take memory of their own. */
+  readonly service: Memory;
+  readonly bruteForce: QueryTimings & { readonly setupSeconds: number; readonly recallAt10: number; readonly recallQueries: number };
+  readonly miniSearch: QueryTimings & { readonly buildSeconds: number; readonly rssMegabytes: number };
+}
+
+export interface AgentResult {
+  /** buildApp over the storage root: configuration, models, loading every namespace, routes. */
+  readonly startupSeconds: number;
+  readonly retrievalMode: string;
+  /** Response headers (sent before the run starts), then the first body byte: the first SSE frame. */
+  readonly headers: Timings;
+  readonly firstByte: Timings;
+  readonly firstText: Timings;
+  readonly complete: Timings;
+  readonly failures: number;
+  readonly memory: Memory;
+}
+
+export interface ChildOptions {
+  readonly root: string;
+  readonly namespace: string;
+  readonly chunks?: number;
+  readonly batch?: number;
+  readonly concurrency?: number;
+  readonly singleIngests?: number;
+  readonly agentRequests?: number;
+  /** Milliseconds each search mode is timed for, at least one pass over the queries. */
+  readonly budgetMs?: number;
+  readonly providerUrl?: string;
+}
+
+const megabytes = (bytes: number): number => bytes / 1024 / 1024;
+const progress = (message: string): void => void process.stderr.write(`  ${message}\n`);
+
+function memory(): Memory {
+  const usage = process.memoryUsage();
+  // maxRSS is in kilobytes.
+  return {
+    peakRss: process.resourceUsage().maxRSS / 1024,
+    rss: megabytes(usage.rss),
+    heapUsed: megabytes(usage.heapUsed),
+    arrayBuffers: megabytes(usage.arrayBuffers),
+  };
+}
+
+async function collect(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  await sleep(20);
+  gc?.();
+}
+
+function timings(samples: readonly number[]): Timings {
+  const sorted = [...samples].sort((left, right) => left - right);
+  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
+  const mean = sorted.reduce((total, value) => total + value, 0) / Math.max(1, sorted.length);
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), mean, qps: mean > 0 ? 1000 / mean : 0 };
+}
+
+interface TimingPlan {
+  readonly budgetMs: number;
+  /** Queries timed even past the budget. */
+  readonly minimumSamples: number;
+  readonly warmUp: number;
+}
+
+/**
+ * Warms up, then times the queries one after another, cycling through them (at most five passes) until both the
+ * minimum number of samples and the time budget are reached. The queries come shuffled, so any prefix is a fair mix.
+ */
+async function timeQueries(queries: readonly string[], plan: TimingPlan, run: (query: string) => Promise<void> | void): Promise<QueryTimings> {
+  for (const query of queries.slice(0, plan.warmUp)) await run(query);
+  const samples: number[] = [];
+  const started = performance.now();
+  const cpuStarted = process.cpuUsage();
+  for (let position = 0; position < 5 * queries.length; position++) {
+    if (samples.length >= plan.minimumSamples && performance.now() - started >= plan.budgetMs) break;
+    const query = queries[position % queries.length] as string;
+    const queryStarted = performance.now();
+    await run(query);
+    samples.push(performance.now() - queryStarted);
+  }
+  return { ...timings(samples), cpuMean: cpuMilliseconds(cpuStarted) / Math.max(1, samples.length) };
+}
+
+function cpuMilliseconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const random = randomFrom(20_240_601);
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
+  }
+  return copy;
+}
+
+function createStore(root: string): KnowledgeStore {
+  return new KnowledgeStore({
+    root,
+    embeddingModel: hashEmbeddingId,
+    chunkBody: (body) => chunkMarkdown(body),
+    warn: (message) => progress(`store warning: ${message}`),
+  });
+}
+
+function createIngest(store: KnowledgeStore, embeddings: EmbeddingModel, concurrency?: number): IngestService {
+  return new IngestService({
+    store,
+    embeddings,
+    limits: { maxSourceBytes: 6_000_000, maxTextBytes: 200_000, downloadTimeoutMs: 15_000, allowPrivateUrls: false, fileRoots: [] },
+    ...(concurrency === undefined ? {} : { concurrency }),
+    logError: (message, error) => progress(`ingest error: ${message}: ${String(error)}`),
+  });
+}
+
+async function folderBytes(directory: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) bytes += await folderBytes(path);
+    else if (entry.isFile()) bytes += (await stat(path)).size;
+  }
+  return bytes;
+}
+
+function textSource(document: { title: string; text: string }): IngestSource {
+  return { kind: 'text', text: document.text, title: document.title };
+}
+
+async function build(options: ChildOptions): Promise<BuildResult> {
+  const cpuStarted = process.cpuUsage();
+  const target = options.chunks ?? 10_000;
+  const batch = options.batch ?? 200;
+  const concurrency = options.concurrency ?? batch;
+  const corpus = loadScaleCorpus();
+  let embedMilliseconds = 0;
+  const embeddings: EmbeddingModel = {
+    id: hashEmbeddingId,
+    async embed(texts) {
+      // Timed synchronously: an await here would count the other documents' work done meanwhile.
+      const started = performance.now();
+      const vectors = texts.map(hashEmbed);
+      embedMilliseconds += performance.now() - started;
+      return vectors;
+    },
+  };
+  const store = createStore(options.root);
+  await store.initialize();
+  const ingest = createIngest(store, embeddings, concurrency);
+  let chunks = 0;
+  let documents = 0;
+  let calls = 0;
+  let ingestMilliseconds = 0;
+  let next = 0;
+  let reported = 0;
+  while (chunks < target) {
+    // Whole batches, then smaller ones near the target, so the namespace ends just past it.
+    const averageChunks = documents === 0 ? 14 : chunks / documents;
+    const count = Math.max(1, Math.min(batch, Math.ceil((target - chunks) / averageChunks)));
+    const sources = Array.from({ length: count }, () => textSource(corpus.document(next++)));
+    const started = performance.now();
+    const report = await ingest.ingest(options.namespace, sources);
+    ingestMilliseconds += performance.now() - started;
+    calls++;
+    for (const outcome of report.outcomes) {
+      if (outcome.status === 'failed') throw new Error(`ingest of ${outcome.source} failed: ${outcome.error.message}`);
+      if (outcome.status !== 'saved') throw new Error(`document ${outcome.document.title} was ${outcome.status}, expected a new document`);
+      chunks += outcome.document.chunks.length;
+      documents++;
+    }
+    if (chunks - reported >= target / 10 || chunks >= target) {
+      reported = chunks;
+      progress(`build: ${chunks} chunks, ${documents} documents, ${(ingestMilliseconds / 1000).toFixed(1)} s, rss ${memory().rss.toFixed(0)} MB`);
+    }
+  }
+  const closeStarted = performance.now();
+  await store.close();
+  ingestMilliseconds += performance.now() - closeStarted;
+  const seconds = ingestMilliseconds / 1000;
+  return {
+    chunks,
+    documents,
+    ingestCalls: calls,
+    concurrency,
+    seconds,
+    cpuSeconds: cpuMilliseconds(cpuStarted) / 1000,
+    embedSeconds: embedMilliseconds / 1000,
+    chunksPerSecond: chunks / seconds,
+    diskMegabytes: megabytes(await folderBytes(join(options.root, options.namespace))),
+    memory: memory(),
+  };
+}
+
+/** Top 10 of a plain loop over one Float32Array of unit rows, kept by insertion into a sorted array. */
+function bruteForceTop10(matrix: Float32Array, rows: number, query: Float32Array): number[] {
+  const dimensions = query.length;
+  const bestRows: number[] = [];
+  const bestScores: number[] = [];
+  for (let row = 0; row < rows; row++) {
+    let score = 0;
+    const offset = row * dimensions;
+    for (let index = 0; index < dimensions; index++) score += (matrix[offset + index] as number) * (query[index] as number);
+    if (bestScores.length === 10 && score <= (bestScores[9] as number)) continue;
+    let position = bestScores.length;
+    while (position > 0 && (bestScores[position - 1] as number) < score) position--;
+    bestScores.splice(position, 0, score);
+    bestRows.splice(position, 0, row);
+    if (bestScores.length > 10) {
+      bestScores.pop();
+      bestRows.pop();
+    }
+  }
+  return bestRows;
+}
+
+async function measure(options: ChildOptions): Promise<MeasureResult> {
+  const budgetMs = options.budgetMs ?? 6000;
+  const corpus = loadScaleCorpus();
+  const queries = shuffled(corpus.queries);
+  const model = createHashEmbeddingModel();
+  // Ours: at least one whole pass. Brute force: one whole pass too, for recall. MiniSearch is slow at scale: a sample.
+  const ours: TimingPlan = { budgetMs, minimumSamples: queries.length, warmUp: 40 };
+  const bruteForcePlan: TimingPlan = { budgetMs, minimumSamples: queries.length, warmUp: 5 };
+  const miniSearchPlan: TimingPlan = { budgetMs, minimumSamples: 25, warmUp: 3 };
+  await collect();
+
+  // Start-up load: what the service does before it serves its first request.
+  const loadStarted = performance.now();
+  const loadCpuStarted = process.cpuUsage();
+  const store = createStore(options.root);
+  await store.initialize();
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const loadCpuSeconds = cpuMilliseconds(loadCpuStarted) / 1000;
+  const namespace = await store.namespace(options.namespace);
+  const chunks = namespace.chunkCount;
+  if (namespace.pendingChunkCount > 0) progress(`warning: ${namespace.pendingChunkCount} chunks have no vector of ${hashEmbeddingId}`);
+  await collect();
+  const afterLoad = memory();
+  progress(`load: ${chunks} chunks in ${loadSeconds.toFixed(2)} s (CPU ${loadCpuSeconds.toFixed(2)} s), rss ${afterLoad.rss.toFixed(0)} MB`);
+
+  for (const query of queries) hashEmbed(query);
+  const embedStarted = performance.now();
+  for (let round = 0; round < 10; round++) for (const query of queries) hashEmbed(query);
+  const queryEmbeddingMicroseconds = ((performance.now() - embedStarted) * 1000) / (10 * queries.length);
+
+  const search = new SearchService(store, model, 20, (message, error) => progress(`search error: ${message}: ${String(error)}`));
+  const vectorHits = new Map<string, string[]>();
+  const searchTimings = {} as Record<SearchMode, QueryTimings & { fallbacks: number; empty: number }>;
+  for (const mode of ['lexical', 'embedding', 'hybrid'] as const) {
+    let fallbacks = 0;
+    let empty = 0;
+    const samples = await timeQueries(queries, ours, async (query) => {
+      const outcome = await search.search(options.namespace, query, { mode, limit: 10 });
+      if (outcome.mode !== mode) fallbacks++;
+      if (outcome.hits.length === 0) empty++;
+      if (mode === 'embedding') vectorHits.set(query, outcome.hits.map((hit) => hit.chunk.id));
+    });
+    searchTimings[mode] = { ...samples, fallbacks, empty };
+    progress(`search ${mode}: p50 ${samples.p50.toFixed(2)} ms over ${samples.count} queries`);
+  }
+
+  // One small document at a time into the loaded namespace; ingest resolves once the document is durably written.
+  const ingest = createIngest(store, model);
+  const ingestSamples: number[] = [];
+  let ingestedChunks = 0;
+  for (let number = 0; number < (options.singleIngests ?? 20); number++) {
+    const source = textSource(corpus.smallDocument(number));
+    const started = performance.now();
+    const report = await ingest.ingest(options.namespace, [source]);
+    ingestSamples.push(performance.now() - started);
+    const outcome = report.outcomes[0];
+    if (outcome?.status !== 'saved') throw new Error(`single ingest ${number}: ${outcome?.status === 'failed' ? outcome.error.message : outcome?.status}`);
+    ingestedChunks += outcome.document.chunks.length;
+  }
+  const singleIngest = { ...timings(ingestSamples), chunksEach: ingestedChunks / ingestSamples.length };
+  progress(`single ingest: p50 ${singleIngest.p50.toFixed(0)} ms`);
+  await store.close();
+  const service = memory();
+
+  // Baselines over the same chunks: the texts and vectors the namespace holds now.
+  const setupStarted = performance.now();
+  const rows = namespace.documents.flatMap((document) =>
+    document.chunks.map((chunk) => ({ id: chunk.id, title: document.title, headings: chunk.headingPath.join(' '), body: chunk.text, path: chunk.headingPath })),
+  );
+  const matrix = new Float32Array(rows.length * hashEmbeddingDimensions);
+  rows.forEach((row, index) => matrix.set(hashEmbed(embeddingText(row.title, row.path, row.body)), index * hashEmbeddingDimensions));
+  const setupSeconds = (performance.now() - setupStarted) / 1000;
+  let recallTotal = 0;
+  let recallQueries = 0;
+  const bruteSamples = await timeQueries(queries, bruteForcePlan, (query) => {
+    const best = bruteForceTop10(matrix, rows.length, hashEmbed(query));
+    const ours = vectorHits.get(query);
+    if (ours !== undefined) {
+      const exact = new Set(best.map((row) => rows[row]?.id));
+      recallTotal += ours.filter((id) => exact.has(id)).length / Math.max(1, Math.min(10, exact.size));
+      recallQueries++;
+      vectorHits.delete(query);
+    }
+  });
+  const bruteForce = { ...bruteSamples, setupSeconds, recallAt10: recallQueries === 0 ? 0 : recallTotal / recallQueries, recallQueries };
+  progress(`brute force: p50 ${bruteForce.p50.toFixed(2)} ms, recall@10 of ours ${bruteForce.recallAt10.toFixed(3)}`);
+
+  await collect();
+  const beforeMiniSearch = memory().rss;
+  const miniStarted = performance.now();
+  // The same fields and field weights as the service's BM25F index.
+  const mini = new MiniSearch<{ id: string; title: string; headings: string; body: string }>({
+    fields: ['title', 'headings', 'body'],
+    searchOptions: { boost: { title: 3, headings: 2 } },
+  });
+  mini.addAll(rows.map(({ id, title, headings, body }) => ({ id, title, headings, body })));
+  const buildSeconds = (performance.now() - miniStarted) / 1000;
+  await collect();
+  const rssMegabytes = memory().rss - beforeMiniSearch;
+  const miniSamples = await timeQueries(queries, miniSearchPlan, (query) => {
+    mini.search(query).slice(0, 10);
+  });
+  const miniSearch = { ...miniSamples, buildSeconds, rssMegabytes };
+  progress(`MiniSearch: built in ${buildSeconds.toFixed(1)} s, p50 ${miniSearch.p50.toFixed(2)} ms`);
+
+  return {
+    chunks,
+    loadSeconds,
+    loadCpuSeconds,
+    afterLoad,
+    queries: queries.length,
+    queryEmbeddingMicroseconds,
+    search: searchTimings,
+    singleIngest,
+    service,
+    bruteForce,
+    miniSearch,
+  };
+}
+
+interface StreamTimes {
+  headers: number;
+  firstByte: number;
+  firstText: number;
+  complete: number;
+  body: string;
+}
+
+function postStream(agent: Agent, url: URL, body: unknown): Promise<StreamTimes> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const started = performance.now();
+    let headers = 0;
+    let firstByte = 0;
+    let firstText = 0;
+    let text = '';
+    const outgoing = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (response) => {
+        headers = performance.now() - started;
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (firstByte === 0) firstByte = performance.now() - started;
+          text += chunk;
+          if (firstText === 0 && text.includes('"type":"text_message"')) firstText = performance.now() - started;
+        });
+        response.on('end', () => {
+          if (response.statusCode !== 200) reject(new Error(`POST ${url.pathname} answered ${response.statusCode}: ${text.slice(0, 300)}`));
+          else resolve({ headers, firstByte, firstText, complete: performance.now() - started, body: text });
+        });
+        response.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+async function agent(options: ChildOptions): Promise<AgentResult> {
+  if (options.providerUrl === undefined) throw new Error('agent needs providerUrl');
+  const queries = shuffled(loadScaleCorpus().queries);
+  await collect();
+  const started = performance.now();
+  const app = await buildApp(
+    loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LLM_API_KEY: 'bench-key',
+      LLM_BASE_URL: options.providerUrl,
+      KNOWLEDGE_AGENT_EMBEDDING_MODEL: hashEmbeddingId,
+      KNOWLEDGE_AGENT_STORAGE_PATH: options.root,
+      KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: options.namespace,
+      KNOWLEDGE_AGENT_RATE_LIMIT: '0',
+    }),
+    { logger: false },
+  );
+  const startupSeconds = (performance.now() - started) / 1000;
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the app has no port');
+  const base = `http://127.0.0.1:${address.port}`;
+  const connection = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    // The namespace's vectors must be those of the service's model, or search would fall back to lexical.
+    const check = await fetch(`${base}/tools/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ namespace: options.namespace, query: queries[0], mode: 'hybrid', top_k: 4 }),
+    });
+    const checked = (await check.json()) as { mode?: string; notice?: string; matches?: unknown[] };
+    if (checked.mode !== 'hybrid' || checked.notice !== undefined || (checked.matches?.length ?? 0) === 0) {
+      throw new Error(`hybrid search through the app is not usable: ${JSON.stringify(checked).slice(0, 300)}`);
+    }
+
+    const url = new URL('/agent', base);
+    const total = options.agentRequests ?? 50;
+    const headers: number[] = [];
+    const firstBytes: number[] = [];
+    const firstTexts: number[] = [];
+    const completes: number[] = [];
+    let failures = 0;
+    for (let number = -5; number < total; number++) {
+      const query = queries[(number + 5) % queries.length] as string;
+      const times = await postStream(connection, url, {
+        thread_id: `bench-${number}`,
+        run_id: `run-${number}`,
+        messages: [{ role: 'user', content: `@knowledge ${query}` }],
+        tool_params: { namespace: options.namespace },
+      });
+      if (number < 0) continue;
+      const ok = times.body.includes('"type":"text_message"') && !times.body.includes('"type":"error"') && times.body.trimEnd().endsWith('data: [DONE]');
+      if (!ok) failures++;
+      headers.push(times.headers);
+      firstBytes.push(times.firstByte);
+      firstTexts.push(times.firstText);
+      completes.push(times.complete);
+    }
+    return {
+      startupSeconds,
+      retrievalMode: 'hybrid',
+      headers: timings(headers),
+      firstByte: timings(firstBytes),
+      firstText: timings(firstTexts),
+      complete: timings(completes),
+      failures,
+      memory: memory(),
+    };
+  } finally {
+    connection.destroy();
+    await app.close();
+  }
+}
+
+const steps = { build, measure, agent } as const;
+const [step, optionsText] = process.argv.slice(2);
+if (step === undefined || !(step in steps)) {
+  process.stderr.write('usage: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent> \'{"root":"…","namespace":"…"}\'\n');
+  process.exit(2);
+}
+const result = await steps[step as keyof typeof steps](JSON.parse(optionsText ?? '{}') as ChildOptions);
+// Exit once the line is out: nothing the step opened should keep the measurement process alive.
+process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
