@@ -1,7 +1,8 @@
 // In-memory BM25F index over chunks: interned terms, pooled typed-array postings, tombstones, heap top-k, and
 // snapshots that restore it without tokenizing anything again.
 import { inverseDocumentFrequency } from './bm25.js';
-import { PostingLists, blockHeader, grown } from './posting-lists.js';
+import { grown } from './growable-array.js';
+import { PostingLists, blockHeader } from './posting-lists.js';
 import { queryTerms, tokenize } from './tokenize.js';
 import { TopK } from './top-k.js';
 

@@ -1,13 +1,6 @@
 // Every term's postings (slot, packed frequencies) pooled in one growable Uint32Array, with a compact layout for saving.
 
-type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;
-
-/** A copy of `array` with room for `length` items (cut short if smaller). */
-export function grown<T extends GrowableArray>(array: T, length: number): T {
-  const next = new (array.constructor as new (length: number) => T)(length);
-  next.set(array.subarray(0, Math.min(array.length, length)));
-  return next;
-}
+import { grown } from './growable-array.js';
 
 /** Words before a block's postings: the offset of the next block, then the capacity in postings. */
 export const blockHeader = 2;

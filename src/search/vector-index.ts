@@ -1,5 +1,6 @@
 // Exact cosine search over one namespace's chunk vectors: an int8 SIMD scan finds candidates, float32 rows rescore them.
 import { dotAt, normalize } from './cosine.js';
+import { grown } from './growable-array.js';
 import { grownCapacity, QuantizedRows } from './simd/quantized-rows.js';
 import { TopK } from './top-k.js';
 
@@ -133,9 +134,7 @@ export class VectorIndex {
   private ensureCapacity(rows: number): void {
     this.quantized.ensureCapacity(rows);
     if (rows * this.dimensions <= this.matrix.length) return;
-    const grown = new Float32Array(grownCapacity(this.matrix.length / this.dimensions, rows) * this.dimensions);
-    grown.set(this.matrix);
-    this.matrix = grown;
+    this.matrix = grown(this.matrix, grownCapacity(this.matrix.length / this.dimensions, rows) * this.dimensions);
   }
 
   private compact(): void {

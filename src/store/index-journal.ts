@@ -6,7 +6,7 @@ import { open, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import type { IndexOp } from './index-ops.js';
-import { persistedDocumentSchema, toPersistedDocument, toStoredDocument } from './persisted-document.js';
+import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
 
 const recordHeaderBytes = 8;
 
@@ -14,7 +14,8 @@ const embeddingSchema = z.object({ model: z.string(), dimensions: z.number().int
 
 const journalOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('model'), embedding: embeddingSchema }),
-  z.object({ op: z.literal('put'), document: persistedDocumentSchema }),
+  // The document is checked by toStoredDocument, as in the snapshot.
+  z.object({ op: z.literal('put'), document: z.unknown() }),
   z.object({ op: z.literal('remove'), file: z.string() }),
   z.object({ op: z.literal('vectors'), dimensions: z.number().int().positive(), ids: z.array(z.string()) }),
 ]);

@@ -6,6 +6,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
+import { withHeadroom } from '../search/growable-array.js';
 import type { LexicalSnapshot } from '../search/lexical-index.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { EmbeddingInfo } from './index-ops.js';
@@ -131,10 +132,10 @@ export async function readSnapshot(path: string): Promise<SnapshotContents | und
       if (section.offset + section.length > size) throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
     }
     for (const [name, section] of Object.entries(header.lexical.arrays)) {
-      const values = section.type === 'f32' ? new Float32Array(section.length / 4) : new Uint32Array(section.length / 4);
+      const values = section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
       arrays[name] = await readArray(file, section, values, size);
     }
-    const vectors = header.vectors === null ? null : { keys: header.vectors.keys, rows: await readArray(file, header.vectors, new Float32Array(header.vectors.length / 4), size) };
+    const vectors = header.vectors === null ? null : { keys: header.vectors.keys, rows: await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size) };
     if (vectors !== null && (header.embedding === null || vectors.rows.length !== vectors.keys.length * header.embedding.dimensions)) {
       throw new Error('vector rows do not match their keys and dimensions');
     }
@@ -146,20 +147,24 @@ export async function readSnapshot(path: string): Promise<SnapshotContents | und
 
 async function readDocuments(file: FileHandle, section: Section, size: number): Promise<StoredDocument[]> {
   const documents: StoredDocument[] = [];
-  let carried = Buffer.alloc(0);
+  // Each block is read after the unfinished line the last one left at the start of the buffer.
+  let buffer = Buffer.allocUnsafe(2 * blockBytes);
+  let carried = 0;
   let crc = 0;
   for (let position = section.offset; position < section.offset + section.length; position += blockBytes) {
-    const block = await readExactly(file, position, Math.min(blockBytes, section.offset + section.length - position), size);
+    const length = Math.min(blockBytes, section.offset + section.length - position);
+    if (carried + length > buffer.length) buffer = Buffer.concat([buffer.subarray(0, carried)], carried + length);
+    const block = await readExactly(file, position, length, size, buffer.subarray(carried, carried + length));
     crc = crc32(block, crc);
-    const bytes = carried.length === 0 ? block : Buffer.concat([carried, block]);
+    const bytes = buffer.subarray(0, carried + length);
     let start = 0;
     for (let end = bytes.indexOf(10, start); end !== -1; end = bytes.indexOf(10, start)) {
       documents.push(toStoredDocument(JSON.parse(bytes.toString('utf8', start, end))));
       start = end + 1;
     }
-    carried = Buffer.from(bytes.subarray(start));
+    carried = bytes.copy(buffer, 0, start);
   }
-  if (carried.length > 0) throw new Error('the documents section ends inside a line');
+  if (carried > 0) throw new Error('the documents section ends inside a line');
   if (crc !== section.crc) throw new Error('the documents section is damaged (checksum mismatch)');
   return documents;
 }
@@ -167,7 +172,7 @@ async function readDocuments(file: FileHandle, section: Section, size: number): 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */
 async function readArray<T extends Uint32Array | Float32Array>(file: FileHandle, section: Section, array: T, size: number): Promise<T> {
   if (section.length % 4 !== 0) throw new Error('an array section is not a whole number of 4-byte values');
-  const bytes = await readExactly(file, section.offset, section.length, size, new Uint8Array(array.buffer));
+  const bytes = await readExactly(file, section.offset, section.length, size, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   if (crc32(bytes) !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
   return array;
 }

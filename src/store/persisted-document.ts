@@ -1,31 +1,54 @@
 // How a document and its chunks are written in the index files (snapshot and journal); vectors travel separately.
-import { z } from 'zod';
 import { chunkId, type StoredDocument } from './stored-document.js';
 
-export const persistedDocumentSchema = z.object({
-  file: z.string().regex(/^[^/\\]+\.md$/),
-  title: z.string(),
-  source: z.string(),
-  hash: z.string(),
-  ingestedAt: z.string(),
-  fileSize: z.number(),
-  fileModifiedMs: z.number(),
+export interface PersistedDocument {
+  readonly file: string;
+  readonly title: string;
+  readonly source: string;
+  readonly hash: string;
+  readonly ingestedAt: string;
+  readonly fileSize: number;
+  readonly fileModifiedMs: number;
   /** [heading path, text] per chunk, in order: chunk ids are derived from the file name and the position. */
-  chunks: z.array(z.tuple([z.array(z.string()), z.string()])),
-});
+  readonly chunks: readonly (readonly [readonly string[], string])[];
+}
 
-export type PersistedDocument = z.infer<typeof persistedDocumentSchema>;
+const documentFileName = /^[^/\\]+\.md$/;
 
 export function toPersistedDocument(document: StoredDocument): PersistedDocument {
   const { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs } = document;
   return { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs, chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]) };
 }
 
-/** Throws a ZodError when `value` is not a persisted document. */
+/**
+ * The stored document that `value` (parsed JSON) describes; throws when it is not a persisted document. Checked by
+ * hand rather than with a zod schema: start-up reads ~100,000 chunks this way, and a schema's copy of each is
+ * measurable garbage (the files are CRC-checked as well).
+ */
 export function toStoredDocument(value: unknown): StoredDocument {
-  const { chunks, ...document } = persistedDocumentSchema.parse(value);
+  const document = value as Partial<Record<keyof PersistedDocument, unknown>> | null;
+  const { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs, chunks } = document ?? {};
+  if (typeof file !== 'string' || !documentFileName.test(file)) throw new Error(`not a persisted document: file ${JSON.stringify(file)}`);
+  if (typeof title !== 'string' || typeof source !== 'string' || typeof hash !== 'string' || typeof ingestedAt !== 'string') {
+    throw new Error(`not a persisted document: ${file} lacks its title, source, hash or ingest time`);
+  }
+  if (typeof fileSize !== 'number' || typeof fileModifiedMs !== 'number' || !Array.isArray(chunks)) {
+    throw new Error(`not a persisted document: ${file} lacks its file size, modification time or chunks`);
+  }
   return {
-    ...document,
-    chunks: chunks.map(([headingPath, text], ordinal) => ({ id: chunkId(document.file, ordinal), file: document.file, headingPath, text })),
+    file,
+    title,
+    source,
+    hash,
+    ingestedAt,
+    fileSize,
+    fileModifiedMs,
+    chunks: chunks.map((chunk: unknown, ordinal) => {
+      const [headingPath, text] = Array.isArray(chunk) ? (chunk as unknown[]) : [];
+      if (typeof text !== 'string' || !Array.isArray(headingPath) || !headingPath.every((heading) => typeof heading === 'string')) {
+        throw new Error(`not a persisted document: chunk ${ordinal} of ${file} is not [heading path, text]`);
+      }
+      return { id: chunkId(file, ordinal), file, headingPath: headingPath as string[], text };
+    }),
   };
 }

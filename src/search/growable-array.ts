@@ -1,0 +1,27 @@
+// Typed arrays that grow: in place when their buffer has room beyond them (arrays read from a snapshot are given
+// such headroom), else by copying into a larger one.
+
+export type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;
+
+/** `array` with room for `length` items (cut short if smaller); items past the old end are zero. */
+export function grown<T extends GrowableArray>(array: T, length: number): T {
+  const Type = array.constructor as { new (length: number): T; new (buffer: ArrayBufferLike, byteOffset: number, length: number): T };
+  if (length > array.length && array.byteOffset + length * array.BYTES_PER_ELEMENT <= array.buffer.byteLength) {
+    const widened = new Type(array.buffer, array.byteOffset, length);
+    // The room may hold what an earlier, longer view left there.
+    widened.fill(0, array.length);
+    return widened;
+  }
+  const next = new Type(length);
+  next.set(array.subarray(0, Math.min(array.length, length)));
+  return next;
+}
+
+/**
+ * A zeroed array of `length` items in a buffer a quarter larger, for arrays read from disk that are likely to grow:
+ * the first growth then costs no copy (and no second copy in memory), and untouched room costs no resident memory.
+ */
+export function withHeadroom<T extends Uint32Array | Float32Array>(Type: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
+  const roomy = Math.ceil((length * 5) / 4) + 16;
+  return new Type(new ArrayBuffer(roomy * Type.BYTES_PER_ELEMENT), 0, length);
+}

@@ -1,0 +1,35 @@
+// Typed arrays that grow in place within their buffer's headroom, and by copying past it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { grown, withHeadroom } from '../../src/search/growable-array.js';
+
+describe('grown', () => {
+  it('widens in place within the headroom, with zeros past the old end', () => {
+    const array = withHeadroom(Uint32Array, 8);
+    array.fill(7);
+    const wider = grown(array, 10);
+    assert.equal(wider.buffer, array.buffer, 'no copy');
+    assert.deepEqual([...wider], [7, 7, 7, 7, 7, 7, 7, 7, 0, 0]);
+  });
+
+  it('zeroes room that a longer view wrote into before', () => {
+    const array = withHeadroom(Float32Array, 8);
+    grown(array, 12).fill(3);
+    assert.deepEqual([...grown(array, 12)].slice(8), [0, 0, 0, 0]);
+  });
+
+  it('copies into a new buffer past the headroom, and when cut short', () => {
+    const array = Uint32Array.from([1, 2, 3]);
+    const wider = grown(array, 5);
+    assert.notEqual(wider.buffer, array.buffer);
+    assert.deepEqual([...wider], [1, 2, 3, 0, 0]);
+    assert.deepEqual([...grown(array, 2)], [1, 2]);
+  });
+
+  it('gives arrays read from disk a zeroed buffer a quarter larger', () => {
+    const array = withHeadroom(Float32Array, 400);
+    assert.equal(array.length, 400);
+    assert.ok(array.buffer.byteLength >= 500 * 4);
+    assert.ok(new Float32Array(array.buffer).every((value) => value === 0));
+  });
+});
