@@ -13,7 +13,7 @@ export const journalFileName = 'index.journal';
 /**
  * The journal is folded into a new snapshot once it is a quarter of the snapshot's size (so rewriting the snapshot
  * costs O(1) per byte committed, amortized), at least this much (small namespaces stay compact) and at most 64 MB
- * (what start-up replays after a crash; a clean shutdown folds the journal in, so start-up replays nothing).
+ * (what start-up replays after a crash; a clean shutdown folds in any journal of more than the minimum).
  */
 const minJournalBytes = 256 << 10;
 const maxJournalBytes = 64 << 20;
@@ -90,9 +90,13 @@ export class IndexFiles {
     if (this.journalBytes >= Math.max(minJournalBytes, Math.min(maxJournalBytes, this.snapshotBytes / 4))) await this.compact(index);
   }
 
-  /** Folds whatever the journal holds into the snapshot, so the next start-up replays nothing (at shutdown). */
+  /**
+   * At shutdown: folds a journal worth replaying into the snapshot, so the next start-up does not replay it. A short
+   * one is left (replaying it costs less than rewriting the snapshot, whose compaction briefly doubles the lexical
+   * arrays in memory).
+   */
   async foldJournal(index: NamespaceIndex): Promise<void> {
-    if (this.journalBytes > 0) await this.compact(index);
+    if (this.journalBytes >= minJournalBytes) await this.compact(index);
   }
 
   private async compact(index: NamespaceIndex): Promise<void> {

@@ -151,7 +151,7 @@ export class Namespace {
     await this.enqueue(async () => undefined);
   }
 
-  /** Lets queued changes finish, then folds the journal into the snapshot so the next start-up replays nothing. */
+  /** Lets queued changes finish, then folds a long journal into the snapshot so the next start-up replays little. */
   async close(): Promise<void> {
     await this.settle();
     // Inside the queue, so no change runs while the snapshot is written.
