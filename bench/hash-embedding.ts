@@ -4,6 +4,7 @@
 // Not imported by the service; the benchmark hands it to the service's own IngestService and SearchService, and to
 // the loopback provider double so that the running app embeds queries with the very same function.
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
+import { finalizeHash, fnv1a } from '../test/support/feature-hashing.js';
 
 export const hashEmbeddingId = 'bench-hash-384';
 export const hashEmbeddingDimensions = 384;
@@ -13,41 +14,20 @@ const functionWords = new Set(
   'a an and are as at be by for from has have how i in is it its of on or that the this to was were what when which with you your'.split(' '),
 );
 
-/** FNV-1a over UTF-16 code units. */
-function hashWord(word: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < word.length; index++) {
-    hash ^= word.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
-/** MurmurHash3's 32-bit finalizer: FNV's low bits are poorly mixed, and the slot is taken from them. */
-function mix(value: number): number {
-  let hash = value >>> 0;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
-}
-
 /** The unit vector of `text`; a text without words maps to a fixed vector rather than to zeros. */
 export function hashEmbed(text: string): Float32Array {
   const sums = new Float64Array(hashEmbeddingDimensions);
   const add = (feature: number, weight: number) => {
-    const hash = mix(feature);
+    const hash = finalizeHash(feature);
     // An independent sign makes collisions cancel out on average instead of piling up.
     const slot = hash % hashEmbeddingDimensions;
-    sums[slot] = (sums[slot] as number) + (mix(hash ^ 0x9e3779b9) & 1 ? weight : -weight);
+    sums[slot] = (sums[slot] as number) + (finalizeHash(hash ^ 0x9e3779b9) & 1 ? weight : -weight);
   };
   let previous: number | undefined;
   for (const match of text.toLowerCase().matchAll(wordPattern)) {
     const word = match[0];
     if (functionWords.has(word)) continue;
-    const hash = hashWord(word);
+    const hash = fnv1a(word);
     add(hash, 1);
     if (previous !== undefined) add(Math.imul(previous, 0x9e3779b1) ^ hash ^ 0x2545f491, 0.5);
     previous = hash;

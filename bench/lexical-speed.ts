@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LexicalIndex } from '../src/search/lexical-index.js';
 import { tokenize } from '../src/search/tokenize.js';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../test/support/durability-documents.js';
 
 const chunkCount = 100_000;
 const chunksPerPage = 20;
@@ -14,21 +15,10 @@ const passages = lines('corpus.jsonl').map((line) => (JSON.parse(line) as { text
 const queries = lines('queries.jsonl').map((line) => (JSON.parse(line) as { text: string }).text);
 const vocabulary = [...new Set(passages.flat())];
 
-/** mulberry32: a small deterministic generator, so every run indexes the same chunks. */
-function randomFrom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Chunk `number`: 2-4 passages with ~10% of words dropped and ~5% replaced; pages of 20 chunks share a title. */
 function makeChunk(number: number): { title: string; headings: string; body: string } {
-  const random = randomFrom(number + 1);
+  const random = seededRandom(number + 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const words: string[] = [];
   const passageCount = 2 + Math.floor(random() * 3);
@@ -39,7 +29,7 @@ function makeChunk(number: number): { title: string; headings: string; body: str
       words.push(roll < 0.15 ? pick(vocabulary) : word);
     }
   }
-  const pageRandom = randomFrom(1_000_003 + Math.floor(number / chunksPerPage));
+  const pageRandom = seededRandom(1_000_003 + Math.floor(number / chunksPerPage));
   const titleWords = passages[Math.floor(pageRandom() * passages.length)] ?? [];
   return {
     title: titleWords.slice(0, 3 + Math.floor(pageRandom() * 4)).join(' '),

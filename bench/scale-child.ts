@@ -18,7 +18,8 @@ import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { SearchService, type SearchMode } from '../src/search/search-service.js';
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { createHashEmbeddingModel, hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
-import { loadScaleCorpus, randomFrom } from './scale-corpus.js';
+import { seededRandom } from '../test/support/durability-documents.js';
+import { loadScaleCorpus } from './scale-corpus.js';
 
 export interface Timings {
   readonly count: number;
@@ -161,7 +162,7 @@ function cpuMilliseconds(since: NodeJS.CpuUsage): number {
 }
 
 function shuffled<T>(items: readonly T[]): T[] {
-  const random = randomFrom(20_240_601);
+  const random = seededRandom(20_240_601);
   const copy = [...items];
   for (let index = copy.length - 1; index > 0; index--) {
     const other = Math.floor(random() * (index + 1));

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../test/support/durability-documents.js';
 
 export const defaultDataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
 
@@ -29,18 +30,6 @@ export interface ScaleCorpus {
  */
 const charactersPerChunk = 850;
 const sectionChunks = (length: number): number => Math.max(1, Math.ceil(length / charactersPerChunk));
-
-/** mulberry32, as in bench/lexical-speed.ts: a small deterministic generator. */
-export function randomFrom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -204,7 +193,7 @@ export function loadScaleCorpus(dataRoot: string = defaultDataRoot): ScaleCorpus
   }
 
   function generate(number: number, targetChunks: number): ScaleDocument {
-    const random = randomFrom(0x5eed ^ Math.imul(number + 1, 0x9e3779b1));
+    const random = seededRandom(0x5eed ^ Math.imul(number + 1, 0x9e3779b1));
     const roll = random();
     if (roll < 0.35) return passageDocument(marco, random, number, targetChunks);
     if (roll < 0.7) return passageDocument(vaswani, random, number, targetChunks);
@@ -212,9 +201,9 @@ export function loadScaleCorpus(dataRoot: string = defaultDataRoot): ScaleCorpus
   }
 
   return {
-    document: (number) => generate(number, between(randomFrom(number * 7 + 3), 10, 20)),
+    document: (number) => generate(number, between(seededRandom(number * 7 + 3), 10, 20)),
     // Numbered apart from the build's documents, so their titles and texts are new to the namespace.
-    smallDocument: (number) => generate(1_000_000_000 + number, between(randomFrom(number * 7 + 5), 1, 3)),
+    smallDocument: (number) => generate(1_000_000_000 + number, between(seededRandom(number * 7 + 5), 1, 3)),
     queries,
   };
 }

@@ -1,17 +1,10 @@
 // How a document and its chunks are written in the index files (snapshot and journal); vectors travel separately.
 import { chunkId, type StoredDocument } from './stored-document.js';
 
-export interface PersistedDocument {
-  readonly file: string;
-  readonly title: string;
-  readonly source: string;
-  readonly hash: string;
-  readonly ingestedAt: string;
-  readonly fileSize: number;
-  readonly fileModifiedMs: number;
+export type PersistedDocument = Omit<StoredDocument, 'chunks'> & {
   /** [heading path, text] per chunk, in order: chunk ids are derived from the file name and the position. */
   readonly chunks: readonly (readonly [readonly string[], string])[];
-}
+};
 
 const documentFileName = /^[^/\\]+\.md$/;
 

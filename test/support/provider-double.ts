@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { finalizeHash, fnv1a } from './feature-hashing.js';
 
 export interface RecordedRequest {
   method: string;
@@ -425,26 +426,6 @@ export function embedText(text: string, dimensions: number): Float32Array {
   if (words.length === 0) add(`text:${text}`, 1);
   const norm = Math.hypot(...vector) || 1;
   return Float32Array.from(vector, (value) => value / norm);
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
-/** MurmurHash3's 32-bit finalizer: spreads every input bit over the low bits. */
-function finalizeHash(value: number): number {
-  let hash = value >>> 0;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
 }
 
 function float32ToBase64(vector: Float32Array): string {
