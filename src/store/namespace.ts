@@ -346,6 +346,7 @@ export class Namespace {
     const onDisk = new Set(files);
     await forEachConcurrently(files, statConcurrency, async (file) => {
       const known = this.index.document(file);
+      if (known !== undefined && this.folder.isUnchanged(file, known)) return;
       const document = await this.folder.readDocument(file, known);
       if (document === undefined) onDisk.delete(file);
       else if (document !== known) ops.push({ op: 'put', document });
