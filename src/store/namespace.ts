@@ -15,8 +15,8 @@ import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } fr
 
 /** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
 const legacyIndexFileName = 'index.json';
-/** Files stat'ed at once when the folder is reconciled at start-up. */
-const statConcurrency = 32;
+/** Changed files read at once when the folder is reconciled at start-up. */
+const readConcurrency = 32;
 
 export interface NamespaceOptions {
   readonly name: string;
@@ -344,7 +344,7 @@ export class Namespace {
     this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
     const files = await this.folder.fileNames();
     const onDisk = new Set(files);
-    await forEachConcurrently(files, statConcurrency, async (file) => {
+    await forEachConcurrently(files, readConcurrency, async (file) => {
       const known = this.index.document(file);
       if (known !== undefined && this.folder.isUnchanged(file, known)) return;
       const document = await this.folder.readDocument(file, known);
