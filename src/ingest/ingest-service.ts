@@ -1,6 +1,7 @@
 // Ingestion: load each source, convert and chunk it, embed the chunks, and commit the documents to a namespace.
 // Sources are independent: one failing never stops the others, and each failure is reported with its reason.
 import { performance } from 'node:perf_hooks';
+import { forEachConcurrently } from '../concurrency.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
 import { contentHash } from '../store/content-hash.js';
@@ -65,27 +66,21 @@ export class IngestService {
       );
       return outcome;
     };
-    let next = 0;
-    const worker = async () => {
-      while (next < sources.length) {
-        const index = next++;
-        const source = sources[index] as IngestSource | InvalidSource;
-        if (source.kind === 'url' && source.crawl !== undefined) {
-          try {
-            const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
-            outcomes[index] = crawl.outcomes;
-            removed.push(...crawl.removed);
-          } catch (error) {
-            // One source failing never fails the request (the others may still be writing).
-            this.options.logError(`crawl of source ${index} failed unexpectedly`, error);
-            outcomes[index] = [report({ index, source: source.url, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source') })];
-          }
-        } else {
-          outcomes[index] = [report(await this.ingestOne(namespace, index, source))];
+    await forEachConcurrently(sources, this.options.concurrency ?? 4, async (source, index) => {
+      if (source.kind === 'url' && source.crawl !== undefined) {
+        try {
+          const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
+          outcomes[index] = crawl.outcomes;
+          removed.push(...crawl.removed);
+        } catch (error) {
+          // One source failing never fails the request (the others may still be writing).
+          this.options.logError(`crawl of source ${index} failed unexpectedly`, error);
+          outcomes[index] = [report({ index, source: source.url, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source') })];
         }
+      } else {
+        outcomes[index] = [report(await this.ingestOne(namespace, index, source))];
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 4, sources.length) }, worker));
+    });
     const ingestReport: IngestReport = { namespace: namespace.name, outcomes: outcomes.flat(), removed };
     this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
     return ingestReport;

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ToolCall } from './chat-model.js';
 import type { EmbeddingModel } from './embedding-model.js';
+import { forEachConcurrently } from '../concurrency.js';
 import { isAbort, toProviderError } from './provider-error.js';
 
 export interface OpenAiCompatibleOptions {
@@ -51,24 +52,18 @@ export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat
       const batches: string[][] = [];
       for (let start = 0; start < texts.length; start += batchSize) batches.push(texts.slice(start, start + batchSize));
       const results: Float32Array[][] = new Array(batches.length);
-      let next = 0;
       // Each batch retries on its own (inside the client), so one failed batch does not resend the others.
-      const worker = async () => {
-        while (next < batches.length) {
-          const batchIndex = next++;
-          const batch = batches[batchIndex] as string[];
-          try {
-            const response = await client.embeddings.create({ model: options.embeddingModel, input: batch }, { signal });
-            const vectors = [...response.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
-            if (vectors.length !== batch.length) throw new Error(`expected ${batch.length} embeddings, got ${vectors.length}`);
-            results[batchIndex] = vectors;
-          } catch (error) {
-            if (isAbort(error)) throw error;
-            throw toProviderError(error, 'embedding_failed', options.apiKey);
-          }
+      await forEachConcurrently(batches, concurrency, async (batch, batchIndex) => {
+        try {
+          const response = await client.embeddings.create({ model: options.embeddingModel, input: batch }, { signal });
+          const vectors = [...response.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
+          if (vectors.length !== batch.length) throw new Error(`expected ${batch.length} embeddings, got ${vectors.length}`);
+          results[batchIndex] = vectors;
+        } catch (error) {
+          if (isAbort(error)) throw error;
+          throw toProviderError(error, 'embedding_failed', options.apiKey);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, worker));
+      });
       return results.flat();
     },
   };

@@ -3,6 +3,7 @@
 import { statSync, type Stats } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { forEachConcurrently } from '../concurrency.js';
 import type { VectorHit } from '../search/vector-index.js';
 import { createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
@@ -383,12 +384,4 @@ function vectorsOp(entries: readonly { id: string; vector: Float32Array }[]): In
   const rows = new Float32Array(entries.length * dimensions);
   entries.forEach(({ vector }, row) => rows.set(vector, row * dimensions));
   return { op: 'vectors', ids: entries.map(({ id }) => id), rows };
-}
-
-async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
