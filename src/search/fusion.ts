@@ -1,4 +1,5 @@
 // Fusing ranked lists (lexical and embedding) into one ranking: pure functions over keys, scores and vectors.
+import { dotAt } from './cosine.js';
 
 export interface RankedHit {
   readonly key: string;
@@ -85,7 +86,7 @@ export interface HybridInput {
   /** Cosine hits of the query vector, best first (the caller bounds how many). */
   readonly embedding: readonly RankedHit[];
   /** The stored unit vector of a hit's key, if it has one. */
-  readonly vectorOf: (key: string) => ArrayLike<number> | undefined;
+  readonly vectorOf: (key: string) => Float32Array | undefined;
 }
 
 /**
@@ -108,14 +109,11 @@ export function hybridRanking(input: HybridInput, settings: HybridSettings = hyb
 }
 
 /** The candidates that have a vector, ranked by cosine with the unit vector `query` (stored vectors are unit too). */
-function cosineRanking(query: Float32Array, candidates: readonly RankedHit[], vectorOf: (key: string) => ArrayLike<number> | undefined): RankedHit[] {
+function cosineRanking(query: Float32Array, candidates: readonly RankedHit[], vectorOf: (key: string) => Float32Array | undefined): RankedHit[] {
   return candidates
     .flatMap(({ key }) => {
       const vector = vectorOf(key);
-      if (vector === undefined || vector.length !== query.length) return [];
-      let score = 0;
-      for (let index = 0; index < query.length; index++) score += (query[index] as number) * (vector[index] as number);
-      return [{ key, score }];
+      return vector === undefined || vector.length !== query.length ? [] : [{ key, score: dotAt(vector, 0, query) }];
     })
     .sort(byScoreThenKey);
 }

@@ -134,7 +134,8 @@ describe('hybridRanking', () => {
         embedding,
         vectorOf: (key) => {
           looked.push(key);
-          return vectorOf(key);
+          const vector = vectorOf(key);
+          return vector === undefined ? undefined : Float32Array.from(vector);
         },
       },
       { denseWeight: 0.6, feedbackHits, feedbackWeight: 1 },
@@ -156,9 +157,10 @@ describe('hybridRanking', () => {
 
   it('with feedback, ranks the candidates again by cosine with the query moved towards the best fused hits', () => {
     const { ranking } = run(2, (key) => vectors.get(key));
-    // The best two fused hits are "lexical" and "near".
-    const refined = feedbackQuery(query, [[0.6, 0.8], [1, 0]], 1);
-    const refinedList = [...vectors].map(([key, vector]) => ({ key, score: cosine(refined, vector) })).sort((left, right) => right.score - left.score);
+    // The best two fused hits are "lexical" and "near"; stored vectors are float32, as the ranking reads them.
+    const stored = (vector: number[]) => [...Float32Array.from(vector)];
+    const refined = feedbackQuery(query, [stored([0.6, 0.8]), stored([1, 0])], 1);
+    const refinedList = [...vectors].map(([key, vector]) => ({ key, score: cosine(refined, stored(vector)) })).sort((left, right) => right.score - left.score);
     assertHitsClose(ranking, relativeScoreFusion(lexical, refinedList, 0.6));
     assert.deepEqual(ranking.map((hit) => hit.key), ['lexical', 'near', 'far']);
     const far = ranking[2]?.score ?? 0;
