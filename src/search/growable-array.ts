@@ -26,3 +26,11 @@ export function withHeadroom<T extends Uint32Array | Float32Array>(Type: { new (
   const roomy = Math.ceil(length * 1.5) + 16;
   return new Type(new ArrayBuffer(roomy * Type.BYTES_PER_ELEMENT), 0, length);
 }
+
+/**
+ * The row capacity of a vector index to grow to: doubling while small, then a quarter more, so a large index never
+ * doubles a 150 MB matrix and its first growths stay within the headroom of rows read from a snapshot.
+ */
+export function grownCapacity(capacity: number, needed: number): number {
+  return Math.max(needed, capacity < 16_384 ? capacity * 2 : Math.ceil(capacity * 1.25));
+}

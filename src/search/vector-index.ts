@@ -1,7 +1,7 @@
 // Exact cosine search over one namespace's chunk vectors: an int8 SIMD scan finds candidates, float32 rows rescore them.
 import { dotAt, normalize } from './cosine.js';
-import { grown } from './growable-array.js';
-import { grownCapacity, QuantizedRows } from './simd/quantized-rows.js';
+import { grown, grownCapacity } from './growable-array.js';
+import { QuantizedRows } from './simd/quantized-rows.js';
 import { TopK } from './top-k.js';
 
 export interface VectorHit {

@@ -2,6 +2,7 @@
 // Each row has its own scale (its largest component maps to 127), so a row never depends on the others and adding,
 // replacing or removing rows needs no requantization.
 import { Int8DotKernel } from './int8-dot-kernel.js';
+import { grownCapacity } from '../growable-array.js';
 
 export interface ApproximateScores {
   /** Approximate cosine of row i at index i; a view into the kernel's memory, valid until the next call. */
@@ -141,12 +142,4 @@ export class QuantizedRows {
     this.halfWords = new Int16Array(buffer);
     this.floats = new Float32Array(buffer);
   }
-}
-
-/**
- * The row capacity to grow to: doubling while small, then a quarter more, so the one add that follows loading a
- * large snapshot (whose rows fill their arrays exactly) does not double a 150 MB matrix.
- */
-export function grownCapacity(capacity: number, needed: number): number {
-  return Math.max(needed, capacity < 16_384 ? capacity * 2 : Math.ceil(capacity * 1.25));
 }
