@@ -155,6 +155,8 @@ export class Namespace {
 
   /** Lets queued changes finish, then folds a long journal into the snapshot so the next start-up replays little. */
   async close(): Promise<void> {
+    // Settled first: a change batched together with the fold would reach the index only after the fold ran (it
+    // would stay in the journal, which is safe, but the fold is meant to leave nothing to replay).
     await this.settle();
     // Inside the queue, so no change runs while the snapshot is written.
     await this.enqueue(async () => this.indexFiles.foldJournal(this.index));
