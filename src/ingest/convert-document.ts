@@ -2,6 +2,7 @@
 import { extname } from 'node:path';
 import { KnowledgeError } from '../errors.js';
 import { parseDocument } from '../store/front-matter.js';
+import { normalizeDocSiteMarkup } from '../markdown/doc-site-markup.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { pdfToMarkdown } from './pdf-to-markdown.js';
 
@@ -70,7 +71,7 @@ export async function convertDocument(bytes: Uint8Array, format: DocumentFormat,
       return htmlToMarkdown(decodeText(bytes), url === undefined ? {} : { url });
     case 'markdown': {
       const { frontMatter, body } = parseDocument(decodeText(bytes));
-      return { title: frontMatter.title ?? null, markdown: body };
+      return { title: frontMatter.title ?? null, markdown: normalizeDocSiteMarkup(body) };
     }
     case 'text':
       return { title: null, markdown: decodeText(bytes).replace(/\r\n?/g, '\n') };
