@@ -29,6 +29,10 @@ export interface ChunkedCorpus {
   readonly vectors: VectorIndex;
   /** The stored (unit) vector of a chunk. */
   readonly vectorOf: (key: string) => Float32Array | undefined;
+  /** The id of a chunk's document. */
+  readonly documentOf: (key: string) => string | undefined;
+  /** A chunk's document size in chunks over the median document's, as SearchService computes it. */
+  readonly relativeSize: (key: string) => number;
   readonly timings: { readonly indexMilliseconds: number; readonly embedMilliseconds: number; readonly embeddingsCached: boolean };
 }
 
@@ -70,9 +74,17 @@ export async function indexCorpus(
     vectors.add(chunk.key, vector);
     vectorByKey.set(chunk.key, vector);
   });
+  const chunkByKey = new Map(chunks.map((chunk) => [chunk.key, chunk]));
+  const chunksOf = new Map<string, number>();
+  for (const chunk of chunks) chunksOf.set(chunk.documentId, (chunksOf.get(chunk.documentId) ?? 0) + 1);
+  const sizes = [...chunksOf.values()].sort((left, right) => left - right);
+  const median = Math.max(1, sizes[Math.floor(sizes.length / 2)] ?? 1);
+  const documentOf = (key: string): string | undefined => chunkByKey.get(key)?.documentId;
   return {
     chunks,
-    chunkByKey: new Map(chunks.map((chunk) => [chunk.key, chunk])),
+    chunkByKey,
+    documentOf,
+    relativeSize: (key) => (chunksOf.get(documentOf(key) ?? '') ?? median) / median,
     lexical,
     vectors,
     vectorOf: (key) => vectorByKey.get(key),

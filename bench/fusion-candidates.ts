@@ -134,10 +134,10 @@ export function relativeFusion(denseWeight: number, depth: number): HybridFusion
 }
 
 /** src/search/fusion.ts hybridRanking with the given settings. */
-export function relativeWithFeedback(settings: HybridSettings, depth: number): HybridFusion {
-  const { denseWeight, feedbackHits, feedbackWeight } = settings;
+export function serviceFusion(settings: HybridSettings, depth: number): HybridFusion {
+  const { rankConstant, denseWeight, feedbackHits, feedbackWeight, sizeDiscount } = settings;
   return feedbackFusion(
-    `relative score fusion, dense ${denseWeight}, + feedback from top ${feedbackHits} (weight ${feedbackWeight}), depth ${depth}`,
+    `RRF k=${rankConstant}, dense weight ${denseWeight}, + feedback from top ${feedbackHits} (weight ${feedbackWeight}), size discount ${sizeDiscount}, depth ${depth}`,
     depth,
     settings,
   );
@@ -145,37 +145,31 @@ export function relativeWithFeedback(settings: HybridSettings, depth: number): H
 
 /** The hybrid ranking the service uses: src/search/fusion.ts's settings and candidate depth. */
 export function serviceHybrid(): HybridFusion {
-  return relativeWithFeedback(hybridSettings, hybridCandidateDepth);
+  return serviceFusion(hybridSettings, hybridCandidateDepth);
 }
 
 /** The alternatives --fusion prints: the best settings found per family in a wider sweep, and the chosen one's neighbours. */
 export function fusionAlternatives(): HybridFusion[] {
+  const near = (changes: Partial<HybridSettings>): HybridFusion => serviceFusion({ ...hybridSettings, ...changes }, hybridCandidateDepth);
   return [
-    rrf(60, 50),
-    rrf(60, 200),
-    rrf(20, 1000),
-    rrf(30, 50, 1.5),
+    rrf(60, 100),
+    rrf(20, 100, 2),
+    rrf(30, 100, 2.5),
     scoreFusion('min-max', 0.7, 100),
-    scoreFusion('min-max', 0.6, 100),
     scoreFusion('z-score', 0.7, 200),
-    scoreFusion('z-score', 0.6, 1000),
     scoreFusion('distribution', 0.6, 1000),
-    confidenceFusion('min-max', 'head z-score', 0.6, 1000),
     confidenceFusion('relative', 'head z-score', 0.7, 1000),
-    confidenceFusion('relative', 'head gap', 0.7, 50),
     confidenceRrf(30, 'head z-score', 0.6, 1000),
     agreementFusion('min-max', 0.7, 0.4, 100),
-    agreementFusion('z-score', 0.7, 0.4, 200),
-    relativeFusion(0.5, 100),
     relativeFusion(0.6, 100),
-    relativeFusion(0.7, 100),
-    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 1, feedbackWeight: 1 }, 100),
-    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 0.5 }, 100),
-    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 1 }, 100),
-    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 1.5 }, 100),
-    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 3, feedbackWeight: 1 }, 100),
-    relativeWithFeedback({ denseWeight: 0.6, feedbackHits: 2, feedbackWeight: 1 }, 50),
-    relativeWithFeedback({ denseWeight: 0.5, feedbackHits: 2, feedbackWeight: 1 }, 100),
-    relativeWithFeedback({ denseWeight: 0.7, feedbackHits: 2, feedbackWeight: 1 }, 100),
+    relativeFusion(0.8, 100),
+    near({ feedbackHits: 0 }),
+    near({ feedbackHits: 2 }),
+    near({ rankConstant: 10 }),
+    near({ rankConstant: 60 }),
+    near({ denseWeight: 2 }),
+    near({ denseWeight: 3 }),
+    near({ sizeDiscount: 0 }),
+    near({ sizeDiscount: 0.1 }),
   ];
 }

@@ -1,6 +1,7 @@
 // A BEIR set indexed through the service's code, with every query's lexical and embedding chunk lists kept
 // deep enough that any mode or fusion can be scored from them without searching again.
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
+import { diversifyByDocument } from '../src/search/diversify.js';
 import { hybridRanking, type HybridSettings, type RankedHit } from '../src/search/fusion.js';
 import type { BeirSet } from './beir-set.js';
 import { documentRanking, indexCorpus, runQueries, type ChunkedCorpus, type QueryLists } from './chunked-corpus.js';
@@ -48,16 +49,16 @@ export async function prepareSet(set: BeirSet, model: EmbeddingModel, listDepth:
   };
 }
 
-/** The chunks a search with `limit` returns in `mode`, computed the way SearchService.search does. */
+/** The chunks a search with `limit` returns in `mode`, computed the way SearchService.search does (diversified by document). */
 export function modeHits(lists: QueryLists, corpus: ChunkedCorpus, mode: SearchMode, limit: number, fusion: HybridFusion): readonly RankedHit[] {
-  if (mode === 'lexical') return lists.lexical.slice(0, limit);
-  if (mode === 'embedding') return lists.embedding.slice(0, limit);
-  return fusion.rank(lists, corpus, Math.max(limit, fusion.depth)).slice(0, limit);
+  const depth = Math.max(4 * limit, 20);
+  const ranked = mode === 'lexical' ? lists.lexical.slice(0, depth) : mode === 'embedding' ? lists.embedding.slice(0, depth) : fusion.rank(lists, corpus, Math.max(depth, fusion.depth));
+  return diversifyByDocument(ranked, corpus.documentOf).slice(0, limit);
 }
 
 /** Each query's documents for a search of limit 10 and one of limit 100 (a document ranks by its best chunk). */
 export function modeRankings(prepared: PreparedSet, mode: SearchMode, fusion: HybridFusion): QueryRanking[] {
-  const needed = Math.max(100, fusion.depth);
+  const needed = Math.max(400, fusion.depth);
   if (prepared.listDepth < needed) throw new RangeError(`lists of ${prepared.listDepth} chunks cannot emulate a fusion depth of ${fusion.depth}`);
   return prepared.set.queries.map((query, index) => {
     const lists = prepared.lists[index] as QueryLists;
@@ -81,6 +82,7 @@ export function feedbackFusion(name: string, depth: number, settings: HybridSett
           query: lists.vector,
           embedding: lists.embedding.slice(0, cut),
           vectorOf: corpus.vectorOf,
+          relativeSize: corpus.relativeSize,
         },
         settings,
       ),

@@ -7,25 +7,30 @@ import { fileURLToPath } from 'node:url';
 import { createLocalEmbeddingModel } from '../src/providers/local-embedding-model.js';
 import { loadBeirSet } from './beir-set.js';
 import { loadQuestions, runChunkingStudy } from './chunking-study.js';
+import { crossValidate, formatDifference, pairedDifference } from './cross-validation.js';
+import { loadFastapiSet } from './fastapi-set.js';
 import { serviceHybrid } from './fusion-candidates.js';
 import { fusionComparison } from './fusion-comparison.js';
 import { plainBm25Rankings } from './plain-bm25.js';
 import { modeHits, modeRankings, prepareSet, searchModes, type PreparedSet } from './prepared-set.js';
-import { formatScore, formatTable, scoreRankings, type RankingScores } from './ranking-scores.js';
+import { formatScore, formatTable, ndcgPerQuery, scoreRankings, type RankingScores } from './ranking-scores.js';
 
 const dataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
-const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl'].map((name) => resolve(dataRoot, name));
+/** The FastAPI docs with bench/fastapi-graded-questions.json: pages as documents, graded page judgements. */
+const fastapiSetName = 'fastapi-questions';
+const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl', 'dbpedia-entity-5k', fastapiSetName].map((name) => resolve(dataRoot, name));
 /** nDCG@10 of plain BM25 as shared/data/README.md states it. */
 const readmeBaselines: Readonly<Record<string, number>> = { 'msmarco-trecdl-5k': 0.576, 'vaswani-npl': 0.374 };
 /** Chunks kept per query list: enough for Recall@100 and for every fusion depth compared. */
 const listDepth = 1000;
 
-const usage = 'usage: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--chunking]';
+const usage = 'usage: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--cv] [--chunking]';
 
-function parseArguments(argv: readonly string[]): { sets: string[]; fusion: boolean; chunking: boolean } {
+function parseArguments(argv: readonly string[]): { sets: string[]; fusion: boolean; crossValidation: boolean; chunking: boolean } {
   const extra: string[] = [];
   let only = false;
   let fusion = false;
+  let crossValidation = false;
   let chunking = false;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
@@ -35,13 +40,14 @@ function parseArguments(argv: readonly string[]): { sets: string[]; fusion: bool
       extra.push(resolve(directory));
     } else if (argument === '--only') only = true;
     else if (argument === '--fusion') fusion = true;
+    else if (argument === '--cv') crossValidation = true;
     else if (argument === '--chunking') chunking = true;
     else throw new Error(`unknown argument ${argument}\n${usage}`);
   }
   // A --set with the name of a default set replaces it; others are added after the defaults.
   const names = new Set(extra.map((directory) => basename(directory)));
   const sets = [...(only ? [] : defaultSets.filter((directory) => !names.has(basename(directory)))), ...extra];
-  return { sets, fusion, chunking };
+  return { sets, fusion, crossValidation, chunking };
 }
 
 const seconds = (milliseconds: number): string => `${(milliseconds / 1000).toFixed(1)} s`;
@@ -62,7 +68,7 @@ const chosen = serviceHybrid();
 const prepared: PreparedSet[] = [];
 const rows: string[][] = [];
 for (const directory of options.sets) {
-  const set = loadBeirSet(directory);
+  const set = basename(directory) === fastapiSetName ? await loadFastapiSet() : loadBeirSet(directory);
   const setStarted = performance.now();
   log(`${set.name}: ${set.documents.length} documents, ${set.queries.length} judged queries`);
   const ready = await prepareSet(set, model, listDepth, log);
@@ -88,19 +94,30 @@ for (const directory of options.sets) {
     ...[scores.ndcg10, scores.recall10, scores.recall100, scores.mrr10].map(formatScore),
     formatScore(readme),
   ];
-  rows.push(row('plain BM25 (README baseline, recomputed)', baseline));
-  for (const mode of searchModes) rows.push(row(mode, scoreRankings(modeRankings(ready, mode, chosen), set.judgments)));
+  rows.push([...row('plain BM25 (README baseline, recomputed)', baseline), '', '']);
+  const rankings = Object.fromEntries(searchModes.map((mode) => [mode, modeRankings(ready, mode, chosen)])) as Record<(typeof searchModes)[number], ReturnType<typeof modeRankings>>;
+  const modeNdcg = (mode: (typeof searchModes)[number]) => ndcgPerQuery(rankings[mode], set.judgments);
+  for (const mode of searchModes) {
+    const versus = (other: (typeof searchModes)[number]) => (mode === 'hybrid' ? formatDifference(pairedDifference(modeNdcg('hybrid'), modeNdcg(other))) : '');
+    rows.push([...row(mode, scoreRankings(rankings[mode], set.judgments)), versus('lexical'), versus('embedding')]);
+  }
 }
 
 if (rows.length > 0) {
   log('\nRetrieval quality (nDCG with 2^grade - 1 gains; documents ranked by their best chunk; searches of limit 10 and 100)');
   log(`hybrid: ${chosen.name}`);
-  log(formatTable(['set', 'ranking', 'nDCG@10', 'R@10', 'R@100', 'MRR@10', 'README BM25 nDCG@10'], rows, 2));
+  log(formatTable(['set', 'ranking', 'nDCG@10', 'R@10', 'R@100', 'MRR@10', 'README BM25 nDCG@10', 'hybrid - lexical', 'hybrid - embedding'], rows, 2));
+  log('(hybrid - mode: mean per-query nDCG@10 difference ± its paired standard error)');
 }
 
 if (options.fusion && prepared.length > 0) {
   log('\nFusion methods compared, hybrid nDCG@10 (one setting for every set)');
   log(fusionComparison(prepared, chosen));
+}
+
+if (options.crossValidation && prepared.length > 1) {
+  log('');
+  log(crossValidate(prepared));
 }
 
 if (options.chunking) {

@@ -5,6 +5,7 @@ import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
+import { diversifyByDocument } from './diversify.js';
 import { hybridCandidateDepth, hybridRanking, type RankedHit } from './fusion.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
 
@@ -32,6 +33,8 @@ export interface SearchOutcome {
 
 /** Candidates taken from each list before fusing (see fusion.ts). */
 const fusionDepth = hybridCandidateDepth;
+/** Hits a single-mode search reads so that diversifying by document still has `limit` to give. */
+const diversityDepth = (limit: number): number => Math.max(4 * limit, 20);
 /** Pending chunks embedded while a search waits; a larger backlog is embedded in the background. */
 const maxPendingEmbeddedInline = 64;
 
@@ -39,6 +42,7 @@ export class SearchService {
   /** One embedding job per namespace at a time, shared by the searches that wait for it. */
   private readonly embeddingJobs = new Map<string, Promise<void>>();
   private readonly closing = new AbortController();
+  private readonly medians = new WeakMap<Namespace, { version: string; median: number }>();
 
   constructor(
     private readonly store: KnowledgeStore,
@@ -57,10 +61,11 @@ export class SearchService {
     }
     await namespace.syncWithFolder();
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings };
+    const ranked = (hits: readonly RankedHit[]) => this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
     const lexical = (notice?: string): SearchOutcome => ({
       ...base,
       mode: 'lexical',
-      hits: this.resolve(namespace, namespace.searchLexical(query, limit)),
+      hits: ranked(namespace.searchLexical(query, diversityDepth(limit))),
       ...(notice === undefined ? {} : { notice }),
     });
     if (options.mode === 'lexical') return lexical();
@@ -73,16 +78,38 @@ export class SearchService {
     const embeddings = this.embeddings as EmbeddingModel;
     const [vector] = await embeddings.embed([query], options.signal);
     if (options.mode === 'embedding') {
-      return { ...base, mode: 'embedding', hits: this.resolve(namespace, namespace.searchVectors(vector as Float32Array, limit)) };
+      return { ...base, mode: 'embedding', hits: ranked(namespace.searchVectors(vector as Float32Array, diversityDepth(limit))) };
     }
-    const depth = Math.max(limit, fusionDepth);
+    const depth = Math.max(diversityDepth(limit), fusionDepth);
     const fused = hybridRanking({
       lexical: namespace.searchLexical(query, depth),
       query: vector as Float32Array,
       embedding: namespace.searchVectors(vector as Float32Array, depth),
       vectorOf: (key) => namespace.vectorOf(key),
+      relativeSize: this.relativeDocumentSize(namespace),
     });
-    return { ...base, mode: 'hybrid', hits: this.resolve(namespace, fused.slice(0, limit)) };
+    return { ...base, mode: 'hybrid', hits: ranked(fused) };
+  }
+
+  /** A chunk's document size in chunks over the namespace's median document size (for the hybrid's size discount). */
+  private relativeDocumentSize(namespace: Namespace): (key: string) => number {
+    const median = this.medianDocumentChunks(namespace);
+    return (key) => {
+      const file = namespace.chunk(key)?.file;
+      const chunks = file === undefined ? undefined : namespace.document(file)?.chunks.length;
+      return chunks === undefined ? 1 : chunks / median;
+    };
+  }
+
+  /** Recomputed only when the namespace's document or chunk count changed: the median moves slowly. */
+  private medianDocumentChunks(namespace: Namespace): number {
+    const version = `${namespace.documents.length}:${namespace.chunkCount}`;
+    const cached = this.medians.get(namespace);
+    if (cached?.version === version) return cached.median;
+    const sizes = namespace.documents.map((document) => document.chunks.length).sort((left, right) => left - right);
+    const median = Math.max(1, sizes[Math.floor(sizes.length / 2)] ?? 1);
+    this.medians.set(namespace, { version, median });
+    return median;
   }
 
   private resolve(namespace: Namespace, hits: readonly RankedHit[]): RetrievedChunk[] {

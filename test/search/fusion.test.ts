@@ -1,7 +1,9 @@
 // Fusion math: reciprocal rank fusion, scaling to the best score, relative score fusion, Rocchio feedback, hybrid ranking.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { diversifyByDocument } from '../../src/search/diversify.js';
 import {
+  discountBySize,
   feedbackQuery,
   hybridRanking,
   reciprocalRankFusion,
@@ -138,12 +140,12 @@ describe('hybridRanking', () => {
           return vector === undefined ? undefined : Float32Array.from(vector);
         },
       },
-      { denseWeight: 0.6, feedbackHits, feedbackWeight: 1 },
+      { rankConstant: 1, denseWeight: 2, feedbackHits, feedbackWeight: 1, sizeDiscount: 0 },
     );
     return { ranking, looked };
   }
-  // Without feedback: lexical 0.4 + 0.6 * 0.6, near 0.6 * 1, far 0.4 * 0.25 + 0.6 * 0.2.
-  const once = hits(['lexical', 0.76], ['near', 0.6], ['far', 0.22]);
+  // Without feedback, k = 1: lexical 1/2 + 2/3, near 2/2, far 1/3 + 2/4; scaled by the best possible, (1 + 2) / 2.
+  const once = hits(['lexical', (1 / 2 + 2 / 3) / 1.5], ['near', 1 / 1.5], ['far', (1 / 3 + 2 / 4) / 1.5]);
 
   it('without feedback hits fuses once and reads no vector', () => {
     const { ranking, looked } = run(0, (key) => vectors.get(key));
@@ -161,14 +163,50 @@ describe('hybridRanking', () => {
     const stored = (vector: number[]) => [...Float32Array.from(vector)];
     const refined = feedbackQuery(query, [stored([0.6, 0.8]), stored([1, 0])], 1);
     const refinedList = [...vectors].map(([key, vector]) => ({ key, score: cosine(refined, stored(vector)) })).sort((left, right) => right.score - left.score);
-    assertHitsClose(ranking, relativeScoreFusion(lexical, refinedList, 0.6));
+    const expected = reciprocalRankFusion([{ hits: lexical, weight: 1 }, { hits: refinedList, weight: 2 }], 1).map(({ key, score }) => ({ key, score: score / 1.5 }));
+    assertHitsClose(ranking, expected);
     assert.deepEqual(ranking.map((hit) => hit.key), ['lexical', 'near', 'far']);
-    const far = ranking[2]?.score ?? 0;
-    assert.ok(far > 0.22, `the refined query should raise "far" above 0.22, got ${far}`);
+  });
+
+  it('discounts chunks of documents far longer than the median before fusing', () => {
+    const ranking = hybridRanking(
+      { lexical, query, embedding, vectorOf: () => undefined, relativeSize: (key) => (key === 'lexical' ? 1e6 : 1) },
+      { rankConstant: 1, denseWeight: 2, feedbackHits: 0, feedbackWeight: 1, sizeDiscount: 0.5 },
+    );
+    // First in the lexical list and second by cosine, "lexical" drops to last once its document's size counts.
+    assert.deepEqual(ranking.map((hit) => hit.key), ['far', 'near', 'lexical']);
   });
 
   it('re-ranks only the candidates of the two lists: a chunk neither list holds stays out', () => {
     const { ranking } = run(2, (key) => (key === 'elsewhere' ? [0.8, 0.6] : vectors.get(key)));
     assert.ok(!ranking.some((hit) => hit.key === 'elsewhere'));
+  });
+});
+
+describe('discountBySize', () => {
+  it('divides by relativeSize^exponent only above 1, and ranks again', () => {
+    const sizes = new Map([['long', 16], ['short', 0.5]]);
+    assertHitsClose(discountBySize(hits(['long', 1], ['short', 0.8], ['plain', 0.7]), (key) => sizes.get(key) ?? 1, 0.25), hits(['short', 0.8], ['plain', 0.7], ['long', 0.5]));
+  });
+
+  it('leaves the hits alone without sizes or with exponent 0', () => {
+    const input = hits(['a', 2], ['b', 1]);
+    assert.deepEqual(discountBySize(input, undefined, 0.5), input);
+    assert.deepEqual(discountBySize(input, () => 100, 0), input);
+  });
+});
+
+describe('diversifyByDocument', () => {
+  const documentOf = (key: string) => key.split(':')[0];
+  it('lets no document take more than its share of the first places, keeping its further hits after the others', () => {
+    const ranked = hits(['long:1', 9], ['long:2', 8], ['long:3', 7], ['other:1', 6], ['long:4', 5], ['third:1', 4]);
+    assert.deepEqual(diversifyByDocument(ranked, documentOf, 2).map((hit) => hit.key), ['long:1', 'long:2', 'other:1', 'third:1', 'long:3', 'long:4']);
+  });
+
+  it('keeps the order of a ranking that is already diverse, and of one with a single document', () => {
+    const diverse = hits(['a:1', 3], ['b:1', 2], ['a:2', 1]);
+    assert.deepEqual(diversifyByDocument(diverse, documentOf, 2), diverse);
+    const single = hits(['a:1', 3], ['a:2', 2], ['a:3', 1]);
+    assert.deepEqual(diversifyByDocument(single, documentOf, 1), single);
   });
 });
