@@ -1,11 +1,13 @@
 // Prepares agent runs for both variants: the namespace, the query, the sanitized history and the retriever.
-import type { ChatModel, ToolDefinition } from '../providers/chat-model.js';
-import { KnowledgeError } from '../errors.js';
+import type { ChatMessage, ChatModel, ToolDefinition } from '../providers/chat-model.js';
+import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { SearchMode, SearchOutcome, SearchService } from '../search/search-service.js';
 import type { AgentEvent } from './agent-event.js';
 import { latestUserText, sanitizeConversation, type IncomingMessage } from './conversation.js';
 import { containsMention, removeMention } from './mention.js';
+import { extractiveModelId } from '../providers/extractive-chat-model.js';
 import { runAgent } from './run-agent.js';
+import { carryEarlierTerms, looksLikeFollowUp, rewriteWithModel } from './standalone-query.js';
 import { toSnippets, type Snippet } from './snippet.js';
 
 export interface AgentServiceOptions {
@@ -95,19 +97,40 @@ export class AgentService {
   ): AsyncGenerator<AgentEvent> {
     const chat = this.options.chat;
     if (chat === undefined) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
-    return withLinkedSignal([request.signal, this.options.shutdown], (runSignal) =>
-      runAgent({
+    const standaloneQuery = (signal: AbortSignal) => this.standaloneQuery(chat, history, query, signal);
+    const storagePath = this.options.storagePath;
+    return withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {
+      yield* runAgent({
         namespace: request.namespace,
-        query,
+        query: await standaloneQuery(runSignal),
         history,
         platformTools: request.platformTools,
         retrievalToolName: retrieval.toolName,
-        retrieve: async (namespace, text, signal) => toSnippets(await retrieval.retrieve(namespace, text, signal), this.options.storagePath),
+        retrieve: async (namespace, text, signal) => toSnippets(await retrieval.retrieve(namespace, text, signal), storagePath),
         sourceLabel: retrieval.sourceLabel,
         chat,
         signal: runSignal,
-      }),
-    );
+      });
+    });
+  }
+
+  /**
+   * The search query for the newest question: as asked, or, for a follow-up, rewritten by the model from the
+   * conversation (the extractive model, or a failed rewrite, carries the earlier questions' key words instead).
+   */
+  private async standaloneQuery(chat: ChatModel, history: readonly ChatMessage[], question: string, signal: AbortSignal): Promise<string> {
+    const earlierQuestions = history.filter((message) => message.role === 'user').slice(0, -1).map((message) => removeMention(message.content, this.options.mention));
+    if (earlierQuestions.length === 0 || !looksLikeFollowUp(question)) return question;
+    if (chat.id !== extractiveModelId) {
+      try {
+        const rewritten = await rewriteWithModel(chat, history, question, signal);
+        if (rewritten !== undefined) return rewritten;
+      } catch (error) {
+        // A provider failure or an abort falls back to carrying words; the retrieval that follows reports an abort.
+        if (!isKnowledgeError(error) && !signal.aborted) throw error;
+      }
+    }
+    return carryEarlierTerms(question, earlierQuestions);
   }
 }
 
