@@ -19,11 +19,19 @@ export interface ToolDefinition {
   readonly parameters: Record<string, unknown>;
 }
 
+/** A numbered snippet as the prompt quotes it; title and heading path tell which section it comes from. */
+export interface GroundingSnippet {
+  readonly number: number;
+  readonly text: string;
+  readonly title?: string;
+  readonly headingPath?: readonly string[];
+}
+
 export interface ChatRequest {
   readonly messages: readonly ChatMessage[];
   readonly tools: readonly ToolDefinition[];
   /** The question and the numbered snippets the prompt quotes, for models that work on them directly. */
-  readonly grounding?: { readonly query: string; readonly snippets: readonly { readonly number: number; readonly text: string }[] };
+  readonly grounding?: { readonly query: string; readonly snippets: readonly GroundingSnippet[] };
   readonly signal?: AbortSignal;
 }
 

@@ -1,15 +1,15 @@
-// The extractive answer model: quotes the best-matching prose sentences of the snippets with their citations.
+// The extractive answer model: quotes the passage that answers the question, code included, with its citations.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatStreamPart } from '../../src/providers/chat-model.js';
-import { createExtractiveChatModel, proseSentences } from '../../src/providers/extractive-chat-model.js';
+import type { ChatStreamPart, GroundingSnippet } from '../../src/providers/chat-model.js';
+import { createExtractiveChatModel, noAnswer } from '../../src/providers/extractive-chat-model.js';
 
-async function answer(query: string, snippets: string[]): Promise<string> {
+async function answer(query: string, snippets: (string | Omit<GroundingSnippet, 'number'>)[]): Promise<string> {
   const parts: ChatStreamPart[] = [];
   const stream = createExtractiveChatModel().stream({
     messages: [],
     tools: [],
-    grounding: { query, snippets: snippets.map((text, index) => ({ number: index + 1, text })) },
+    grounding: { query, snippets: snippets.map((snippet, index) => ({ number: index + 1, ...(typeof snippet === 'string' ? { text: snippet } : snippet) })) },
   });
   for await (const part of stream) parts.push(part);
   assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop' });
@@ -17,7 +17,7 @@ async function answer(query: string, snippets: string[]): Promise<string> {
 }
 
 describe('extractive chat model', () => {
-  it('quotes the sentences that answer the question, with the number of their snippet', async () => {
+  it('quotes the passage that answers the question, with the number of its snippet', async () => {
     const text = await answer('how long are backups kept?', [
       '# Logging\n\nLogs are JSON lines.',
       '# Backups\n\nSnapshots are taken nightly. Backups are kept for thirty days before deletion.',
@@ -26,24 +26,44 @@ describe('extractive chat model', () => {
     assert.doesNotMatch(text, /JSON lines/);
   });
 
-  it('quotes at most three sentences and at most two of one snippet', async () => {
-    const snippet = 'Tokens rotate daily. Tokens expire hourly. Tokens are scoped. Tokens are hashed.';
-    const text = await answer('tokens', [snippet, 'Tokens are logged never.']);
-    const quoted = text.split('\n').filter((line) => line.startsWith('- '));
-    assert.equal(quoted.length, 3);
-    assert.equal(quoted.filter((line) => line.endsWith('[1].')).length, 2);
-  });
-
-  it('says so when no sentence matches, citing nothing', async () => {
-    const text = await answer('kubernetes helm chart', ['# Billing\n\nInvoices are monthly.']);
-    assert.equal(text, 'The documentation found does not answer this directly.');
-  });
-
-  it('leaves code blocks, tables and headings out of the sentences', () => {
-    assert.deepEqual(proseSentences('# Title\n\nRun the tool now. It works well.\n\n```sh\nrun --now\n```\n\n| a | b |\n|---|---|\n- A listed item here.'), [
-      'Run the tool now.',
-      'It works well.',
-      'A listed item here.',
+  it('leads with the passage\'s first sentence and keeps the code block that shows how', async () => {
+    const text = await answer('how do I add a middleware?', [
+      {
+        title: 'Middleware',
+        headingPath: ['Middleware', 'Create a middleware'],
+        text: '## Create a middleware\n\nTo create a middleware you use the decorator `@app.middleware("http")` on top of a function. It receives the request.\n\n```python\n@app.middleware("http")\nasync def add_header(request, call_next):\n    return await call_next(request)\n```\n\nMore prose after the code.',
+      },
     ]);
+    assert.ok(text.startsWith('To create a middleware you use the decorator `@app.middleware("http")` on top of a function [1].'), text);
+    assert.match(text, /```python\n@app\.middleware\("http"\)\nasync def add_header/);
+    assert.match(text, /```\s*$/);
+  });
+
+  it('keeps a list together with the sentence that introduces it', async () => {
+    const text = await answer('what does the middleware function receive?', [
+      'The middleware function receives:\n\n* The `request`.\n* A function `call_next`.\n\nUnrelated closing words.',
+    ]);
+    assert.match(text, /The middleware function receives \[1\]:\n\n\* The `request`\.\n\* A function `call_next` \[1\]\./);
+  });
+
+  it('adds a second passage from another snippet when it covers the question nearly as well', async () => {
+    const text = await answer('how do I set the cookie max age?', [
+      'Set a cookie with `response.set_cookie()`. The max age is given in seconds.',
+      'A cookie max age of zero deletes the cookie at once.',
+    ]);
+    assert.match(text, /\[1\]/);
+    assert.match(text, /\[2\]/);
+  });
+
+  it('never shows doc-site syntax (admonitions, anchors, includes, HTML)', async () => {
+    const text = await answer('how do I declare an optional query parameter?', [
+      '## Optional parameters { #optional-parameters }\n\n/// tip\n\nYou can declare optional query parameters by setting their default to `None`, see <abbr title="also">the</abbr> [Query docs](query-params.md).\n\n///\n\n{* ../../docs_src/query_params/tutorial002_py310.py hl[9] *}',
+    ]);
+    assert.match(text, /You can declare optional query parameters by setting their default to `None`, see the Query docs \[1\]\./);
+    assert.doesNotMatch(text, /\{ #|\/\/\/|\{\*|<abbr|\]\(query-params\.md\)/);
+  });
+
+  it('says so when nothing matches, citing nothing', async () => {
+    assert.equal(await answer('kubernetes helm chart', ['# Billing\n\nInvoices are monthly.']), noAnswer);
   });
 });

@@ -1,0 +1,72 @@
+// Splits Markdown into its top-level blocks (headings, paragraphs, lists, quotes, tables, code blocks), so a passage
+// can be quoted whole: a code block is never cut, a list keeps its items together.
+
+export type BlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code';
+
+export interface MarkdownBlock {
+  readonly kind: BlockKind;
+  /** The block as written, without surrounding blank lines. */
+  readonly text: string;
+}
+
+const fenceOpener = /^\s{0,3}(`{3,}|~{3,})/;
+const listItem = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+/;
+
+function kindOfLine(line: string): Exclude<BlockKind, 'code'> {
+  if (/^\s{0,3}#{1,6}(\s|$)/.test(line)) return 'heading';
+  if (listItem.test(line)) return 'list';
+  if (/^\s{0,3}>/.test(line)) return 'quote';
+  if (/^\s{0,3}\|/.test(line)) return 'table';
+  return 'paragraph';
+}
+
+export function markdownBlocks(markdown: string): MarkdownBlock[] {
+  const blocks: MarkdownBlock[] = [];
+  const lines = markdown.split('\n');
+  let current: { kind: BlockKind; lines: string[] } | undefined;
+  const close = (): void => {
+    if (current !== undefined) blocks.push({ kind: current.kind, text: current.lines.join('\n').trimEnd() });
+    current = undefined;
+  };
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const fence = fenceOpener.exec(line);
+    if (fence !== null) {
+      close();
+      const marker = fence[1] as string;
+      const code = [line];
+      while (++index < lines.length) {
+        const inner = lines[index] as string;
+        code.push(inner);
+        if (inner.trim().startsWith(marker) && inner.trim().replace(/[`~]/g, '') === '') break;
+      }
+      // A fence cut off by the end of a chunk is closed, so a quoted block is always valid Markdown.
+      if (code.length === 1 || !(code.at(-1) as string).trim().startsWith(marker)) code.push(marker);
+      blocks.push({ kind: 'code', text: code.join('\n') });
+      continue;
+    }
+    if (line.trim() === '') {
+      // A blank line ends a block, except between the items of one list (or inside an item).
+      const next = lines.slice(index + 1).find((candidate) => candidate.trim() !== '');
+      if (current?.kind === 'list' && next !== undefined && (listItem.test(next) || /^\s{2,}\S/.test(next))) {
+        current.lines.push('');
+        continue;
+      }
+      close();
+      continue;
+    }
+    const kind = kindOfLine(line);
+    const continues =
+      current !== undefined &&
+      kind !== 'heading' &&
+      current.kind !== 'heading' &&
+      (kind === current.kind || (current.kind === 'list' && (kind === 'paragraph' || /^\s+/.test(line))) || (current.kind === 'paragraph' && kind === 'paragraph'));
+    if (!continues) {
+      close();
+      current = { kind, lines: [] };
+    }
+    (current as { lines: string[] }).lines.push(line);
+  }
+  close();
+  return blocks;
+}

@@ -1,0 +1,29 @@
+// Markdown split into whole blocks: code blocks never cut, list items kept together.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { markdownBlocks } from '../../src/markdown/markdown-blocks.js';
+
+describe('markdownBlocks', () => {
+  it('splits headings, paragraphs, lists, quotes, tables and code blocks', () => {
+    const blocks = markdownBlocks('# Title\n\nOne line\nand its continuation.\n\n- a\n- b\n\n> quoted\n\n| a | b |\n|---|---|\n\n```py\nx = 1\n\ny = 2\n```');
+    assert.deepEqual(
+      blocks.map((block) => [block.kind, block.text]),
+      [
+        ['heading', '# Title'],
+        ['paragraph', 'One line\nand its continuation.'],
+        ['list', '- a\n- b'],
+        ['quote', '> quoted'],
+        ['table', '| a | b |\n|---|---|'],
+        ['code', '```py\nx = 1\n\ny = 2\n```'],
+      ],
+    );
+  });
+
+  it('keeps a loose list (blank lines between items, indented continuations) as one block', () => {
+    assert.deepEqual(markdownBlocks('* one\n\n* two\n    * nested\n\nAfter.').map((block) => block.kind), ['list', 'paragraph']);
+  });
+
+  it('closes a code block cut off by the end of the text', () => {
+    assert.deepEqual(markdownBlocks('```sh\nrun --now'), [{ kind: 'code', text: '```sh\nrun --now\n```' }]);
+  });
+});
