@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { toSnippets } from '../agent/snippet.js';
 import { KnowledgeError } from '../errors.js';
-import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
+import { describeReplaced, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import type { SearchService } from '../search/search-service.js';
 import { toMatch } from '../stream/variant1-sse.js';
@@ -62,6 +62,7 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
           path: join(storagePath, report.namespace, outcome.document.file),
           chunks: outcome.document.chunks.length,
           status: outcome.status,
+          ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
         }],
   );
   return {
