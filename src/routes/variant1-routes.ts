@@ -108,8 +108,8 @@ export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async
       summary: 'Search a namespace by embedding similarity (Variant 1)',
       description:
         'Ranks the chunks of the namespace by cosine similarity to the query (`mode` `embedding`, the default), by BM25 (`lexical`) or both fused (`hybrid`). ' +
-        'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most); an unknown namespace gives no matches. ' +
-        '`notice` explains a fallback to lexical ranking.',
+        'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most). ' +
+        '`notice` explains a fallback to lexical ranking, or says that the namespace does not exist (no matches, and nothing is created).',
       body: variant1SearchBodySchema,
       documentation: {
         success: jsonSuccess('The best matches, best first.', variant1SearchResponseSchema),

@@ -109,5 +109,5 @@ export const variant1SearchResponseSchema = z.object({
   query: z.string(),
   mode: searchModeSchema.describe('The ranking actually used.'),
   matches: z.array(matchSchema),
-  notice: z.string().optional().describe('Why the ranking differs from the one asked for (for example lexical while a namespace is being embedded).'),
+  notice: z.string().optional().describe('Why the ranking differs from the one asked for (for example lexical while a namespace is being embedded), or that the namespace does not exist.'),
 });

@@ -73,7 +73,7 @@ export const searchDocsResponseSchema = z.object({
   query: z.string(),
   mode: searchModeSchema.describe('The ranking actually used.'),
   results: z.array(searchDocsResultSchema),
-  warnings: z.array(z.string()).describe('Files that could not be read, and why the ranking differs from the one asked for.'),
+  warnings: z.array(z.string()).describe('Files that could not be read, why the ranking differs from the one asked for, and that the namespace does not exist.'),
 });
 
 export const generateResponseSchema = z.object({
@@ -84,7 +84,10 @@ export const generateResponseSchema = z.object({
       toolCallId: z.string(),
       toolName: z.string(),
       args: z.object({ namespace: z.string(), query: z.string() }),
-      result: z.object({ results: z.array(searchDocsResultSchema) }),
+      result: z.object({
+        results: z.array(searchDocsResultSchema),
+        warnings: z.array(z.string()).optional().describe('What the search said beside its results: the namespace does not exist, or a ranking fallback.'),
+      }),
     }),
   ).describe('The retrieval made before the answer.'),
 });

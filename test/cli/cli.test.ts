@@ -194,6 +194,7 @@ describe('knowledge-agent command line', () => {
     const nothing = await cli(['search', 'anything', '-n', 'no-such-namespace']);
     assert.equal(nothing.code, 0);
     assert.equal(nothing.stdout, 'no matches for "anything" in namespace no-such-namespace\n');
+    assert.equal(nothing.stderr, 'note: the namespace "no-such-namespace" does not exist: nothing has been ingested into it\n');
   });
 
   it('asks: streams the cited answer to stdout, the search to stderr, and ends with the Sources line', async () => {
