@@ -57,7 +57,7 @@ const documentedJsonBody = variant2IngestBodySchema.extend({
 const documentedFormBody = z.object({
   namespace: namespaceFieldSchema,
   sources: z.string().optional().describe('A JSON array of sources, as `sources` of the JSON body.'),
-  file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name.'),
+  file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name. A file name may carry its folders (`tutorial/middleware.md`): that path, relative to what is ingested, is the document\'s identity; absolute paths and `..` are refused per file.'),
 });
 const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType): RouteDocumentation => ({
   body,
