@@ -116,7 +116,7 @@ export class IngestPanel {
     this.showQueue();
     const notes = [
       picked.leftOut > 0 ? `Left out ${plural(picked.leftOut, 'file')} that ${picked.leftOut === 1 ? 'is' : 'are'} not Markdown, text, PDF or HTML (or hidden).` : '',
-      clashes.length > 0 ? `Not added: ${clashes.join(', ')}, already queued from another folder under the same path (add their common folder instead).` : '',
+      clashes.length > 0 ? `Not added: ${clashes.join(', ')}: another file is queued under the same path, and one would replace the other (remove it first, or add the two folders' common folder).` : '',
     ].filter((note) => note !== '');
     if (notes.length > 0) this.say(notes.join(' '), clashes.length > 0 ? 'error' : 'normal');
   }
