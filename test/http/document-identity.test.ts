@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { renderDocument } from '../../src/store/front-matter.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
+import { encodeForm, type FormPart } from '../support/multipart-body.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, startService, type TestService } from '../support/service.js';
 
@@ -38,8 +39,13 @@ const pagesPerRequest = 40;
 describe('document identity: uploads keep their folders', () => {
   let provider: ProviderDouble;
   let service: TestService;
+  let curlAvailable = false;
 
   before(async () => {
+    curlAvailable = await runFile('curl', ['--version']).then(
+      () => true,
+      () => false,
+    );
     provider = await startProviderDouble();
     const storageRoot = await makeStorageRoot();
     // A namespace written before uploads kept their folders: its upload is recorded under its bare name.
@@ -56,11 +62,23 @@ describe('document identity: uploads keep their folders', () => {
     await provider.close();
   });
 
-  /** Uploads files with curl, each part named by its path (`-F 'file=@...;filename=tutorial/middleware.md'`). */
+  /**
+   * Uploads files as `curl -F 'file=@...;filename=tutorial/middleware.md'` does, each part named by its path. Without a
+   * curl on the machine (npm test needs only Node) the same parts are written by hand: curl's wire format is one
+   * Content-Disposition with that filename and the part's Content-Type.
+   */
   async function curlUpload(namespace: string, files: readonly { path: string; name: string }[]): Promise<Variant2Response> {
-    const parts = files.flatMap(({ path, name }) => ['-F', `file=@${path};filename=${name};type=text/markdown`]);
-    const { stdout } = await runFile('curl', ['-sS', '--fail-with-body', '-F', `namespace=${namespace}`, ...parts, `${service.baseUrl}/api/tools/ingest`], { maxBuffer: 16_000_000 });
-    return JSON.parse(stdout) as Variant2Response;
+    if (curlAvailable) {
+      const parts = files.flatMap(({ path, name }) => ['-F', `file=@${path};filename=${name};type=text/markdown`]);
+      const { stdout } = await runFile('curl', ['-sS', '--fail-with-body', '-F', `namespace=${namespace}`, ...parts, `${service.baseUrl}/api/tools/ingest`], { maxBuffer: 16_000_000 });
+      return JSON.parse(stdout) as Variant2Response;
+    }
+    const parts: FormPart[] = [{ name: 'namespace', value: namespace }];
+    for (const { path, name } of files) parts.push({ name: 'file', fileName: name, contentType: 'text/markdown', value: await readFile(path) });
+    const form = encodeForm(parts, { boundary: '------------------------curlstyleboundary', quoting: 'raw', malformation: 'none' });
+    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': form.contentType }, body: form.body });
+    assert.equal(response.status, 200, await response.clone().text());
+    return (await response.json()) as Variant2Response;
   }
 
   async function listing(namespace: string): Promise<DocumentListing['documents']> {
