@@ -34,7 +34,9 @@ export interface AgentRequest {
 export interface GeneratedAnswer {
   readonly text: string;
   readonly sources: readonly string[];
-  readonly retrieval: { readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string }; readonly snippets: readonly Snippet[] } | undefined;
+  readonly retrieval:
+    | { readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string }; readonly snippets: readonly Snippet[]; readonly notice?: string }
+    | undefined;
 }
 
 type Retriever = (namespace: string, query: string, signal: AbortSignal) => Promise<SearchOutcome>;
@@ -77,7 +79,7 @@ export class AgentService {
     let sources: readonly string[] = [];
     for await (const event of this.variant2Run(request)) {
       if (event.type === 'retrieval-start') retrieval = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, snippets: [] };
-      else if (event.type === 'retrieval-result' && retrieval !== undefined) retrieval = { ...retrieval, snippets: event.snippets };
+      else if (event.type === 'retrieval-result' && retrieval !== undefined) retrieval = { ...retrieval, snippets: event.snippets, ...(event.notice === undefined ? {} : { notice: event.notice }) };
       else if (event.type === 'text-delta') text += event.delta;
       else if (event.type === 'finish') sources = event.sources;
       else if (event.type === 'error') throw new KnowledgeError(event.code, event.message);
@@ -106,7 +108,14 @@ export class AgentService {
         history,
         platformTools: request.platformTools,
         retrievalToolName: retrieval.toolName,
-        retrieve: async (namespace, text, signal) => toSnippets(await retrieval.retrieve(namespace, text, signal), storagePath),
+        retrieve: async (namespace, text, signal) => {
+          const outcome = await retrieval.retrieve(namespace, text, signal);
+          return {
+            snippets: toSnippets(outcome, storagePath),
+            namespaceExists: outcome.namespaceExists,
+            ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
+          };
+        },
         sourceLabel: retrieval.sourceLabel,
         chat,
         signal: runSignal,

@@ -5,8 +5,17 @@ import { isKnowledgeError } from '../errors.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolDefinition } from '../providers/chat-model.js';
 import type { AgentEvent } from './agent-event.js';
 import { createCitationFilter, formatSourcesLine } from './citation-filter.js';
-import { nothingFoundAnswer, systemPrompt } from './prompt.js';
+import { missingNamespaceAnswer, nothingFoundAnswer, systemPrompt } from './prompt.js';
 import type { Snippet } from './snippet.js';
+
+/** What the retrieval step found: the numbered snippets, and whether the namespace exists at all. */
+export interface Retrieval {
+  readonly snippets: readonly Snippet[];
+  /** False for a namespace nothing was ever ingested into: the answer says so rather than "nothing found". */
+  readonly namespaceExists: boolean;
+  /** The search's notice (a ranking fallback, or the missing namespace), passed on with the retrieval's result. */
+  readonly notice?: string;
+}
 
 export interface AgentRunInput {
   readonly namespace: string;
@@ -17,7 +26,7 @@ export interface AgentRunInput {
   readonly platformTools: readonly ToolDefinition[];
   /** `search_docs` (Variant 1) or `searchDocs` (Variant 2). */
   readonly retrievalToolName: string;
-  readonly retrieve: (namespace: string, query: string, signal: AbortSignal) => Promise<readonly Snippet[]>;
+  readonly retrieve: (namespace: string, query: string, signal: AbortSignal) => Promise<Retrieval>;
   /** What the Sources line lists for a cited snippet: its title (Variant 1) or file name (Variant 2). */
   readonly sourceLabel: (snippet: Snippet) => string;
   readonly chat: ChatModel;
@@ -42,19 +51,22 @@ function failureOf(signal: AbortSignal, error: unknown): unknown {
 export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent> {
   const retrievalCallId = `call_${randomUUID()}`;
   yield { type: 'retrieval-start', toolCallId: retrievalCallId, toolName: input.retrievalToolName, args: { namespace: input.namespace, query: input.query } };
-  let snippets: readonly Snippet[];
+  let retrieval: Retrieval;
   try {
-    snippets = await input.retrieve(input.namespace, input.query, input.signal);
+    retrieval = await input.retrieve(input.namespace, input.query, input.signal);
   } catch (error) {
     const failure = failureOf(input.signal, error);
     if (failure !== undefined) yield asErrorEvent(failure);
     return;
   }
-  yield { type: 'retrieval-result', toolCallId: retrievalCallId, snippets };
+  const { snippets } = retrieval;
+  yield { type: 'retrieval-result', toolCallId: retrievalCallId, snippets, ...(retrieval.notice === undefined ? {} : { notice: retrieval.notice }) };
 
   const messageId = `msg_${randomUUID()}`;
+  // Without snippets there is nothing to ground an answer on; the model is still asked when it may call a platform tool.
+  const emptyAnswer = retrieval.namespaceExists ? nothingFoundAnswer(input.namespace) : missingNamespaceAnswer(input.namespace);
   if (snippets.length === 0 && input.platformTools.length === 0) {
-    const text = `${nothingFoundAnswer(input.namespace)}\n\n${formatSourcesLine([])}`;
+    const text = `${emptyAnswer}\n\n${formatSourcesLine([])}`;
     yield { type: 'text-start', messageId };
     yield { type: 'text-delta', messageId, delta: text };
     yield { type: 'text-end', messageId };
@@ -79,7 +91,7 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
 
   try {
     const stream = input.chat.stream({
-      messages: [{ role: 'system', content: systemPrompt(input.namespace, snippets) }, ...input.history],
+      messages: [{ role: 'system', content: systemPrompt(input.namespace, snippets, retrieval.namespaceExists) }, ...input.history],
       tools: input.platformTools,
       grounding: { query: input.query, snippets },
       signal: input.signal,
@@ -111,7 +123,7 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
   const sources = [...new Set(filter.citedNumbers.map((number) => input.sourceLabel(snippets[number - 1] as Snippet)))];
   // An answer cut off inside a code block gets the block closed, so the Sources line stays outside it.
   const unclosedFence = ((answer + body).match(/^\s*(```|~~~)/gm)?.length ?? 0) % 2 === 1 ? '\n```' : '';
-  const closing = `${answer + body === '' ? nothingFoundAnswer(input.namespace) : body}${unclosedFence}\n\n${formatSourcesLine(sources)}`;
+  const closing = `${answer + body === '' ? emptyAnswer : body}${unclosedFence}\n\n${formatSourcesLine(sources)}`;
   yield* emit(closing);
   yield { type: 'text-end', messageId };
   yield { type: 'finish', text: answer, sources };

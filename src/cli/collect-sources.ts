@@ -1,7 +1,7 @@
 // Turns the paths and URLs given to `ingest` into sources to send: folders walked for documents, files checked
 // against the service's type and size limits first (so nothing is uploaded that would be refused), then batched.
 import { readdir, stat } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** The extensions the service converts (src/ingest/convert-document.ts); others are not documents. */
 export const documentExtensions = ['.md', '.markdown', '.mdx', '.txt', '.text', '.pdf', '.html', '.htm'] as const;
@@ -10,7 +10,11 @@ export const documentExtensions = ['.md', '.markdown', '.mdx', '.txt', '.text', 
 export const maxUploadBytes = 6_000_000;
 
 export type PlannedSource =
-  | { readonly kind: 'file'; readonly label: string; readonly path: string; readonly bytes: number }
+  /**
+   * `uploadName` is the file's identity at the service: its path relative to the folder given on the command line
+   * (`tutorial/middleware.md` for `docs/tutorial/middleware.md` under `ingest docs`), or its name for a file given itself.
+   */
+  | { readonly kind: 'file'; readonly label: string; readonly path: string; readonly uploadName: string; readonly bytes: number }
   | { readonly kind: 'url'; readonly label: string; readonly url: string };
 
 /** A source decided here, without the service. */
@@ -91,7 +95,9 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
   const seen = new Set<string>();
   let ignored = 0;
 
-  const addFile = async (path: string, named: boolean) => {
+  /** `folder`: the folder given on the command line that the file was found in; undefined for a file given itself. */
+  const addFile = async (path: string, folder: string | undefined) => {
+    const named = folder === undefined;
     if (seen.has(path)) return;
     seen.add(path);
     const label = labelOf(path, cwd);
@@ -111,7 +117,8 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
       local.push({ label, status: 'failed', reason: `${formatBytes(info.size)}, over the ${formatBytes(maxUploadBytes)} limit for a file` });
       return;
     }
-    sources.push({ kind: 'file', label, path, bytes: info.size });
+    const uploadName = (folder === undefined ? basename(path) : relative(folder, path)).split(sep).join('/');
+    sources.push({ kind: 'file', label, path, uploadName, bytes: info.size });
   };
 
   for (const input of inputs) {
@@ -140,20 +147,21 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
     }
     if (info.isDirectory()) {
       await walk(path, {
-        document: (file) => addFile(file, false),
+        document: (file) => addFile(file, path),
         other: () => void ignored++,
         unreadable: (folder, error) => local.push({ label: labelOf(folder, cwd), status: 'failed', reason: `cannot read the folder: ${describeFileError(error)}` }),
       });
     } else {
-      await addFile(path, true);
+      await addFile(path, undefined);
     }
   }
   return { ...withUniqueUploadNames(sources, local), ignored };
 }
 
 /**
- * The service keys an upload by its base name (the multipart parser drops folders), so two files named alike
- * would replace each other on every run: the first is sent, the others fail here with the reason.
+ * The service keys an upload by its path relative to the folder it came from, so files of two folders given on one
+ * command line (`a/README.md`, `b/README.md`) could share one and replace each other on every run: the first is
+ * sent, the others fail here with the reason. Within one folder every path is different.
  */
 function withUniqueUploadNames(sources: readonly PlannedSource[], local: readonly LocalOutcome[]): { sources: PlannedSource[]; local: LocalOutcome[] } {
   const firstOfName = new Map<string, string>();
@@ -164,13 +172,16 @@ function withUniqueUploadNames(sources: readonly PlannedSource[], local: readonl
       unique.push(source);
       continue;
     }
-    const name = basename(source.path);
-    const first = firstOfName.get(name);
+    const first = firstOfName.get(source.uploadName);
     if (first === undefined) {
-      firstOfName.set(name, source.label);
+      firstOfName.set(source.uploadName, source.label);
       unique.push(source);
     } else {
-      rejected.push({ label: source.label, status: 'failed', reason: `same file name as ${first}; the service keys uploads by file name, so one would replace the other (rename it, or ingest it into another namespace)` });
+      rejected.push({
+        label: source.label,
+        status: 'failed',
+        reason: `same path (${source.uploadName}) as ${first} relative to the folders given, so one would replace the other: ingest their common parent folder instead, or into another namespace`,
+      });
     }
   }
   return { sources: unique, local: [...local, ...rejected] };

@@ -5,7 +5,7 @@ import { ServerError, UsageError, exitCodes } from './cli-error.js';
 import { KnowledgeAgentClient } from './client.js';
 import { collectSources, documentExtensions, planBatches, type Batch } from './collect-sources.js';
 import { connectionHelp, connectionOptions, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
-import { summaryLine } from './ingest-progress.js';
+import { replacedLine, summaryLine } from './ingest-progress.js';
 import { createReporter, IngestTally, type IngestReporter } from './ingest-reporter.js';
 import { sendBatch, type BatchOutcome } from './ingest-requests.js';
 
@@ -13,8 +13,10 @@ const help = `Usage: knowledge-agent ingest <path or URL>... [--namespace NAME]
 
 Uploads documents to the Knowledge Agent. Folders are walked for ${documentExtensions.join(' ')} files
 (hidden folders and node_modules are left out); http(s) URLs are downloaded by the service.
-Files go up in batches, so the service may run on another machine. Content that is already stored
-is skipped; changed content replaces the previous version.
+Files go up in batches, so the service may run on another machine. Each file is known to the service
+by its path relative to the folder given (docs/tutorial/index.md under "ingest docs" is tutorial/index.md;
+a file given by itself is its name), so files of one name in different folders stay apart. Content that is
+already stored is skipped; changed content replaces the previous version, and the line says which.
 
 On a terminal a progress bar shows files, chunks, rate and time left; otherwise one line per
 source is printed (saved / updated / skipped / failed). The last line is the summary:
@@ -45,6 +47,7 @@ async function runBatch(client: KnowledgeAgentClient, batch: Batch, namespace: s
       status: outcome.status,
       ...(outcome.chunks === undefined ? {} : { chunks: outcome.chunks }),
       ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+      ...(outcome.replaced === undefined ? {} : { replaced: { file: outcome.replaced.file, ingestedAt: outcome.replaced.ingested_at } }),
     });
   };
   for (let attempt = 0; ; attempt++) {
@@ -107,6 +110,8 @@ export const ingestCommand: Command = {
       reporter.end();
       process.off('SIGINT', interrupt);
     }
+    const replaced = replacedLine(tally.replaced);
+    if (replaced !== undefined) context.stdout.write(`${replaced}\n`);
     context.stdout.write(`${summaryLine(tally.counts)}\n`);
     return tally.counts.failed > 0 ? exitCodes.failure : exitCodes.ok;
   },

@@ -11,6 +11,8 @@ export interface SourceOutcome {
   readonly chunks?: number;
   /** Why it was skipped or failed. */
   readonly reason?: string;
+  /** With `updated`: the stored document it replaced (its file name in the namespace), and when that was stored. */
+  readonly replaced?: { readonly file: string; readonly ingestedAt: string };
 }
 
 export interface ProgressState {
@@ -74,14 +76,34 @@ export function progressLine(state: ProgressState, columns: number): string {
   return `${formatBar(state.filesDone, state.filesTotal, barWidth)}${text}`;
 }
 
-/** `saved  docs/a.md  12 chunks`, `skipped  docs/b.md  unchanged`, `failed  docs/c.pdf  <reason>`. */
+/** `2026-11-23 18:04 UTC` from an ISO 8601 time; the text as it is when it is not one. */
+function formatStoredAt(isoTime: string): string {
+  const match = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(isoTime);
+  return match === null ? isoTime : `${match[1]} ${match[2]} UTC`;
+}
+
+/**
+ * `saved  docs/a.md  12 chunks`, `skipped  docs/b.md  unchanged`, `failed  docs/c.pdf  <reason>`, and for an update
+ * `updated  docs/a.md  12 chunks, replaced a.md of 2026-11-23 18:04 UTC`: a replacement is always named.
+ */
 export function outcomeLine(outcome: SourceOutcome): string {
+  const replaced = outcome.replaced === undefined ? undefined : `replaced ${outcome.replaced.file} of ${formatStoredAt(outcome.replaced.ingestedAt)}`;
   const detail =
     outcome.reason !== undefined ? outcome.reason
     : outcome.status === 'skipped' ? 'unchanged'
-    : outcome.chunks !== undefined ? plural(outcome.chunks, 'chunk')
-    : '';
+    : [outcome.chunks === undefined ? undefined : plural(outcome.chunks, 'chunk'), replaced].filter((part) => part !== undefined).join(', ');
   return detail === '' ? `${outcome.status}  ${outcome.label}` : `${outcome.status}  ${outcome.label}  ${detail}`;
+}
+
+/** File names listed in full in the summary's replacement line; more are counted. */
+const maxReplacedNamed = 10;
+
+/** `replaced 2 stored documents: a.md, b.md`, or undefined when nothing was replaced. */
+export function replacedLine(files: readonly string[]): string | undefined {
+  if (files.length === 0) return undefined;
+  const named = files.slice(0, maxReplacedNamed).join(', ');
+  const more = files.length > maxReplacedNamed ? ` and ${files.length - maxReplacedNamed} more` : '';
+  return `replaced ${plural(files.length, 'stored document')}: ${named}${more}`;
 }
 
 export function summaryLine(counts: StatusCounts): string {

@@ -9,10 +9,13 @@ export class IngestTally {
   /** Chunks written by saved and updated documents. */
   chunks = 0;
   done = 0;
+  /** File names of the stored documents that updates replaced, in the order reported. */
+  readonly replaced: string[] = [];
 
   add(outcome: SourceOutcome): void {
     this.counts[outcome.status]++;
     this.done++;
+    if (outcome.replaced !== undefined) this.replaced.push(outcome.replaced.file);
     if (outcome.status === 'saved' || outcome.status === 'updated') this.chunks += outcome.chunks ?? 0;
   }
 }
@@ -85,8 +88,8 @@ class TerminalReporter implements IngestReporter {
 
   outcome(outcome: SourceOutcome): void {
     this.tally.add(outcome);
-    // Failures and local decisions are worth a line above the bar; stored documents show in its counts.
-    if (outcome.status === 'failed' || outcome.reason !== undefined) this.bars?.log(`${outcomeLine(outcome)}\n`);
+    // Failures, replacements and local decisions are worth a line above the bar; other stored documents show in its counts.
+    if (outcome.status === 'failed' || outcome.status === 'updated' || outcome.reason !== undefined) this.bars?.log(`${outcomeLine(outcome)}\n`);
     this.bar?.update(this.tally.done);
   }
 

@@ -1,12 +1,19 @@
 // Sends one batch of sources to POST /api/tools/ingest (files as a multipart upload, URLs as JSON) and reports each
 // source's outcome as the service streams its progress (NDJSON); a service that answers plain JSON is read as well.
 import { readFile } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { extname } from 'node:path';
 import { CliError, ServerError } from './cli-error.js';
 import { brokenStreamError, type KnowledgeAgentClient } from './client.js';
 import { maxUploadBytes, type Batch } from './collect-sources.js';
 import type { SourceStatus } from './ingest-progress.js';
 import { readJsonLines } from './stream-reader.js';
+
+/** The stored version an `updated` document replaced, as the service names it. */
+export interface ReplacedDocument {
+  readonly file: string;
+  readonly source: string;
+  readonly ingested_at: string;
+}
 
 /** What the service said about the source at `index` of the batch. */
 export interface BatchOutcome {
@@ -14,6 +21,7 @@ export interface BatchOutcome {
   readonly status: SourceStatus;
   readonly chunks?: number;
   readonly reason?: string;
+  readonly replaced?: ReplacedDocument;
 }
 
 const mediaTypeOfExtension: Record<string, string> = {
@@ -29,14 +37,14 @@ const mediaTypeOfExtension: Record<string, string> = {
 
 /** The progress events of CONTRACT/README "Progress", and the last line. */
 type ProgressLine =
-  | { type: 'document'; index: number; status: 'saved' | 'updated' | 'skipped'; chunks: number }
+  | { type: 'document'; index: number; status: 'saved' | 'updated' | 'skipped'; chunks: number; replaced?: ReplacedDocument }
   | { type: 'failed'; index: number; code: string; error: string }
   | { type: 'skipped' | 'removed'; index: number }
   | { type: 'result'; result: Variant2IngestResponse }
   | { type: 'error'; error: { code: string; message: string } };
 
 interface Variant2IngestResponse {
-  files: { file: string; status: 'saved' | 'updated' | 'skipped' }[];
+  files: { file: string; status: 'saved' | 'updated' | 'skipped'; replaced?: ReplacedDocument }[];
   errors: { source: string; error: string; code?: string }[];
 }
 
@@ -65,8 +73,8 @@ async function buildForm(batch: Extract<Batch, { kind: 'files' }>, namespace: st
       continue;
     }
     const type = mediaTypeOfExtension[extname(source.path).toLowerCase()] ?? 'application/octet-stream';
-    // The service keys an upload by its file name (it keeps the base name only).
-    form.append('file', new Blob([bytes], { type }), basename(source.path));
+    // The file name is the document's identity at the service: its path relative to the folder given.
+    form.append('file', new Blob([bytes], { type }), source.uploadName);
     sent.push(index);
   }
   return { form, sent, unreadable };
@@ -82,7 +90,8 @@ function outcomesFromResponse(response: Variant2IngestResponse, names: readonly 
       return { index, status: 'failed', reason: error?.error ?? 'failed' };
     }
     const file = files.shift();
-    return file === undefined ? { index, status: 'failed', reason: 'the service did not report this source' } : { index, status: file.status };
+    if (file === undefined) return { index, status: 'failed', reason: 'the service did not report this source' };
+    return { index, status: file.status, ...(file.replaced === undefined ? {} : { replaced: file.replaced }) };
   });
 }
 
@@ -107,7 +116,7 @@ export async function sendBatch(client: KnowledgeAgentClient, batch: Batch, name
     for (const file of unreadable) once({ index: file.index, status: 'failed', reason: file.reason });
     if (sent.length === 0) return;
     requestIndexes = sent;
-    names = sent.map((index) => basename(batch.sources[index]?.path ?? ''));
+    names = sent.map((index) => batch.sources[index]?.uploadName ?? '');
     body = form;
   } else {
     requestIndexes = batch.sources.map((_source, index) => index);
@@ -138,7 +147,7 @@ export async function sendBatch(client: KnowledgeAgentClient, batch: Batch, name
         if (line.type !== 'document' && line.type !== 'failed') continue;
         const index = toBatchIndex(line.index);
         if (index === undefined) continue;
-        if (line.type === 'document') once({ index, status: line.status, chunks: line.chunks });
+        if (line.type === 'document') once({ index, status: line.status, chunks: line.chunks, ...(line.replaced === undefined ? {} : { replaced: line.replaced }) });
         else once({ index, status: 'failed', reason: line.error });
       }
     }

@@ -16,8 +16,22 @@ import { describeSource, type CrawlRequest, type IngestSource, type InvalidSourc
 import { fetchLimits, loadSource, type SourceLimits } from './load-source.js';
 
 export type SourceOutcome =
-  | { readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly document: StoredDocument }
+  | { readonly index: number; readonly source: string; readonly status: 'saved' | 'skipped'; readonly document: StoredDocument }
+  /** `replaced` is the version the document had before: a replacement is always reported, never silent. */
+  | { readonly index: number; readonly source: string; readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument }
   | { readonly index: number; readonly source: string; readonly status: 'failed'; readonly error: KnowledgeError };
+
+/** The previous version of an updated document, as responses and progress events name it. */
+export interface ReplacedDocument {
+  readonly file: string;
+  readonly title: string;
+  readonly source: string;
+  readonly ingested_at: string;
+}
+
+export function describeReplaced(document: StoredDocument): ReplacedDocument {
+  return { file: document.file, title: document.title, source: document.source, ingested_at: document.ingestedAt };
+}
 
 export interface IngestReport {
   readonly namespace: string;
@@ -29,7 +43,16 @@ export interface IngestReport {
 
 /** What a long ingest reports while it runs (streamed to clients that ask for progress). */
 export type IngestProgress =
-  | { readonly type: 'document'; readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly file: string; readonly chunks: number }
+  | {
+      readonly type: 'document';
+      readonly index: number;
+      readonly source: string;
+      readonly status: 'saved' | 'updated' | 'skipped';
+      readonly file: string;
+      readonly chunks: number;
+      /** With `updated`: the version it replaced. */
+      readonly replaced?: ReplacedDocument;
+    }
   | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
   | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }
   | { readonly type: 'removed'; readonly index: number; readonly source: string; readonly file: string };
@@ -62,7 +85,15 @@ export class IngestService {
       onProgress(
         outcome.status === 'failed'
           ? { type: 'failed', index: outcome.index, source: outcome.source, code: outcome.error.code, error: outcome.error.message }
-          : { type: 'document', index: outcome.index, source: outcome.source, status: outcome.status, file: outcome.document.file, chunks: outcome.document.chunks.length },
+          : {
+              type: 'document',
+              index: outcome.index,
+              source: outcome.source,
+              status: outcome.status,
+              file: outcome.document.file,
+              chunks: outcome.document.chunks.length,
+              ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+            },
       );
       return outcome;
     };
@@ -151,6 +182,7 @@ export class IngestService {
         {
           title: loaded.title,
           source: label,
+          ...(source.kind === 'upload' && source.folder !== undefined ? { folder: source.folder } : {}),
           body,
           hash,
           embeddingModel: vectors === undefined ? null : (this.options.embeddings?.id ?? null),
@@ -158,7 +190,9 @@ export class IngestService {
         },
       ]);
       if (outcome === undefined) throw new Error('commit returned no outcome');
-      return { index, source: label, status: outcome.status, document: outcome.document };
+      return outcome.status === 'updated'
+        ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced }
+        : { index, source: label, status: outcome.status, document: outcome.document };
     } catch (error) {
       if (isKnowledgeError(error)) return { index, source: label, status: 'failed', error };
       this.options.logError(`ingest of source ${index} failed unexpectedly`, error);

@@ -19,7 +19,7 @@ const deleteDocumentsSchema = z
   .object({
     namespace: namespaceFieldSchema,
     file: z.string().min(1).max(300).optional().describe('File name of the document in the namespace (its citation label).'),
-    source: z.string().min(1).max(4_000).optional().describe('The source it was ingested from (URL, path, upload name, or title of a text).'),
+    source: z.string().min(1).max(4_000).optional().describe('The source it was ingested from (URL, file path, upload path with its folders, or title of a text).'),
   })
   .refine((value) => (value.file === undefined) !== (value.source === undefined), { message: 'give exactly one of file and source', path: ['file'] });
 

@@ -34,10 +34,14 @@ export interface MultipartForm {
   readonly files: readonly FormFile[];
 }
 
-/** Options for registering @fastify/multipart: an oversized file is truncated and flagged, not a failed request. */
+/**
+ * Options for registering @fastify/multipart: an oversized file is truncated and flagged, not a failed request; a
+ * file name keeps its folders (the parser would cut `tutorial/index.md` to `index.md`), and is checked by the route.
+ */
 export function multipartOptions(limits: MultipartLimits): FastifyMultipartBaseOptions {
   return {
     throwFileSizeLimit: false,
+    preservePath: true,
     limits: {
       fileSize: limits.maxFileBytes,
       fieldSize: limits.maxFieldBytes,

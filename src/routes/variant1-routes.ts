@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { toSnippets } from '../agent/snippet.js';
 import { KnowledgeError } from '../errors.js';
-import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
+import { describeReplaced, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
 import type { SearchService } from '../search/search-service.js';
 import { toMatch } from '../stream/variant1-sse.js';
@@ -62,6 +62,7 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
           path: join(storagePath, report.namespace, outcome.document.file),
           chunks: outcome.document.chunks.length,
           status: outcome.status,
+          ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
         }],
   );
   return {
@@ -107,8 +108,8 @@ export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async
       summary: 'Search a namespace by embedding similarity (Variant 1)',
       description:
         'Ranks the chunks of the namespace by cosine similarity to the query (`mode` `embedding`, the default), by BM25 (`lexical`) or both fused (`hybrid`). ' +
-        'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most); an unknown namespace gives no matches. ' +
-        '`notice` explains a fallback to lexical ranking.',
+        'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most). ' +
+        '`notice` explains a fallback to lexical ranking, or says that the namespace does not exist (no matches, and nothing is created).',
       body: variant1SearchBodySchema,
       documentation: {
         success: jsonSuccess('The best matches, best first.', variant1SearchResponseSchema),

@@ -78,10 +78,22 @@ export const perSourceErrorFields = {
   code: z.string().describe('A per-source code of the error table (README, Errors), such as `fetch_failed`.'),
 };
 
+/** The version an `updated` document replaced: same source, so same file, other content. */
+export const replacedDocumentSchema = z
+  .object({ file: z.string(), title: z.string(), source: z.string(), ingested_at: z.string().describe('When the replaced version was stored (ISO 8601).') })
+  .meta({ id: 'ReplacedDocument', description: 'With status `updated`: the stored version this document replaced.' });
+
 export const variant1IngestResponseSchema = z.object({
   namespace: z.string(),
   documents: z.array(
-    z.object({ title: z.string(), source: z.string(), path: z.string().describe('The stored Markdown file.'), chunks: z.number().int().min(0), status: storedStatusSchema }),
+    z.object({
+      title: z.string(),
+      source: z.string().describe('The URL, the file path, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.'),
+      path: z.string().describe('The stored Markdown file.'),
+      chunks: z.number().int().min(0),
+      status: storedStatusSchema,
+      replaced: replacedDocumentSchema.optional(),
+    }),
   ),
   chunks_added: z.number().int().min(0).describe('Chunks of the saved and updated documents.'),
   errors: z.array(z.object({ index: z.number().int().min(0).describe('Index of the source in `sources`.'), ...perSourceErrorFields })),
@@ -97,5 +109,5 @@ export const variant1SearchResponseSchema = z.object({
   query: z.string(),
   mode: searchModeSchema.describe('The ranking actually used.'),
   matches: z.array(matchSchema),
-  notice: z.string().optional().describe('Why the ranking differs from the one asked for (for example lexical while a namespace is being embedded).'),
+  notice: z.string().optional().describe('Why the ranking differs from the one asked for (for example lexical while a namespace is being embedded), or that the namespace does not exist.'),
 });

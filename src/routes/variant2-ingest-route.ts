@@ -4,9 +4,10 @@ import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { KnowledgeError } from '../errors.js';
-import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
+import { KnowledgeError, isKnowledgeError } from '../errors.js';
+import { describeReplaced, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource, InvalidSource } from '../ingest/ingest-source.js';
+import { parseUploadPath, type UploadPath } from '../ingest/upload-path.js';
 import { authorizeNamespace } from './access-control.js';
 import { ingestSuccess, progressQuerySchema, respondWithProgress } from './progress-stream.js';
 import { multipartOptions, readMultipartForm, type FormFile, type MultipartLimits } from './multipart.js';
@@ -56,7 +57,7 @@ const documentedJsonBody = variant2IngestBodySchema.extend({
 const documentedFormBody = z.object({
   namespace: namespaceFieldSchema,
   sources: z.string().optional().describe('A JSON array of sources, as `sources` of the JSON body.'),
-  file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name.'),
+  file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name. A file name may carry its folders (`tutorial/middleware.md`): that path, relative to what is ingested, is the document\'s identity; absolute paths and `..` are refused per file.'),
 });
 const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType): RouteDocumentation => ({
   body,
@@ -105,11 +106,20 @@ export function toVariant2Source(raw: unknown, index: number): SourceEntry {
     : { kind: 'url', url: value.trim(), ...titled, ...(crawl === undefined ? {} : { crawl }) };
 }
 
+/** An uploaded file, named by the path it came with (its folders are kept: they tell `a/index.md` from `b/index.md`). */
 function toUploadSource(file: FormFile, limits: MultipartLimits): SourceEntry {
-  if (file.bytes === null) {
-    return { kind: 'invalid', label: file.fileName, error: new KnowledgeError('source_too_large', `${file.fileName} is over the ${limits.maxFileBytes}-byte limit for a file`) };
+  let uploadPath: UploadPath;
+  try {
+    uploadPath = parseUploadPath(file.fileName);
+  } catch (error) {
+    if (!isKnowledgeError(error)) throw error;
+    return { kind: 'invalid', label: file.fileName, error };
   }
-  return { kind: 'upload', fileName: file.fileName, contentType: file.contentType, bytes: file.bytes };
+  const { path, folder } = uploadPath;
+  if (file.bytes === null) {
+    return { kind: 'invalid', label: path, error: new KnowledgeError('source_too_large', `${path} is over the ${limits.maxFileBytes}-byte limit for a file`) };
+  }
+  return { kind: 'upload', fileName: path, ...(folder === undefined ? {} : { folder }), contentType: file.contentType, bytes: file.bytes };
 }
 
 /** The form's `namespace` and `sources` fields as a JSON body, and its files as upload sources. */
@@ -136,7 +146,16 @@ async function readIngestForm(request: FastifyRequest, limits: MultipartLimits):
 }
 
 function toIngestResponse(report: IngestReport) {
-  const stored = report.outcomes.flatMap((outcome) => (outcome.status === 'failed' ? [] : [{ file: outcome.document.file, status: outcome.status }]));
+  const stored = report.outcomes.flatMap((outcome) =>
+    outcome.status === 'failed'
+      ? []
+      : [{
+          file: outcome.document.file,
+          status: outcome.status,
+          source: outcome.document.source,
+          ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+        }],
+  );
   return {
     namespace: report.namespace,
     saved: stored.filter((file) => file.status === 'saved').length,

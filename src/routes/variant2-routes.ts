@@ -48,7 +48,7 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
   const searchDescription =
     'BM25 over every Markdown file of the namespace (including files placed in its folder by hand), title and headings weighted; ' +
     'excerpts are centred on the matching terms. `limit` defaults to 5, 20 at most. `mode` may ask for `embedding` or `hybrid` ranking; ' +
-    'a fallback is explained in `warnings`, as is a file that cannot be read.';
+    'a fallback is explained in `warnings`, as is a file that cannot be read and a namespace that does not exist.';
 
   app.post('/api/tools/searchDocs', {
     schema: {
@@ -116,7 +116,7 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
             toolCallId: answer.retrieval.toolCallId,
             toolName: answer.retrieval.toolName,
             args: answer.retrieval.args,
-            result: { results: answer.retrieval.snippets.map(toVariant2Result) },
+            result: { results: answer.retrieval.snippets.map(toVariant2Result), ...(answer.retrieval.notice === undefined ? {} : { warnings: [answer.retrieval.notice] }) },
           }],
     };
   });

@@ -1,6 +1,6 @@
 // Request schemas of the Variant 2 routes (search, generate, the AG-UI agent input; types derive from them), and the response schemas of the API reference.
 import { z } from 'zod';
-import { chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, searchModeSchema, storedStatusSchema } from './variant1-schemas.js';
+import { chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, replacedDocumentSchema, searchModeSchema, storedStatusSchema } from './variant1-schemas.js';
 
 export const searchDocsBodySchema = z.object({
   namespace: namespaceFieldSchema,
@@ -53,7 +53,14 @@ export const variant2IngestResponseSchema = z.object({
   updated: z.number().int().min(0),
   skipped: z.number().int().min(0),
   errors: z.array(z.object(perSourceErrorFields)),
-  files: z.array(z.object({ file: z.string().describe('File name in the namespace: the citation label.'), status: storedStatusSchema })),
+  files: z.array(
+    z.object({
+      file: z.string().describe('File name in the namespace: the citation label.'),
+      status: storedStatusSchema,
+      source: z.string().describe('The URL, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.'),
+      replaced: replacedDocumentSchema.optional(),
+    }),
+  ),
   removed: z.number().int().min(0).optional().describe('Documents a pruning crawl removed.'),
 });
 
@@ -66,7 +73,7 @@ export const searchDocsResponseSchema = z.object({
   query: z.string(),
   mode: searchModeSchema.describe('The ranking actually used.'),
   results: z.array(searchDocsResultSchema),
-  warnings: z.array(z.string()).describe('Files that could not be read, and why the ranking differs from the one asked for.'),
+  warnings: z.array(z.string()).describe('Files that could not be read, why the ranking differs from the one asked for, and that the namespace does not exist.'),
 });
 
 export const generateResponseSchema = z.object({
@@ -77,7 +84,10 @@ export const generateResponseSchema = z.object({
       toolCallId: z.string(),
       toolName: z.string(),
       args: z.object({ namespace: z.string(), query: z.string() }),
-      result: z.object({ results: z.array(searchDocsResultSchema) }),
+      result: z.object({
+        results: z.array(searchDocsResultSchema),
+        warnings: z.array(z.string()).optional().describe('What the search said beside its results: the namespace does not exist, or a ranking fallback.'),
+      }),
     }),
   ).describe('The retrieval made before the answer.'),
 });

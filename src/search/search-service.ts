@@ -27,8 +27,18 @@ export interface SearchOutcome {
   readonly terms: readonly string[];
   /** Files of the namespace that could not be read. */
   readonly warnings: readonly string[];
-  /** Why the ranking differs from the one asked for, when it does. */
+  /** Why the ranking differs from the one asked for, or that the namespace does not exist. */
   readonly notice?: string;
+  /** False when no namespace of that name exists: nothing was searched, and nothing was created. */
+  readonly namespaceExists: boolean;
+}
+
+/**
+ * What a search of a namespace that does not exist says, instead of an empty result that reads as "nothing relevant".
+ * It names no other namespace: the caller may not be allowed to read them.
+ */
+export function missingNamespaceNotice(namespace: string): string {
+  return `the namespace "${namespace}" does not exist: nothing has been ingested into it`;
 }
 
 /** Candidates taken from each list before fusing (see fusion.ts). */
@@ -55,12 +65,13 @@ export class SearchService {
   async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
     const name = sanitizeNamespace(namespaceName);
     const namespace = await this.store.existingNamespace(name);
-    const limit = Math.min(options.limit, this.maxResults);
-    if (namespace === undefined || limit <= 0 || query.trim() === '') {
-      return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace?.warnings ?? [] };
+    if (namespace === undefined) {
+      return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: [], notice: missingNamespaceNotice(name), namespaceExists: false };
     }
+    const limit = Math.min(options.limit, this.maxResults);
+    if (limit <= 0 || query.trim() === '') return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace.warnings, namespaceExists: true };
     await namespace.syncWithFolder();
-    const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings };
+    const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
     const ranked = (hits: readonly RankedHit[]) => this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
     const lexical = (notice?: string): SearchOutcome => ({
       ...base,

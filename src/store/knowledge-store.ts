@@ -1,5 +1,6 @@
 // The storage root: one folder per namespace, opened on first use and kept in memory afterwards.
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Namespace, type NamespaceOptions } from './namespace.js';
 import { sanitizeNamespace } from './namespace-name.js';
@@ -46,13 +47,15 @@ export class KnowledgeStore {
     return namespace;
   }
 
-  /** The namespace if its folder exists; reads of an unknown namespace create nothing. */
+  /**
+   * The namespace if its folder exists; reads of an unknown namespace create nothing. That holds for a namespace opened
+   * earlier whose folder was removed by hand too: reading it would write its folder back (its next ingest does, and
+   * the reconciliation with the folder then drops what is gone). The check is synchronous, as in
+   * Namespace.syncWithFolder: it runs before every search.
+   */
   async existingNamespace(requestedName: string): Promise<Namespace | undefined> {
     const name = sanitizeNamespace(requestedName);
-    if (!this.opened.has(name)) {
-      const folder = await stat(join(this.options.root, name)).catch(() => undefined);
-      if (folder === undefined || !folder.isDirectory()) return undefined;
-    }
+    if (!isFolder(join(this.options.root, name))) return undefined;
     return this.namespace(name);
   }
 
@@ -79,5 +82,13 @@ export class KnowledgeStore {
       .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name))
       .map((entry) => entry.name)
       .sort();
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

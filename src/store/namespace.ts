@@ -11,7 +11,7 @@ import { renderDocument } from './front-matter.js';
 import { IndexFiles } from './index-files.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { NamespaceIndex } from './namespace-index.js';
-import { uniqueFileName } from './slug.js';
+import { documentSlug, uniqueFileName } from './slug.js';
 import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 /** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
@@ -29,8 +29,10 @@ export interface NamespaceOptions {
   readonly warn: (message: string) => void;
 }
 
-/** `updated`: the draft replaced the document that came from the same source (same file name, new content). */
-export type CommitOutcome = { readonly status: 'saved' | 'updated' | 'skipped'; readonly document: StoredDocument };
+/** `updated`: the draft replaced `replaced`, the document that came from the same source (same file name, new content). */
+export type CommitOutcome =
+  | { readonly status: 'saved' | 'skipped'; readonly document: StoredDocument }
+  | { readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument };
 
 /** A vector computed for a chunk; stored only if the chunk is still there with the same text. */
 export interface ChunkVector {
@@ -38,7 +40,10 @@ export interface ChunkVector {
   readonly vector: Float32Array;
 }
 
-/** What identifies "the same source" for upserts: the URL, file path or upload name; the title for text. */
+/**
+ * What identifies "the same source" for upserts: the URL, the file path, the upload's path with its folders (an upload
+ * stored before folders were kept has its bare name, and that same bare name still updates it); the title for text.
+ */
 function sourceIdentity(document: { readonly source: string; readonly title: string }): string {
   return document.source === 'text' ? `text:${document.title}` : document.source;
 }
@@ -174,7 +179,7 @@ export class Namespace {
         }
         const previous = find(staging.documents.values(), (document) => sourceIdentity(document) === sourceIdentity(draft));
         const document = await this.writeDraft(staging, draft, previous);
-        outcomes.push({ status: previous === undefined ? 'saved' : 'updated', document });
+        outcomes.push(previous === undefined ? { status: 'saved', document } : { status: 'updated', document, replaced: previous });
       }
       return outcomes;
     });
@@ -204,7 +209,7 @@ export class Namespace {
     if (draft.embeddingModel !== null && dimensions !== undefined) this.adoptModel(staging, draft.embeddingModel, dimensions);
     const ingestedAt = new Date().toISOString();
     const content = renderDocument({ title: draft.title, source: draft.source, hash: draft.hash, ingestedAt }, draft.body);
-    const file = previous === undefined ? await this.createDocumentFile(staging, draft.title, content) : previous.file;
+    const file = previous === undefined ? await this.createDocumentFile(staging, documentSlug(draft.title, draft.folder), content) : previous.file;
     const path = join(this.directory, file);
     if (previous !== undefined) {
       staging.overwrittenFiles.push({ path, content: await readFile(path) });
@@ -233,10 +238,10 @@ export class Namespace {
   }
 
   /** Creates the file of a new document under a free name: no document holds it and no file (one placed by hand, say) is there. */
-  private async createDocumentFile(staging: Staging, title: string, content: string): Promise<string> {
+  private async createDocumentFile(staging: Staging, slug: string, content: string): Promise<string> {
     const taken = new Set<string>();
     for (;;) {
-      const file = uniqueFileName(title, (name) => staging.documents.has(name) || taken.has(name) || this.folder.unreadableFiles.has(name));
+      const file = uniqueFileName(slug, (name) => staging.documents.has(name) || taken.has(name) || this.folder.unreadableFiles.has(name));
       try {
         await createFileAtomic(join(this.directory, file), content);
         staging.writtenFiles.push(join(this.directory, file));

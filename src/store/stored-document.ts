@@ -12,7 +12,7 @@ export interface StoredDocument {
   /** File name in the namespace folder, e.g. `getting-started.md`; also the citation label. */
   readonly file: string;
   readonly title: string;
-  /** Where it came from: a URL, a file path, an upload name, or `text`. */
+  /** Where it came from: a URL, a file path, an upload's path (`tutorial/middleware.md`), or `text`. */
   readonly source: string;
   /** `sha256:<hex>` of the Markdown body. */
   readonly hash: string;
@@ -27,6 +27,8 @@ export interface StoredDocument {
 export interface DocumentDraft {
   readonly title: string;
   readonly source: string;
+  /** The folders of an uploaded file's path (`tutorial/security`), written in front of the title in its file name. */
+  readonly folder?: string;
   readonly body: string;
   readonly hash: string;
   /** The model that embedded the chunks, or null when they are not embedded yet. */

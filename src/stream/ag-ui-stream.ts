@@ -58,7 +58,8 @@ export class AgUiStream {
           messageId: `msg_${randomUUID()}`,
           toolCallId: event.toolCallId,
           role: 'tool',
-          content: JSON.stringify({ results: event.snippets.map(toVariant2Result) }),
+          // `warnings` as /api/tools/searchDocs answers them.
+          content: JSON.stringify({ results: event.snippets.map(toVariant2Result), ...(event.notice === undefined ? {} : { warnings: [event.notice] }) }),
         } as BaseEvent];
       case 'text-start':
         return [{ type: EventType.TEXT_MESSAGE_START, messageId: event.messageId, role: 'assistant' } as BaseEvent];

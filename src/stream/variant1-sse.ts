@@ -27,7 +27,15 @@ export function variant1Frames(event: AgentEvent): string[] {
     case 'retrieval-start':
       return [frame({ type: 'tool_call_start', tool_call_id: event.toolCallId, tool_name: event.toolName, args: event.args })];
     case 'retrieval-result':
-      return [frame({ type: 'tool_call_result', tool_call_id: event.toolCallId, result: { matches: event.snippets.map(toMatch) }, is_frontend_tool: false })];
+      return [
+        frame({
+          type: 'tool_call_result',
+          tool_call_id: event.toolCallId,
+          // `notice` as /tools/search answers it.
+          result: { matches: event.snippets.map(toMatch), ...(event.notice === undefined ? {} : { notice: event.notice }) },
+          is_frontend_tool: false,
+        }),
+      ];
     case 'text-delta':
       return [frame({ type: 'text_message', delta: event.delta })];
     case 'frontend-tool-call':

@@ -15,6 +15,7 @@ import {
   outcomeLine,
   progressLine,
   ratePerSecond,
+  replacedLine,
   summaryLine,
 } from '../../src/cli/ingest-progress.js';
 import { formatNamespaceTable } from '../../src/cli/namespaces-command.js';
@@ -95,10 +96,22 @@ describe('ingest output lines', () => {
     assert.equal(outcomeLine({ label: 'd.md', status: 'saved' }), 'saved  d.md');
     assert.equal(summaryLine({ saved: 3, updated: 1, skipped: 2, failed: 0 }), 'saved 3, updated 1, skipped 2, failed 0');
   });
+
+  it('names what an update replaced, on its line and before the summary', () => {
+    assert.equal(
+      outcomeLine({ label: 'docs/advanced/middleware.md', status: 'updated', chunks: 4, replaced: { file: 'advanced-middleware.md', ingestedAt: '2026-11-23T18:04:05.123Z' } }),
+      'updated  docs/advanced/middleware.md  4 chunks, replaced advanced-middleware.md of 2026-11-23 18:04 UTC',
+    );
+    assert.equal(outcomeLine({ label: 'a.md', status: 'updated', replaced: { file: 'a.md', ingestedAt: 'earlier' } }), 'updated  a.md  replaced a.md of earlier');
+    assert.equal(replacedLine([]), undefined);
+    assert.equal(replacedLine(['a.md']), 'replaced 1 stored document: a.md');
+    const many = Array.from({ length: 12 }, (_unused, index) => `page-${index}.md`);
+    assert.equal(replacedLine(many), `replaced 12 stored documents: ${many.slice(0, 10).join(', ')} and 2 more`);
+  });
 });
 
 describe('ingest batches', () => {
-  const file = (name: string, bytes: number): PlannedSource => ({ kind: 'file', label: name, path: `/docs/${name}`, bytes });
+  const file = (name: string, bytes: number): PlannedSource => ({ kind: 'file', label: name, path: `/docs/${name}`, uploadName: name, bytes });
   const url = (address: string): PlannedSource => ({ kind: 'url', label: address, url: address });
 
   it('groups files by count and size, a large file alone, then URLs', () => {

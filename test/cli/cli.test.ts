@@ -2,7 +2,7 @@
 // service on a loopback port (extractive answers, no provider), a token-protected one, and no service at all.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findFreePort } from '../support/child-service.js';
 import { compiledCliEntryPoint, repositoryRoot } from '../support/compiled-entry.js';
+import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, type TestService } from '../support/service.js';
 
@@ -145,27 +146,36 @@ describe('knowledge-agent command line', () => {
     assert.equal(mixed.code, 1);
     const output = lines(mixed.stdout);
     assert.equal(output.at(-1), 'saved 0, updated 1, skipped 1, failed 2');
-    assert.ok(output.includes('updated  docs/deployment.md  1 chunk'), mixed.stdout);
+    // A file given by itself is its name at the service: the one the folder's walk sent as deployment.md, replaced and said so.
+    assert.ok(output.some((line) => /^updated {2}docs\/deployment\.md {2}1 chunk, replaced deployment\.md of \d{4}-\d\d-\d\d \d\d:\d\d UTC$/.test(line)), mixed.stdout);
+    assert.equal(output.at(-2), 'replaced 1 stored document: deployment.md');
     assert.ok(output.some((line) => /^skipped  notes\.docx  unsupported file type \(accepted: \.md, /.test(line)), mixed.stdout);
     assert.ok(output.includes('failed  huge.md  6.0 MB, over the 6.0 MB limit for a file'), mixed.stdout);
     assert.ok(output.includes('failed  missing.md  no such file or directory'), mixed.stdout);
     // Nothing refused locally reached the service.
     const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=cli`)).json()) as { documents: { source: string }[] };
-    assert.deepEqual(listing.documents.map((document) => document.source).sort(), ['caching.txt', 'deployment.md', 'tokens.html']);
+    assert.deepEqual(listing.documents.map((document) => document.source).sort(), ['caching.txt', 'deployment.md', 'ops/tokens.html']);
   });
 
-  it('ingests a URL through the service, and fails files whose names collide', async () => {
-    await mkdir(join(workspace, 'a'));
-    await mkdir(join(workspace, 'b'));
-    await writeFile(join(workspace, 'a', 'README.md'), '# Alpha\n\nAlpha readme.\n');
-    await writeFile(join(workspace, 'b', 'README.md'), '# Beta\n\nBeta readme.\n');
-    const result = await cli(['ingest', pageUrl, 'a', 'b', '-n', 'web']);
+  it('ingests a URL through the service, and fails files of two folders given whose paths collide', async () => {
+    await mkdir(join(workspace, 'readmes', 'a'), { recursive: true });
+    await mkdir(join(workspace, 'readmes', 'b'));
+    await writeFile(join(workspace, 'readmes', 'a', 'README.md'), '# Alpha\n\nAlpha readme.\n');
+    await writeFile(join(workspace, 'readmes', 'b', 'README.md'), '# Beta\n\nBeta readme.\n');
+    const result = await cli(['ingest', pageUrl, 'readmes/a', 'readmes/b', '-n', 'web']);
     assert.equal(result.code, 1);
     const output = lines(result.stdout);
     assert.ok(output.includes(`saved  ${pageUrl}  1 chunk`), result.stdout);
-    assert.ok(output.includes('saved  a/README.md  1 chunk'), result.stdout);
-    assert.ok(output.some((line) => line.startsWith('failed  b/README.md  same file name as a/README.md')), result.stdout);
+    assert.ok(output.includes('saved  readmes/a/README.md  1 chunk'), result.stdout);
+    assert.ok(output.some((line) => line.startsWith('failed  readmes/b/README.md  same path (README.md) as readmes/a/README.md relative to the folders given')), result.stdout);
     assert.equal(output.at(-1), 'saved 2, updated 0, skipped 0, failed 1');
+
+    // Their common folder keeps them apart: a/README.md and b/README.md are two documents.
+    const parent = await cli(['ingest', 'readmes', '-n', 'readmes']);
+    assert.equal(parent.code, 0, parent.stdout);
+    assert.equal(lines(parent.stdout).at(-1), 'saved 2, updated 0, skipped 0, failed 0');
+    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=readmes`)).json()) as { documents: { source: string; file: string }[] };
+    assert.deepEqual(listing.documents.map((document) => [document.source, document.file]).sort(), [['a/README.md', 'a-alpha.md'], ['b/README.md', 'b-beta.md']]);
   });
 
   it('searches: numbered matches with title, score, source and excerpt, or the JSON response', async () => {
@@ -184,6 +194,7 @@ describe('knowledge-agent command line', () => {
     const nothing = await cli(['search', 'anything', '-n', 'no-such-namespace']);
     assert.equal(nothing.code, 0);
     assert.equal(nothing.stdout, 'no matches for "anything" in namespace no-such-namespace\n');
+    assert.equal(nothing.stderr, 'note: the namespace "no-such-namespace" does not exist: nothing has been ingested into it\n');
   });
 
   it('asks: streams the cited answer to stdout, the search to stderr, and ends with the Sources line', async () => {
@@ -334,6 +345,56 @@ describe('knowledge-agent command line against a token-protected service', () =>
     assert.match(search ?? '', /^searching "how many vacation days\?" -> 1 snippet$/);
     assert.match(error ?? '', /^knowledge-agent: provider_error: /);
     assert.deepEqual(rest, []);
+  });
+});
+
+describe('knowledge-agent ingest of a documentation tree whose pages share base names', () => {
+  let provider: ProviderDouble;
+  let service: TestService;
+  let workspace: string;
+
+  before(async () => {
+    provider = await startProviderDouble();
+    service = await startService({ providerUrl: provider.baseUrl });
+    workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
+  });
+
+  after(async () => {
+    await service?.dispose();
+    await provider?.close();
+    if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('stores all 155 FastAPI pages (index.md, middleware.md... in several folders), 0 refused, each under its path', async () => {
+    const result = await run(['ingest', fastapiDocsDirectory, '--namespace', 'fastapi'], { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl }, timeoutMs: 240_000 });
+    assert.equal(result.code, 0, result.stderr);
+    const output = lines(result.stdout);
+    // The 155 pages and the tree's SOURCE.txt.
+    assert.equal(output.at(-1), 'saved 156, updated 0, skipped 0, failed 0');
+    assert.equal(output.filter((line) => line.startsWith('saved  ')).length, 156);
+
+    const pages = await fastapiPagePaths();
+    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=fastapi`)).json()) as { documents: { source: string; file: string }[] };
+    assert.deepEqual(listing.documents.map((document) => document.source).filter((source) => source.endsWith('.md')).sort(), pages);
+    assert.equal(new Set(listing.documents.map((document) => document.file)).size, 156);
+    const fileOf = (source: string) => listing.documents.find((document) => document.source === source)?.file;
+    assert.equal(fileOf('tutorial/middleware.md'), 'tutorial-middleware.md');
+    assert.equal(fileOf('advanced/middleware.md'), 'advanced-middleware.md');
+  });
+
+  it('updates a page changed in a copy of the tree, names the replaced file, and leaves its namesakes alone', async () => {
+    const copy = join(workspace, 'fastapi-docs');
+    await cp(fastapiDocsDirectory, copy, { recursive: true });
+    await chmod(join(copy, 'advanced'), 0o755);
+    await chmod(join(copy, 'advanced', 'middleware.md'), 0o644);
+    await appendFile(join(copy, 'advanced', 'middleware.md'), '\nOne more paragraph about the order of middleware.\n');
+    const result = await run(['ingest', 'fastapi-docs', '-n', 'fastapi'], { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl }, timeoutMs: 240_000 });
+    assert.equal(result.code, 0, result.stderr);
+    const output = lines(result.stdout);
+    assert.equal(output.at(-1), 'saved 0, updated 1, skipped 155, failed 0');
+    assert.equal(output.at(-2), 'replaced 1 stored document: advanced-middleware.md');
+    assert.ok(output.some((line) => /^updated {2}fastapi-docs\/advanced\/middleware\.md {2}\d+ chunks?, replaced advanced-middleware\.md of /.test(line)), result.stdout);
+    assert.ok(output.includes('skipped  fastapi-docs/tutorial/middleware.md  unchanged'), result.stdout);
   });
 });
 

@@ -57,13 +57,19 @@ describe('upsert, listing and deleting', () => {
   it('updates a re-ingested URL whose page changed, counting it as updated in Variant 2', async () => {
     pages['/guide.html'] = { body: '<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>Version one of the guide explains setup.</p></main></body></html>' };
     const url = `${site.url}/guide.html`;
-    const ingest = () => json<{ saved: number; updated: number; skipped: number; files: { file: string; status: string }[] }>(service.post('/api/tools/ingest', { namespace: 'web', sources: [url] }));
-    assert.deepEqual((await ingest()).files, [{ file: 'guide.md', status: 'saved' }]);
+    const ingest = () =>
+      json<{ saved: number; updated: number; skipped: number; files: { file: string; status: string; source: string; replaced?: { file: string; source: string } }[] }>(
+        service.post('/api/tools/ingest', { namespace: 'web', sources: [url] }),
+      );
+    assert.deepEqual((await ingest()).files, [{ file: 'guide.md', status: 'saved', source: url }]);
     pages['/guide.html'] = { body: '<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>Version two of the guide explains upgrades.</p></main></body></html>' };
     const updated = await ingest();
     assert.deepEqual([updated.saved, updated.updated, updated.skipped], [0, 1, 0]);
-    assert.deepEqual(updated.files, [{ file: 'guide.md', status: 'updated' }]);
-    assert.deepEqual((await ingest()).files, [{ file: 'guide.md', status: 'skipped' }]);
+    // The replacement is named: the version of the same URL it replaced.
+    assert.deepEqual(updated.files.map(({ file, status, source, replaced }) => ({ file, status, source, replaced: replaced && { file: replaced.file, source: replaced.source } })), [
+      { file: 'guide.md', status: 'updated', source: url, replaced: { file: 'guide.md', source: url } },
+    ]);
+    assert.deepEqual((await ingest()).files, [{ file: 'guide.md', status: 'skipped', source: url }]);
     assert.equal((await search('web', 'upgrades')).results[0]?.file, 'guide.md');
     assert.deepEqual((await search('web', 'setup')).results, []);
   });

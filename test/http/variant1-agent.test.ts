@@ -95,6 +95,10 @@ describe('POST /agent (Variant 1)', () => {
   });
 
   it('says so and ends with "Sources: none" when nothing was found, without calling the model', async () => {
+    // A namespace that exists but holds nothing (one that does not exist is said as such: unknown-namespace.test.ts).
+    const stored = await service.post('/tools/ingest', { namespace: 'empty-namespace', sources: [{ type: 'text', title: 'Brief', value: 'Soon deleted.' }] });
+    assert.equal(stored.status, 200);
+    assert.equal((await fetch(`${service.baseUrl}/tools/documents?namespace=empty-namespace&file=brief.md`, { method: 'DELETE' })).status, 200);
     const chatBefore = provider.chatRequests().length;
     const { events } = await run(ask('@knowledge anything?', { tool_params: { namespace: 'empty-namespace' } }));
     const answer = variant1Answer(events);

@@ -73,9 +73,10 @@ describe('POST /tools/search', () => {
     }
   });
 
-  it('answers an unknown namespace with no matches and creates no folder', async () => {
+  it('answers an unknown namespace with no matches, a notice saying so, and creates no folder', async () => {
     const result = await search({ namespace: 'nothing-here', query: 'anything' });
     assert.deepEqual(result.matches, []);
+    assert.match((result as { notice?: string }).notice ?? '', /^the namespace "nothing-here" does not exist/);
     const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { namespaces: string[] };
     assert.ok(!health.namespaces.includes('nothing-here'));
   });

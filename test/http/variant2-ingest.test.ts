@@ -12,7 +12,7 @@ interface IngestResponse {
   saved: number;
   skipped: number;
   errors: { source: string; error: string; code: string }[];
-  files: { file: string; status: string }[];
+  files: { file: string; status: string; source: string }[];
 }
 
 interface ErrorResponse {
@@ -80,9 +80,9 @@ describe('POST /api/tools/ingest', () => {
       skipped: 0,
       errors: [],
       files: [
-        { file: 'deploy-guide.md', status: 'saved' },
-        { file: 'widgets-are-configured-in-widgets-yaml-and-reloaded-on-change.md', status: 'saved' },
-        { file: 'getting-started.md', status: 'saved' },
+        { file: 'deploy-guide.md', status: 'saved', source: `${siteUrl}/guide.html` },
+        { file: 'widgets-are-configured-in-widgets-yaml-and-reloaded-on-change.md', status: 'saved', source: 'text' },
+        { file: 'getting-started.md', status: 'saved', source: 'text' },
       ],
     });
     const page = await readFile(join(service.storageRoot, 'json-ns', 'deploy-guide.md'), 'utf8');
@@ -163,7 +163,7 @@ describe('POST /api/tools/ingest', () => {
     form.append('files', new Blob([Buffer.alloc(6_000_001, 'a')], { type: 'text/plain' }), 'huge.txt');
     form.append('files', new Blob(['# Small Note\n\nStill saved.\n'], { type: 'text/markdown' }), 'small.md');
     const result = await uploadOk(form);
-    assert.deepEqual(result.files, [{ file: 'small-note.md', status: 'saved' }]);
+    assert.deepEqual(result.files, [{ file: 'small-note.md', status: 'saved', source: 'small.md' }]);
     assert.deepEqual(result.errors.map((error) => [error.source, error.code]), [['huge.txt', 'source_too_large']]);
     assert.match(result.errors[0]?.error ?? '', /6000000-byte limit/);
   });
@@ -178,7 +178,7 @@ describe('POST /api/tools/ingest', () => {
     form.append('attachment', new Blob([]), '');
     const result = await uploadOk(form);
     assert.deepEqual(result.errors.map((error) => [error.source, error.code]), [['image.png', 'unsupported_file_type']]);
-    assert.deepEqual(result.files, [{ file: 'html-upload.md', status: 'saved' }]);
+    assert.deepEqual(result.files, [{ file: 'html-upload.md', status: 'saved', source: 'page.html' }]);
   });
 
   it('answers 415 when every uploaded file is of an unsupported type', async () => {
@@ -217,7 +217,7 @@ describe('POST /api/tools/ingest', () => {
     assert.equal(accepted.status, 200, await accepted.clone().text());
     const result = (await accepted.json()) as IngestResponse;
     assert.equal(result.namespace, 'raw-form');
-    assert.deepEqual(result.files, [{ file: 'raw-form-sources-arrive-as-json-parts.md', status: 'saved' }]);
+    assert.deepEqual(result.files, [{ file: 'raw-form-sources-arrive-as-json-parts.md', status: 'saved', source: 'text' }]);
 
     assert.equal((await errorOf(await send(formWithJsonSources('["unterminated"')), 400)).code, 'invalid_request');
     assert.equal((await errorOf(await send('no boundary here', 'multipart/form-data'), 400)).code, 'invalid_request');
@@ -287,10 +287,10 @@ describe('POST /api/tools/ingest/execute', () => {
     const response = await service.post('/api/tools/ingest/execute?runId=abc', { data, runtimeContext: {} });
     assert.equal(response.status, 200, await response.clone().text());
     const result = (await response.json()) as IngestResponse;
-    assert.deepEqual(result.files, [{ file: 'execute-runs-the-ingest-tool.md', status: 'saved' }]);
+    assert.deepEqual(result.files, [{ file: 'execute-runs-the-ingest-tool.md', status: 'saved', source: 'text' }]);
     assert.deepEqual(result.errors.map((error) => error.code), ['source_invalid']);
     const again = (await (await service.post('/api/tools/ingest', data)).json()) as IngestResponse;
-    assert.deepEqual(again.files, [{ file: 'execute-runs-the-ingest-tool.md', status: 'skipped' }]);
+    assert.deepEqual(again.files, [{ file: 'execute-runs-the-ingest-tool.md', status: 'skipped', source: 'text' }]);
   });
 
   it('answers 400 naming the field under data, and 415 for a multipart body', async () => {

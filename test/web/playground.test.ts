@@ -4,7 +4,7 @@
 // UPDATE_SCREENSHOTS=1, so a test run never changes a committed file.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +13,8 @@ import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { playgroundRoute } from '../../src/routes/playground-route.js';
 import { launchChromium } from '../support/chromium.js';
+import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
+import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startService, type TestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 
@@ -219,6 +221,111 @@ describe('web playground', () => {
     assert.match((await hybrid.locator('.column-notice').textContent()) ?? '', /^Ranked lexical instead: no embedding model is configured/);
     assert.ok((await hybrid.locator('.result').count()) >= 1);
     await page.unroute('**/tools/search');
+  });
+});
+
+describe('web playground: a folder of documents', () => {
+  let provider: ProviderDouble;
+  let service: TestService;
+  let browser: Browser;
+  let page: Page;
+  const pageProblems: string[] = [];
+
+  before(async () => {
+    const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: repositoryRoot, encoding: 'utf8' });
+    assert.equal(build.status, 0, `scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
+    // Embeddings from the loopback provider double: the 155 pages would keep the bundled model busy for minutes.
+    provider = await startProviderDouble();
+    service = await startService({ providerUrl: provider.baseUrl, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(60_000);
+    page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.dispose();
+    await provider?.close();
+  });
+
+  async function documentSources(namespace: string): Promise<{ source: string; file: string }[]> {
+    const response = await fetch(`${service.baseUrl}/tools/documents?namespace=${namespace}`);
+    assert.equal(response.status, 200);
+    return ((await response.json()) as { documents: { source: string; file: string }[] }).documents;
+  }
+
+  it('stores every page of a chosen folder under its path in it: all 155 FastAPI pages, 0 refused', { timeout: 240_000 }, async () => {
+    await page.goto(`${service.baseUrl}/`);
+    await page.locator('#service-status[data-state="ready"]').waitFor();
+    await page.locator('#new-namespace').fill('fastapi');
+    // The folder input (webkitdirectory) gives each file its path from the folder's parent: docs-fastapi/tutorial/...
+    await page.locator('#folder-input').setInputFiles(fastapiDocsDirectory);
+    // The 155 pages and SOURCE.txt, each shown by its path in the folder.
+    assert.equal(await page.locator('.file-chip').count(), 156);
+    for (const path of ['tutorial/middleware.md', 'advanced/middleware.md', 'reference/middleware.md', 'index.md']) {
+      assert.equal(await page.locator('.file-chip-name', { hasText: new RegExp(`^${path.replace('.', '\\.')}$`) }).count(), 1, path);
+    }
+    await page.getByRole('button', { name: 'Add to namespace' }).click();
+    await page.locator('#ingest-summary', { hasText: /saved in fastapi/ }).waitFor({ timeout: 200_000 });
+    const statuses = await page.locator('#ingest-status .status-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-status')));
+    assert.equal(statuses.length, 156);
+    assert.deepEqual([...new Set(statuses)], ['saved']);
+    assert.equal(await page.locator('#ingest-summary').textContent(), '156 saved in fastapi.');
+
+    const documents = await documentSources('fastapi');
+    assert.deepEqual(documents.map((document) => document.source).filter((source) => source.endsWith('.md')).sort(), await fastapiPagePaths());
+    assert.equal(new Set(documents.map((document) => document.file)).size, 156);
+    const row = page.locator('#ingest-status .status-row', { has: page.locator('.status-name', { hasText: /^advanced\/middleware\.md$/ }) });
+    assert.match((await row.locator('.status-detail').textContent()) ?? '', /^\d+ chunks? · advanced-middleware\.md$/);
+  });
+
+  it('walks a dropped folder, keeps the paths in it, and says which stored version an update replaced', stepTimeout, async () => {
+    const tutorial = await readFile(join(fastapiDocsDirectory, 'tutorial', 'middleware.md'), 'utf8');
+    const advanced = `${await readFile(join(fastapiDocsDirectory, 'advanced', 'middleware.md'), 'utf8')}\n\nA paragraph added since.\n`;
+    // A drop of the folder docs-fastapi holding two middleware.md, through the browser's file-system entries API (the
+    // only way a page sees a dropped folder's files), with entries built in the page: a test cannot drag from the desktop.
+    // Sent as source text: the test runner's compiler would wrap functions passed to evaluate() in helpers the page lacks.
+    await page.evaluate(`(() => {
+      const fileEntry = (fullPath, text) => {
+        const file = new File([text], fullPath.split('/').pop(), { type: 'text/markdown' });
+        return { isFile: true, isDirectory: false, fullPath, file: (resolve) => resolve(file) };
+      };
+      const folderEntry = (fullPath, children) => ({
+        isFile: false,
+        isDirectory: true,
+        fullPath,
+        createReader: () => {
+          let read = false;
+          return { readEntries: (resolve) => { resolve(read ? [] : children); read = true; } };
+        },
+      });
+      const root = folderEntry('/docs-fastapi', [
+        folderEntry('/docs-fastapi/tutorial', [fileEntry('/docs-fastapi/tutorial/middleware.md', ${JSON.stringify(tutorial)})]),
+        folderEntry('/docs-fastapi/advanced', [
+          fileEntry('/docs-fastapi/advanced/middleware.md', ${JSON.stringify(advanced)}),
+          fileEntry('/docs-fastapi/advanced/diagram.png', 'not a document'),
+        ]),
+      ]);
+      const drop = new Event('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(drop, 'dataTransfer', { value: { types: ['Files'], files: [], items: [{ kind: 'file', webkitGetAsEntry: () => root, getAsFile: () => null }] } });
+      document.querySelector('#dropzone').dispatchEvent(drop);
+    })()`);
+    await page.locator('.file-chip').nth(1).waitFor();
+    assert.deepEqual(await page.locator('.file-chip-name').allTextContents(), ['tutorial/middleware.md', 'advanced/middleware.md']);
+    assert.match((await page.locator('#ingest-summary').textContent()) ?? '', /Left out 1 file that is not Markdown/);
+    await page.getByRole('button', { name: 'Add to namespace' }).click();
+    await page.locator('#ingest-summary', { hasText: /in fastapi/ }).waitFor();
+    const rowOf = (name: string) => page.locator('#ingest-status .status-row', { has: page.locator('.status-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+    assert.equal(await rowOf('tutorial/middleware.md').getAttribute('data-status'), 'skipped');
+    assert.equal(await rowOf('advanced/middleware.md').getAttribute('data-status'), 'updated');
+    assert.match(
+      (await rowOf('advanced/middleware.md').locator('.status-detail').textContent()) ?? '',
+      /^\d+ chunks? · advanced-middleware\.md · replaced the version stored \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
+    assert.equal(await page.locator('#ingest-summary').textContent(), '1 updated · 1 skipped in fastapi.');
+    assert.equal((await documentSources('fastapi')).length, 156);
+    assert.deepEqual(pageProblems, []);
   });
 });
 

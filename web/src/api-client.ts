@@ -2,6 +2,7 @@
 // each sent with the access token (if one is set) as `Authorization: Bearer`.
 import type { AgUiEvent, DocumentSummary, Health, IngestProgress, NamespaceSummary, SearchAnswer, SearchMode } from './api-types.js';
 import { readNdjson, readSseData } from './event-stream.js';
+import type { PickedFile } from './picked-files.js';
 
 /** A failed request: the service's `{"error":{"code","message"}}`, or what could be said without one. */
 export class ApiError extends Error {
@@ -59,11 +60,14 @@ export class ApiClient {
     return this.json<SearchAnswer>('POST', '/tools/search', { namespace, query, mode, top_k: topK }, signal);
   }
 
-  /** Uploads files (multipart, Variant 2); progress lines are indexed in upload order. */
-  async ingestFiles(namespace: string, files: readonly File[]): Promise<AsyncGenerator<IngestProgress>> {
+  /**
+   * Uploads files (multipart, Variant 2), each under its path (`tutorial/middleware.md`): the service keeps the
+   * folders, so files of one name in different folders stay different documents. Progress lines are indexed in upload order.
+   */
+  async ingestFiles(namespace: string, files: readonly PickedFile[]): Promise<AsyncGenerator<IngestProgress>> {
     const form = new FormData();
     form.append('namespace', namespace);
-    for (const file of files) form.append('file', file, file.name);
+    for (const { file, path } of files) form.append('file', file, path);
     return readNdjson<IngestProgress>(await this.send('POST', '/api/tools/ingest?progress=ndjson', form));
   }
 

@@ -41,7 +41,16 @@ export interface SearchAnswer {
 
 /** One line of an ingest route's `?progress=ndjson` stream. */
 export type IngestProgress =
-  | { readonly type: 'document'; readonly index: number; readonly source: string; readonly status: 'saved' | 'updated' | 'skipped'; readonly file: string; readonly chunks: number }
+  | {
+      readonly type: 'document';
+      readonly index: number;
+      readonly source: string;
+      readonly status: 'saved' | 'updated' | 'skipped';
+      readonly file: string;
+      readonly chunks: number;
+      /** With `updated`: the stored version it replaced. */
+      readonly replaced?: { readonly file: string; readonly source: string; readonly ingested_at: string };
+    }
   | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
   | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }
   | { readonly type: 'removed'; readonly index: number; readonly source: string; readonly file: string }

@@ -28,6 +28,7 @@ new IngestPanel(
     form: byId('ingest-form', HTMLFormElement),
     dropzone: byId('dropzone', HTMLElement),
     fileInput: byId('file-input', HTMLInputElement),
+    folderInput: byId('folder-input', HTMLInputElement),
     fileQueue: byId('file-queue', HTMLUListElement),
     pasteInput: byId('paste-input', HTMLTextAreaElement),
     pasteHint: byId('paste-hint', HTMLElement),

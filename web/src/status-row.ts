@@ -27,8 +27,12 @@ export class StatusRow {
     return this.state;
   }
 
-  stored(status: 'saved' | 'updated' | 'skipped', chunks: number, file: string): void {
-    const detail = status === 'skipped' ? `unchanged, already stored as ${file}` : `${plural(chunks, 'chunk')} · ${file}`;
+  /** `replacedStoredAt`: with `updated`, when the version it replaced was stored (a replacement is always said). */
+  stored(status: 'saved' | 'updated' | 'skipped', chunks: number, file: string, replacedStoredAt?: string): void {
+    const detail =
+      status === 'skipped' ? `unchanged, already stored as ${file}`
+      : replacedStoredAt !== undefined ? `${plural(chunks, 'chunk')} · ${file} · replaced the version stored ${replacedStoredAt.slice(0, 16).replace('T', ' ')} UTC`
+      : `${plural(chunks, 'chunk')} · ${file}`;
     this.show(status, detail);
   }
 
