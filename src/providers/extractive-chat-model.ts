@@ -33,9 +33,22 @@ interface Candidate {
   readonly blocks: readonly MarkdownBlock[];
   /** Index in `blocks` of the prose block the passage starts from. */
   readonly start: number;
+  /** The words of the passage's block and of its heading. */
   readonly terms: ReadonlySet<string>;
+  /** The words of the passage's block alone. */
+  readonly blockTerms: ReadonlySet<string>;
   readonly score: number;
 }
+
+/** Share of two word sets that they have in common (Jaccard). */
+function overlap(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
+  let shared = 0;
+  for (const term of left) if (right.has(term)) shared++;
+  return shared / Math.max(1, left.size + right.size - shared);
+}
+
+/** Passages this similar are the same text (a tip repeated on two pages) and are quoted once. */
+const duplicateOverlap = 0.6;
 
 const isProse = (block: MarkdownBlock | undefined): boolean => block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
 
@@ -86,7 +99,9 @@ function candidates(request: ChatRequest): Candidate[] {
         (hasInlineCode && instruction.test(block.text) ? instructionBonus : 0) -
         rankPenalty * rank;
       if (coverage(weights, blockTerms) === 0 && !(codeFollows && coverage(weights, heading) > 0)) return [];
-      return [{ snippet, rank, blocks, start: index, terms: new Set([...blockTerms, ...heading]), score }];
+      // A sentence that introduces what the snippet cut off ("In short:" at its end) says nothing on its own.
+      if (index === blocks.length - 1 && block.text.trimEnd().endsWith(':')) return [];
+      return [{ snippet, rank, blocks, start: index, terms: new Set([...blockTerms, ...heading]), blockTerms, score }];
     });
   });
 }
@@ -153,6 +168,7 @@ export function extractiveAnswer(request: ChatRequest): string {
   for (const candidate of ranked) {
     if (chosen.length >= maxPassages || candidate.score < furtherPassageShare * best.score) break;
     if (chosen.some((kept) => kept.snippet.number === candidate.snippet.number && Math.abs(kept.start - candidate.start) <= 1)) continue;
+    if (chosen.some((kept) => overlap(kept.blockTerms, candidate.blockTerms) >= duplicateOverlap)) continue;
     const known = new Set(chosen.flatMap((kept) => [...kept.terms]));
     if (![...candidate.terms].some((term) => !known.has(term))) continue;
     const next = passage(candidate, !hasCode);

@@ -67,3 +67,17 @@ describe('extractive chat model', () => {
     assert.equal(await answer('kubernetes helm chart', ['# Billing\n\nInvoices are monthly.']), noAnswer);
   });
 });
+
+describe('extractive chat model, repeated and cut-off passages', () => {
+  it('quotes a passage repeated on two pages once', async () => {
+    const tip = 'To let a browser see custom headers, add them to your CORS configuration with `expose_headers`.';
+    const text = await answer('how do I add custom headers to CORS?', [tip, `${tip} See the CORS page.`, 'Custom headers use the `X-` prefix.']);
+    assert.equal(text.match(/expose_headers/g)?.length, 1, text);
+  });
+
+  it('does not quote a sentence that introduces what the snippet cut off', async () => {
+    const text = await answer('how do I return a 404 status?', ['Return a 404 with `HTTPException`, in short:', 'Raise `HTTPException(status_code=404)` to return a 404 status.']);
+    assert.doesNotMatch(text, /in short/);
+    assert.match(text, /status_code=404/);
+  });
+});
