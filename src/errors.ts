@@ -39,12 +39,15 @@ export type ErrorCode = keyof typeof errorCatalogue;
 export class KnowledgeError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** The failure may pass by itself (a provider down or overloaded): the same call later may succeed. */
+  readonly temporary: boolean;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; temporary?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KnowledgeError';
     this.code = code;
     this.status = errorCatalogue[code].status;
+    this.temporary = options?.temporary ?? false;
   }
 }
 

@@ -16,9 +16,16 @@ import { describeSource, type CrawlRequest, type IngestSource, type InvalidSourc
 import { fetchLimits, loadSource, type SourceLimits } from './load-source.js';
 
 export type SourceOutcome =
-  | { readonly index: number; readonly source: string; readonly status: 'saved' | 'skipped'; readonly document: StoredDocument }
+  | {
+      readonly index: number;
+      readonly source: string;
+      readonly status: 'saved' | 'skipped';
+      readonly document: StoredDocument;
+      /** Stored, but not as asked: without embeddings while the provider is down (they are computed later). */
+      readonly warning?: string;
+    }
   /** `replaced` is the version the document had before: a replacement is always reported, never silent. */
-  | { readonly index: number; readonly source: string; readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument }
+  | { readonly index: number; readonly source: string; readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument; readonly warning?: string }
   | { readonly index: number; readonly source: string; readonly status: 'failed'; readonly error: KnowledgeError };
 
 /** The previous version of an updated document, as responses and progress events name it. */
@@ -52,6 +59,8 @@ export type IngestProgress =
       readonly chunks: number;
       /** With `updated`: the version it replaced. */
       readonly replaced?: ReplacedDocument;
+      /** Stored without embeddings while the provider is down. */
+      readonly warning?: string;
     }
   | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
   | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }
@@ -65,6 +74,7 @@ export interface IngestServiceOptions {
   /** Sources of one request processed at once. */
   readonly concurrency?: number;
   readonly logError: (message: string, error: unknown) => void;
+  readonly warn?: (message: string) => void;
   /** Told of every completed ingest and how long it took (metrics). */
   readonly onIngested?: (report: IngestReport, seconds: number) => void;
 }
@@ -93,6 +103,7 @@ export class IngestService {
               file: outcome.document.file,
               chunks: outcome.document.chunks.length,
               ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+              ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
             },
       );
       return outcome;
@@ -170,6 +181,24 @@ export class IngestService {
     return { outcomes, removed };
   }
 
+  /**
+   * The chunks' vectors, or a warning when the provider is down: lexical search needs no vectors, so the document is
+   * stored without them and its chunks stay pending, to be embedded by the same mechanism as after a model change
+   * (SearchService embeds pending chunks at the next embedding search, once the provider answers again).
+   */
+  private async embed(label: string, texts: string[]): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
+    const embeddings = this.options.embeddings;
+    if (embeddings === undefined) return undefined;
+    try {
+      return { vectors: await embeddings.embed(texts) };
+    } catch (error) {
+      // Only a provider that is down: a refused key or a refused input would fail again every time.
+      if (!isKnowledgeError(error) || error.code !== 'embedding_failed' || !error.temporary) throw error;
+      this.options.warn?.(`${label}: stored without embeddings, the embedding provider failed (${error.message}); embedded once it answers again`);
+      return { warning: `stored without embeddings: ${error.message}. It is found by lexical search now, and embedded once the provider answers again.` };
+    }
+  }
+
   private async ingestOne(namespace: Namespace, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {
     const label = describeSource(source);
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
@@ -182,9 +211,8 @@ export class IngestService {
       if (known !== undefined) return { index, source: label, status: 'skipped', document: known };
 
       const chunks = chunkMarkdown(body);
-      const vectors = this.options.embeddings === undefined
-        ? undefined
-        : await this.options.embeddings.embed(chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
+      const embedded = await this.embed(label, chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
+      const vectors = embedded?.vectors;
       const [outcome] = await namespace.commitDocuments([
         {
           title: loaded.title,
@@ -197,9 +225,11 @@ export class IngestService {
         },
       ]);
       if (outcome === undefined) throw new Error('commit returned no outcome');
+      const warning = outcome.status === 'skipped' ? undefined : embedded?.warning;
+      const noted = warning === undefined ? {} : { warning };
       return outcome.status === 'updated'
-        ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced }
-        : { index, source: label, status: outcome.status, document: outcome.document };
+        ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced, ...noted }
+        : { index, source: label, status: outcome.status, document: outcome.document, ...noted };
     } catch (error) {
       if (isKnowledgeError(error)) return { index, source: label, status: 'failed', error };
       this.options.logError(`ingest of source ${index} failed unexpectedly`, error);

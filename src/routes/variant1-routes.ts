@@ -63,6 +63,7 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
           chunks: outcome.document.chunks.length,
           status: outcome.status,
           ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+          ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
         }],
   );
   return {

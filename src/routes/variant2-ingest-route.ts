@@ -154,6 +154,7 @@ function toIngestResponse(report: IngestReport) {
           status: outcome.status,
           source: outcome.document.source,
           ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+          ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
         }],
   );
   return {
