@@ -5,6 +5,7 @@ import { link, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { forEachConcurrently } from '../concurrency.js';
+import { isKnowledgeError } from '../errors.js';
 import type { VectorHit } from '../search/vector-index.js';
 import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
@@ -406,6 +407,11 @@ export class Namespace {
         staging.ops.push({ op: 'remove', file });
       }
       for (const file of this.folder.unreadableFiles.keys()) if (!names.has(file)) this.folder.unreadableFiles.delete(file);
+    }).catch((error: unknown) => {
+      if (!isKnowledgeError(error) || error.code !== 'storage_full') throw error;
+      // A full disk (already logged) does not fail the search that asked: it runs over the index as it was, and the
+      // folder is read again next time.
+      this.seenFolderModifiedMs = 0;
     });
   }
 
