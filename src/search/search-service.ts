@@ -143,7 +143,7 @@ export class SearchService {
     const pending = namespace.pendingChunkCount;
     if (pending === 0) return undefined;
     const job = this.embedPending(namespace, this.embeddings);
-    const waiting = (reason: string) => `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); they are embedded once the provider answers again`;
+    const waiting = (reason: string) => `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); a later search embeds them`;
     if (pending <= maxPendingEmbeddedInline) {
       try {
         await job;

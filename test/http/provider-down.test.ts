@@ -64,7 +64,7 @@ describe('an embedding provider that is down', () => {
 
     const embedding = await search({ query: 'thaw cold archives' });
     assert.equal(embedding.mode, 'lexical');
-    assert.match(embedding.notice ?? '', /not embedded yet.*once the provider answers again/);
+    assert.match(embedding.notice ?? '', /not embedded yet.*503.*a later search embeds them/);
     assert.equal(embedding.matches[0]?.title, 'Glacier Backups');
 
     const docsSearch = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'pager rota owners', mode: 'hybrid' })).json()) as { warnings: string[] };
