@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmdirSync } from 'node:fs';
 import { mkdir, open, readdir, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { journalFileName, readIndexFiles } from '../../src/store/index-files.js';
@@ -82,6 +83,15 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     await filler.truncate(size - freeBytes);
   }
 
+  /** The first value `probe` gives that is not undefined, polling for up to 10 s. */
+  async function eventually<T>(probe: () => T | undefined): Promise<T | undefined> {
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(20)) {
+      const value = probe();
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  }
+
   function ingest(sources: unknown[], target = namespace): Promise<Response> {
     return service.post('/tools/ingest', { namespace: target, sources });
   }
@@ -148,6 +158,24 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     assert.deepEqual(body.documents.map((document) => [document.title, document.status]), [['Small enough to fit', 'saved']]);
     assert.deepEqual(body.errors.map((error) => [error.index, error.code]), [[1, 'storage_full']]);
     acknowledged.push('Small enough to fit');
+    assert.deepEqual((await readNamespaceFolder(namespaceFolder)).temporaryFiles, []);
+  });
+
+  it('removes the temporary file of an index snapshot it had no room to write, and keeps the journal', async () => {
+    // Room for two large documents and their journal record, which pushes the journal past the size (256 kB) at which
+    // it is folded into a new snapshot; no room for that snapshot.
+    await fillVolume(720 << 10);
+    const large = (title: string, word: string) => ({ type: 'text', title, value: `# ${title}\n\n${`The ${word} procedure is repeated here. `.repeat(3800)}` });
+    const logsBefore = service.logs.length;
+    const response = await ingest([large('Large runbook one', 'zebra'), large('Large runbook two', 'yak')]);
+    assert.equal(response.status, 200, await response.clone().text());
+    const body = (await response.json()) as { documents: { status: string }[] };
+    assert.deepEqual(body.documents.map((document) => document.status), ['saved', 'saved']);
+    acknowledged.push('Large runbook one', 'Large runbook two');
+    // The journal is folded after the commit is acknowledged, so the answer may come first.
+    const warning = await eventually(() => service.logs.slice(logsBefore).find((line) => line.includes('writing the index snapshot failed')));
+    assert.ok(warning !== undefined, 'the snapshot could not be written');
+    assert.match(warning, /ENOSPC writing \S*index\.snapshot/);
     assert.deepEqual((await readNamespaceFolder(namespaceFolder)).temporaryFiles, []);
   });
 
