@@ -79,6 +79,12 @@ export interface IngestServiceOptions {
   readonly onIngested?: (report: IngestReport, seconds: number) => void;
 }
 
+/** What the sources of one request learn about each other. */
+interface RequestState {
+  /** Why the embedding provider is down, once one source found it so. */
+  providerDown?: string;
+}
+
 export class IngestService {
   constructor(private readonly options: IngestServiceOptions) {}
 
@@ -91,6 +97,7 @@ export class IngestService {
     const namespace = await this.options.store.namespace(namespaceName);
     const outcomes: SourceOutcome[][] = new Array(sources.length);
     const removed: StoredDocument[] = [];
+    const request: RequestState = {};
     const report = (outcome: SourceOutcome) => {
       onProgress(
         outcome.status === 'failed'
@@ -111,7 +118,7 @@ export class IngestService {
     await forEachConcurrently(sources, this.options.concurrency ?? 4, async (source, index) => {
       if (source.kind === 'url' && source.crawl !== undefined) {
         try {
-          const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
+          const crawl = await this.ingestCrawl(namespace, request, index, source.url, source.crawl, report, onProgress);
           outcomes[index] = crawl.outcomes;
           removed.push(...crawl.removed);
         } catch (error) {
@@ -120,7 +127,7 @@ export class IngestService {
           outcomes[index] = [report({ index, source: source.url, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source') })];
         }
       } else {
-        outcomes[index] = [report(await this.ingestOne(namespace, index, source))];
+        outcomes[index] = [report(await this.ingestOne(namespace, request, index, source))];
       }
     });
     const ingestReport: IngestReport = { namespace: namespace.name, outcomes: outcomes.flat(), removed };
@@ -138,6 +145,7 @@ export class IngestService {
   /** Ingests every page a crawl finds, each upserted by its URL; with `prune`, removes the pages that are gone. */
   private async ingestCrawl(
     namespace: Namespace,
+    request: RequestState,
     index: number,
     startUrl: string,
     crawl: CrawlRequest,
@@ -155,7 +163,7 @@ export class IngestService {
         if (event.type === 'page') {
           pagesFound++;
           seen.add(event.page.url);
-          outcomes.push(report(await this.ingestOne(namespace, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
+          outcomes.push(report(await this.ingestOne(namespace, request, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
         } else if (event.type === 'failed') {
           seen.add(event.url);
           // Pages reachable only through a page that failed (maybe for a moment) were not really looked for.
@@ -186,20 +194,24 @@ export class IngestService {
    * stored without them and its chunks stay pending, to be embedded by the same mechanism as after a model change
    * (SearchService embeds pending chunks at the next embedding search, once the provider answers again).
    */
-  private async embed(label: string, texts: string[]): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
+  private async embed(request: RequestState, label: string, texts: string[]): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
     const embeddings = this.options.embeddings;
     if (embeddings === undefined) return undefined;
+    const withoutEmbeddings = (reason: string) => ({ warning: `stored without embeddings: ${reason}. It is found by lexical search now, and embedded once the provider answers again.` });
+    // Once the provider was found down (after the client's retries), the request's other sources do not wait on it.
+    if (request.providerDown !== undefined) return withoutEmbeddings(request.providerDown);
     try {
       return { vectors: await embeddings.embed(texts) };
     } catch (error) {
       // Only a provider that is down: a refused key or a refused input would fail again every time.
       if (!isKnowledgeError(error) || error.code !== 'embedding_failed' || !error.temporary) throw error;
+      request.providerDown ??= error.message;
       this.options.warn?.(`${label}: stored without embeddings, the embedding provider failed (${error.message}); embedded once it answers again`);
-      return { warning: `stored without embeddings: ${error.message}. It is found by lexical search now, and embedded once the provider answers again.` };
+      return withoutEmbeddings(error.message);
     }
   }
 
-  private async ingestOne(namespace: Namespace, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {
+  private async ingestOne(namespace: Namespace, request: RequestState, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {
     const label = describeSource(source);
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
     try {
@@ -211,7 +223,7 @@ export class IngestService {
       if (known !== undefined) return { index, source: label, status: 'skipped', document: known };
 
       const chunks = chunkMarkdown(body);
-      const embedded = await this.embed(label, chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
+      const embedded = await this.embed(request, label, chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
       const vectors = embedded?.vectors;
       const [outcome] = await namespace.commitDocuments([
         {

@@ -58,6 +58,18 @@ describe('an embedding provider that is down', () => {
     assert.equal(index.vectorCount, 0);
   });
 
+  it('stops asking a provider that is down for the rest of a request', async () => {
+    const before = provider.embeddingRequests().length;
+    const sources = Array.from({ length: 8 }, (_, index) => ({ type: 'text', title: `Outage note ${index}`, value: `Outage note ${index} mentions the gannet ${index} runbook.` }));
+    const response = await service.post('/tools/ingest', { namespace, sources });
+    const body = (await response.json()) as { documents: { status: string; warning?: string }[] };
+    assert.deepEqual(body.documents.map((document) => document.status), Array(8).fill('saved'));
+    assert.ok(body.documents.every((document) => /stored without embeddings/.test(document.warning ?? '')));
+    // 4 sources run at once, each with the client's 3 retries: the other 4 find the provider already known to be down.
+    const asked = provider.embeddingRequests().length - before;
+    assert.ok(asked <= 16, `${asked} embedding requests for 8 sources`);
+  });
+
   it('finds them lexically, and says embedding search is waiting for the provider', async () => {
     const lexical = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'thaw cold archives' })).json()) as { results: { title: string }[] };
     assert.equal(lexical.results[0]?.title, 'Glacier Backups');
