@@ -134,7 +134,7 @@ export class IngestService {
     this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
     // A full disk that let nothing through is the request's failure, one the client acts on as a whole (free space,
     // send it again); when some sources were stored, the others' storage_full stays per source.
-    const stored = ingestReport.outcomes.some((outcome) => outcome.status === 'saved' || outcome.status === 'updated');
+    const stored = removed.length > 0 || ingestReport.outcomes.some((outcome) => outcome.status === 'saved' || outcome.status === 'updated');
     const full = ingestReport.outcomes.filter((outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_full');
     if (!stored && full.length > 0) {
       throw new KnowledgeError('storage_full', `the storage volume is full (no space left on device): nothing of this request was stored (${full.length} of ${ingestReport.outcomes.length} sources failed for lack of space); free space and send it again`);
