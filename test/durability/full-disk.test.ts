@@ -16,6 +16,8 @@ import { startProviderDouble, type ProviderDouble } from '../support/provider-do
 import { startService, type TestService } from '../support/service.js';
 
 const pageBytes = Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim());
+/** The sizes below (documents that fit in so many pages, a 2 MB volume) are worked out for 4 KiB pages. */
+const expectedPageBytes = 4096;
 
 /** Mounts a 2 MB tmpfs (needs root); the reason it could not, otherwise. */
 function mountSmallVolume(): { mountPoint: string } | { reason: string } {
@@ -30,7 +32,8 @@ function mountSmallVolume(): { mountPoint: string } | { reason: string } {
   }
 }
 
-const volume = mountSmallVolume();
+const volume: { mountPoint: string } | { reason: string } =
+  pageBytes === expectedPageBytes ? mountSmallVolume() : { reason: `the page size is ${pageBytes} bytes; this test's sizes are worked out for ${expectedPageBytes}` };
 // In CI the test must run: a skip there would hide that the full-disk behaviour is no longer checked.
 if ('reason' in volume && process.env.CI) throw new Error(`full-disk test: ${volume.reason}`);
 
@@ -136,7 +139,11 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     await fillVolume(pageBytes);
     const journalBefore = await journalBytes();
     const logsBefore = service.logs.length;
-    const response = await ingest([text('Room for the file only', 3)]);
+    // The body fills most of the page; its record holds the chunk texts (with their overlaps) and a vector per chunk,
+    // so it is larger than a page, whatever room the journal's last page has left.
+    const sentence = 'The quarterly restore drill replays the archive onto a scratch cluster. ';
+    const body = `# Restore drill\n\n${sentence.repeat(Math.floor((pageBytes - 500) / sentence.length))}`;
+    const response = await ingest([{ type: 'text', title: 'Room for the file only', value: body }]);
     assert.equal(response.status, 507, await response.clone().text());
     assert.ok(
       service.logs.slice(logsBefore).some((line) => line.includes('ENOSPC') && line.includes(join(namespaceFolder, journalFileName))),
