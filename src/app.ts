@@ -98,6 +98,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       fileRoots: config.fileRoots,
     },
     logError,
+    warn: (message) => app.log.warn(message),
     onIngested: (report, seconds) => metrics.observeIngest(report, seconds),
   });
   const agent = new AgentService({

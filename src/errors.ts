@@ -16,6 +16,7 @@ export const errorCatalogue = {
   agent_not_initialized: { status: 503, description: 'No LLM_API_KEY was set at start-up, so the agent cannot answer.' },
   embeddings_unavailable: { status: 503, description: 'No embedding model is available for embedding search.' },
   playground_not_built: { status: 503, description: 'The web playground is not built; run npm run build.' },
+  storage_full: { status: 507, description: 'The storage volume is full (or a quota is reached): nothing was stored; free space and send the request again.' },
   shutting_down: { status: 503, description: 'The service is shutting down; send the request again (to another instance, or once it is back).' },
   // Per-source ingest errors (reported in the `errors` array of an ingest response).
   source_invalid: { status: 400, description: 'The source lacks a required field or has a wrong one.' },
@@ -38,12 +39,15 @@ export type ErrorCode = keyof typeof errorCatalogue;
 export class KnowledgeError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** The failure may pass by itself (a provider down or overloaded): the same call later may succeed. */
+  readonly temporary: boolean;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; temporary?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KnowledgeError';
     this.code = code;
     this.status = errorCatalogue[code].status;
+    this.temporary = options?.temporary ?? false;
   }
 }
 

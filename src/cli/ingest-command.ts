@@ -48,6 +48,7 @@ async function runBatch(client: KnowledgeAgentClient, batch: Batch, namespace: s
       ...(outcome.chunks === undefined ? {} : { chunks: outcome.chunks }),
       ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
       ...(outcome.replaced === undefined ? {} : { replaced: { file: outcome.replaced.file, ingestedAt: outcome.replaced.ingested_at } }),
+      ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
     });
   };
   for (let attempt = 0; ; attempt++) {

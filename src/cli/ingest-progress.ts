@@ -13,6 +13,8 @@ export interface SourceOutcome {
   readonly reason?: string;
   /** With `updated`: the stored document it replaced (its file name in the namespace), and when that was stored. */
   readonly replaced?: { readonly file: string; readonly ingestedAt: string };
+  /** Stored, but without embeddings while the provider is down: always shown. */
+  readonly warning?: string;
 }
 
 export interface ProgressState {
@@ -91,7 +93,7 @@ export function outcomeLine(outcome: SourceOutcome): string {
   const detail =
     outcome.reason !== undefined ? outcome.reason
     : outcome.status === 'skipped' ? 'unchanged'
-    : [outcome.chunks === undefined ? undefined : plural(outcome.chunks, 'chunk'), replaced].filter((part) => part !== undefined).join(', ');
+    : [outcome.chunks === undefined ? undefined : plural(outcome.chunks, 'chunk'), replaced, outcome.warning].filter((part) => part !== undefined).join(', ');
   return detail === '' ? `${outcome.status}  ${outcome.label}` : `${outcome.status}  ${outcome.label}  ${detail}`;
 }
 

@@ -89,7 +89,7 @@ class TerminalReporter implements IngestReporter {
   outcome(outcome: SourceOutcome): void {
     this.tally.add(outcome);
     // Failures, replacements and local decisions are worth a line above the bar; other stored documents show in its counts.
-    if (outcome.status === 'failed' || outcome.status === 'updated' || outcome.reason !== undefined) this.bars?.log(`${outcomeLine(outcome)}\n`);
+    if (outcome.status === 'failed' || outcome.status === 'updated' || outcome.reason !== undefined || outcome.warning !== undefined) this.bars?.log(`${outcomeLine(outcome)}\n`);
     this.bar?.update(this.tally.done);
   }
 

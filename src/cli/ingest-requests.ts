@@ -22,6 +22,8 @@ export interface BatchOutcome {
   readonly chunks?: number;
   readonly reason?: string;
   readonly replaced?: ReplacedDocument;
+  /** Stored without embeddings while the provider is down. */
+  readonly warning?: string;
 }
 
 const mediaTypeOfExtension: Record<string, string> = {
@@ -37,7 +39,7 @@ const mediaTypeOfExtension: Record<string, string> = {
 
 /** The progress events of CONTRACT/README "Progress", and the last line. */
 type ProgressLine =
-  | { type: 'document'; index: number; status: 'saved' | 'updated' | 'skipped'; chunks: number; replaced?: ReplacedDocument }
+  | { type: 'document'; index: number; status: 'saved' | 'updated' | 'skipped'; chunks: number; replaced?: ReplacedDocument; warning?: string }
   | { type: 'failed'; index: number; code: string; error: string }
   | { type: 'skipped' | 'removed'; index: number }
   | { type: 'result'; result: Variant2IngestResponse }
@@ -147,7 +149,15 @@ export async function sendBatch(client: KnowledgeAgentClient, batch: Batch, name
         if (line.type !== 'document' && line.type !== 'failed') continue;
         const index = toBatchIndex(line.index);
         if (index === undefined) continue;
-        if (line.type === 'document') once({ index, status: line.status, chunks: line.chunks, ...(line.replaced === undefined ? {} : { replaced: line.replaced }) });
+        if (line.type === 'document') {
+          once({
+            index,
+            status: line.status,
+            chunks: line.chunks,
+            ...(line.replaced === undefined ? {} : { replaced: line.replaced }),
+            ...(line.warning === undefined ? {} : { warning: line.warning }),
+          });
+        }
         else once({ index, status: 'failed', reason: line.error });
       }
     }

@@ -16,9 +16,16 @@ import { describeSource, type CrawlRequest, type IngestSource, type InvalidSourc
 import { fetchLimits, loadSource, type SourceLimits } from './load-source.js';
 
 export type SourceOutcome =
-  | { readonly index: number; readonly source: string; readonly status: 'saved' | 'skipped'; readonly document: StoredDocument }
+  | {
+      readonly index: number;
+      readonly source: string;
+      readonly status: 'saved' | 'skipped';
+      readonly document: StoredDocument;
+      /** Stored, but not as asked: without embeddings while the provider is down (they are computed later). */
+      readonly warning?: string;
+    }
   /** `replaced` is the version the document had before: a replacement is always reported, never silent. */
-  | { readonly index: number; readonly source: string; readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument }
+  | { readonly index: number; readonly source: string; readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument; readonly warning?: string }
   | { readonly index: number; readonly source: string; readonly status: 'failed'; readonly error: KnowledgeError };
 
 /** The previous version of an updated document, as responses and progress events name it. */
@@ -52,6 +59,8 @@ export type IngestProgress =
       readonly chunks: number;
       /** With `updated`: the version it replaced. */
       readonly replaced?: ReplacedDocument;
+      /** Stored without embeddings while the provider is down. */
+      readonly warning?: string;
     }
   | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
   | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }
@@ -65,8 +74,15 @@ export interface IngestServiceOptions {
   /** Sources of one request processed at once. */
   readonly concurrency?: number;
   readonly logError: (message: string, error: unknown) => void;
+  readonly warn?: (message: string) => void;
   /** Told of every completed ingest and how long it took (metrics). */
   readonly onIngested?: (report: IngestReport, seconds: number) => void;
+}
+
+/** What the sources of one request learn about each other. */
+interface RequestState {
+  /** Why the embedding provider is down, once one source found it so. */
+  providerDown?: string;
 }
 
 export class IngestService {
@@ -81,6 +97,7 @@ export class IngestService {
     const namespace = await this.options.store.namespace(namespaceName);
     const outcomes: SourceOutcome[][] = new Array(sources.length);
     const removed: StoredDocument[] = [];
+    const request: RequestState = {};
     const report = (outcome: SourceOutcome) => {
       onProgress(
         outcome.status === 'failed'
@@ -93,6 +110,7 @@ export class IngestService {
               file: outcome.document.file,
               chunks: outcome.document.chunks.length,
               ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+              ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
             },
       );
       return outcome;
@@ -100,7 +118,7 @@ export class IngestService {
     await forEachConcurrently(sources, this.options.concurrency ?? 4, async (source, index) => {
       if (source.kind === 'url' && source.crawl !== undefined) {
         try {
-          const crawl = await this.ingestCrawl(namespace, index, source.url, source.crawl, report, onProgress);
+          const crawl = await this.ingestCrawl(namespace, request, index, source.url, source.crawl, report, onProgress);
           outcomes[index] = crawl.outcomes;
           removed.push(...crawl.removed);
         } catch (error) {
@@ -109,17 +127,25 @@ export class IngestService {
           outcomes[index] = [report({ index, source: source.url, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source') })];
         }
       } else {
-        outcomes[index] = [report(await this.ingestOne(namespace, index, source))];
+        outcomes[index] = [report(await this.ingestOne(namespace, request, index, source))];
       }
     });
     const ingestReport: IngestReport = { namespace: namespace.name, outcomes: outcomes.flat(), removed };
     this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
+    // A full disk that let nothing through is the request's failure, one the client acts on as a whole (free space,
+    // send it again); when some sources were stored, the others' storage_full stays per source.
+    const stored = removed.length > 0 || ingestReport.outcomes.some((outcome) => outcome.status === 'saved' || outcome.status === 'updated');
+    const full = ingestReport.outcomes.filter((outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_full');
+    if (!stored && full.length > 0) {
+      throw new KnowledgeError('storage_full', `the storage volume is full (no space left on device): nothing of this request was stored (${full.length} of ${ingestReport.outcomes.length} sources failed for lack of space); free space and send it again`);
+    }
     return ingestReport;
   }
 
   /** Ingests every page a crawl finds, each upserted by its URL; with `prune`, removes the pages that are gone. */
   private async ingestCrawl(
     namespace: Namespace,
+    request: RequestState,
     index: number,
     startUrl: string,
     crawl: CrawlRequest,
@@ -137,7 +163,7 @@ export class IngestService {
         if (event.type === 'page') {
           pagesFound++;
           seen.add(event.page.url);
-          outcomes.push(report(await this.ingestOne(namespace, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
+          outcomes.push(report(await this.ingestOne(namespace, request, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
         } else if (event.type === 'failed') {
           seen.add(event.url);
           // Pages reachable only through a page that failed (maybe for a moment) were not really looked for.
@@ -163,7 +189,29 @@ export class IngestService {
     return { outcomes, removed };
   }
 
-  private async ingestOne(namespace: Namespace, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {
+  /**
+   * The chunks' vectors, or a warning when the provider is down: lexical search needs no vectors, so the document is
+   * stored without them and its chunks stay pending, to be embedded by the same mechanism as after a model change
+   * (SearchService embeds pending chunks at the next embedding search, once the provider answers again).
+   */
+  private async embed(request: RequestState, label: string, texts: string[]): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
+    const embeddings = this.options.embeddings;
+    if (embeddings === undefined) return undefined;
+    const withoutEmbeddings = (reason: string) => ({ warning: `stored without embeddings: ${reason}. It is found by lexical search now, and embedded once the provider answers again.` });
+    // Once the provider was found down (after the client's retries), the request's other sources do not wait on it.
+    if (request.providerDown !== undefined) return withoutEmbeddings(request.providerDown);
+    try {
+      return { vectors: await embeddings.embed(texts) };
+    } catch (error) {
+      // Only a provider that is down: a refused key or a refused input would fail again every time.
+      if (!isKnowledgeError(error) || error.code !== 'embedding_failed' || !error.temporary) throw error;
+      request.providerDown ??= error.message;
+      this.options.warn?.(`${label}: stored without embeddings, the embedding provider failed (${error.message}); embedded once it answers again`);
+      return withoutEmbeddings(error.message);
+    }
+  }
+
+  private async ingestOne(namespace: Namespace, request: RequestState, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {
     const label = describeSource(source);
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
     try {
@@ -175,9 +223,8 @@ export class IngestService {
       if (known !== undefined) return { index, source: label, status: 'skipped', document: known };
 
       const chunks = chunkMarkdown(body);
-      const vectors = this.options.embeddings === undefined
-        ? undefined
-        : await this.options.embeddings.embed(chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
+      const embedded = await this.embed(request, label, chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
+      const vectors = embedded?.vectors;
       const [outcome] = await namespace.commitDocuments([
         {
           title: loaded.title,
@@ -190,9 +237,11 @@ export class IngestService {
         },
       ]);
       if (outcome === undefined) throw new Error('commit returned no outcome');
+      const warning = outcome.status === 'skipped' ? undefined : embedded?.warning;
+      const noted = warning === undefined ? {} : { warning };
       return outcome.status === 'updated'
-        ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced }
-        : { index, source: label, status: outcome.status, document: outcome.document };
+        ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced, ...noted }
+        : { index, source: label, status: outcome.status, document: outcome.document, ...noted };
     } catch (error) {
       if (isKnowledgeError(error)) return { index, source: label, status: 'failed', error };
       this.options.logError(`ingest of source ${index} failed unexpectedly`, error);

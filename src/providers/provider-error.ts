@@ -26,5 +26,14 @@ export function toProviderError(error: unknown, code: Extract<ErrorCode, 'provid
     message = `the provider could not be reached or broke off: ${error instanceof Error ? error.message : String(error)}`;
   }
   const safe = redactSecret(message, secret);
-  return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe);
+  return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe, { temporary: isTemporary(error) });
+}
+
+/**
+ * Unreachable or timed out (the client's connection errors carry no status), overloaded, or failing on its side:
+ * may pass by itself. A refusal (4xx) or a malformed answer would fail the same way again.
+ */
+function isTemporary(error: unknown): boolean {
+  if (!(error instanceof APIError)) return false;
+  return error.status === undefined || error.status === 408 || error.status === 429 || error.status >= 500;
 }

@@ -100,7 +100,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
         bodyRequired: false,
         querystring: deleteDocumentsSchema,
         success: jsonSuccess('The deleted documents.', deleteDocumentsResponseSchema),
-        errors: ['invalid_namespace', 'forbidden', 'not_found'],
+        errors: ['invalid_namespace', 'forbidden', 'not_found', 'storage_full'],
       },
     },
     config: { access: 'write' },

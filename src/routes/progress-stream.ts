@@ -9,7 +9,7 @@ import { errorBody } from '../errors.js';
 import { knownFailure } from './error-handler.js';
 import type { IngestProgress } from '../ingest/ingest-service.js';
 import { errorBodySchema, type RouteDocumentation } from './openapi.js';
-import { replacedDocumentSchema, storedStatusSchema } from './variant1-schemas.js';
+import { replacedDocumentSchema, storedStatusSchema, storedWarningSchema } from './variant1-schemas.js';
 import { withinShutdownGrace } from '../lifecycle/graceful-shutdown.js';
 
 const unfinishedIngest = 'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
@@ -54,7 +54,7 @@ function progressLineSchema(result: z.ZodType) {
   const event = { index: z.number().int().min(0).describe('Index of the source in the request.'), source: z.string() };
   return z
     .discriminatedUnion('type', [
-      z.object({ type: z.literal('document'), ...event, status: storedStatusSchema, file: z.string(), chunks: z.number().int().min(0), replaced: replacedDocumentSchema.optional() }),
+      z.object({ type: z.literal('document'), ...event, status: storedStatusSchema, file: z.string(), chunks: z.number().int().min(0), replaced: replacedDocumentSchema.optional(), warning: storedWarningSchema }),
       z.object({ type: z.literal('failed'), ...event, code: z.string(), error: z.string() }),
       z.object({ type: z.literal('skipped'), ...event, reason: z.string() }),
       z.object({ type: z.literal('removed'), ...event, file: z.string() }),

@@ -63,6 +63,7 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
           chunks: outcome.document.chunks.length,
           status: outcome.status,
           ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+          ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
         }],
   );
   return {
@@ -85,14 +86,14 @@ export const variant1Routes: FastifyPluginAsyncZod<Variant1RouteOptions> = async
       summary: 'Ingest URLs, files and text (Variant 1)',
       description:
         'Fetches, converts to Markdown, chunks, embeds and stores each source in the namespace. Each source succeeds or fails on its own: ' +
-        'failures are listed in `errors` of a 200. Content already stored (same SHA-256) is `skipped`; a changed source is `updated`. ' +
+        'failures are listed in `errors` of a 200 (a full disk that let nothing be stored is a 507 `storage_full`). Content already stored (same SHA-256) is `skipped`; a changed source is `updated`. ' +
         'A URL source may crawl its site (`crawl`). Needs a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set.',
       body: variant1IngestBodySchema,
       documentation: {
         body: { 'application/json': variant1IngestBodyDocumentation },
         querystring: progressQuerySchema,
         success: ingestSuccess('What was stored, skipped or updated, and what failed.', variant1IngestResponseSchema),
-        errors: ['invalid_namespace', 'forbidden'],
+        errors: ['invalid_namespace', 'forbidden', 'storage_full'],
       },
     },
     config: { access: 'write' },

@@ -83,6 +83,12 @@ export const replacedDocumentSchema = z
   .object({ file: z.string(), title: z.string(), source: z.string(), ingested_at: z.string().describe('When the replaced version was stored (ISO 8601).') })
   .meta({ id: 'ReplacedDocument', description: 'With status `updated`: the stored version this document replaced.' });
 
+/** A document stored, but not as asked: without embeddings while the embedding provider fails. */
+export const storedWarningSchema = z
+  .string()
+  .optional()
+  .describe('Set when the document was stored without embeddings because the embedding provider failed: it is searchable lexically now and embedded once the provider answers again.');
+
 export const variant1IngestResponseSchema = z.object({
   namespace: z.string(),
   documents: z.array(
@@ -93,6 +99,7 @@ export const variant1IngestResponseSchema = z.object({
       chunks: z.number().int().min(0),
       status: storedStatusSchema,
       replaced: replacedDocumentSchema.optional(),
+      warning: storedWarningSchema,
     }),
   ),
   chunks_added: z.number().int().min(0).describe('Chunks of the saved and updated documents.'),

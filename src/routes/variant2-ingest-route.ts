@@ -63,11 +63,11 @@ const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType
   body,
   ...(querystring === undefined ? {} : { querystring }),
   success: ingestSuccess('How many documents were saved, updated and skipped, their file names, and what failed.', variant2IngestResponseSchema),
-  errors: ['invalid_namespace', 'forbidden'],
+  errors: ['invalid_namespace', 'forbidden', 'storage_full'],
 });
 const ingestDescription =
   'Converts each source to Markdown, chunks and stores it in the namespace; the file names (slugs of the titles) are the citation labels. ' +
-  'Each source succeeds or fails on its own: failures are listed in `errors` of a 200. Content already stored (same SHA-256) is skipped. ' +
+  'Each source succeeds or fails on its own: failures are listed in `errors` of a 200 (a full disk that let nothing be stored is a 507 `storage_full`). Content already stored (same SHA-256) is skipped. ' +
   'Needs a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set.';
 
 type SourceEntry = IngestSource | InvalidSource;
@@ -154,6 +154,7 @@ function toIngestResponse(report: IngestReport) {
           status: outcome.status,
           source: outcome.document.source,
           ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+          ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
         }],
   );
   return {

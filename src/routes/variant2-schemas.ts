@@ -1,6 +1,6 @@
 // Request schemas of the Variant 2 routes (search, generate, the AG-UI agent input; types derive from them), and the response schemas of the API reference.
 import { z } from 'zod';
-import { chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, replacedDocumentSchema, searchModeSchema, storedStatusSchema } from './variant1-schemas.js';
+import { chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, replacedDocumentSchema, searchModeSchema, storedStatusSchema, storedWarningSchema } from './variant1-schemas.js';
 
 export const searchDocsBodySchema = z.object({
   namespace: namespaceFieldSchema,
@@ -59,6 +59,7 @@ export const variant2IngestResponseSchema = z.object({
       status: storedStatusSchema,
       source: z.string().describe('The URL, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.'),
       replaced: replacedDocumentSchema.optional(),
+      warning: storedWarningSchema,
     }),
   ),
   removed: z.number().int().min(0).optional().describe('Documents a pruning crawl removed.'),

@@ -1,5 +1,5 @@
 // Searches a namespace by embedding (cosine), lexically (BM25), or both fused (hybrid).
-import { KnowledgeError } from '../errors.js';
+import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import { embeddingText } from '../ingest/embedding-text.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
@@ -51,6 +51,8 @@ const maxPendingEmbeddedInline = 64;
 export class SearchService {
   /** One embedding job per namespace at a time, shared by the searches that wait for it. */
   private readonly embeddingJobs = new Map<string, Promise<void>>();
+  /** Why the last embedding job of a namespace failed (the provider is down, say), until one succeeds. */
+  private readonly embeddingFailures = new Map<string, string>();
   private readonly closing = new AbortController();
   private readonly medians = new WeakMap<Namespace, { version: string; median: number }>();
 
@@ -141,11 +143,19 @@ export class SearchService {
     const pending = namespace.pendingChunkCount;
     if (pending === 0) return undefined;
     const job = this.embedPending(namespace, this.embeddings);
+    const waiting = (reason: string) => `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); a later search embeds them`;
     if (pending <= maxPendingEmbeddedInline) {
-      await job;
-      return undefined;
+      try {
+        await job;
+        return undefined;
+      } catch (error) {
+        // Documents stored while the provider failed stay searchable: lexically, saying why, until they are embedded.
+        if (!isKnowledgeError(error)) throw error;
+        return waiting(error.message);
+      }
     }
-    return `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.id}`;
+    const failure = this.embeddingFailures.get(namespace.name);
+    return failure === undefined ? `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.id}` : waiting(failure);
   }
 
   private embedPending(namespace: Namespace, embeddings: EmbeddingModel): Promise<void> {
@@ -156,11 +166,14 @@ export class SearchService {
       const texts = pending.map((chunk) => embeddingText(namespace.document(chunk.file)?.title ?? '', chunk.headingPath, chunk.text));
       const vectors = await embeddings.embed(texts, this.closing.signal);
       await namespace.storeEmbeddings(embeddings.id, pending.map((chunk, index) => ({ chunk, vector: vectors[index] as Float32Array })));
+      this.embeddingFailures.delete(namespace.name);
     })().finally(() => this.embeddingJobs.delete(namespace.name));
     this.embeddingJobs.set(namespace.name, job);
     // A background job's failure is logged; a waiting search sees it through the promise it awaits.
     job.catch((error: unknown) => {
-      if (!this.closing.signal.aborted) this.logError(`embedding the pending chunks of ${namespace.name} failed`, error);
+      if (this.closing.signal.aborted) return;
+      if (isKnowledgeError(error)) this.embeddingFailures.set(namespace.name, error.message);
+      this.logError(`embedding the pending chunks of ${namespace.name} failed`, error);
     });
     return job;
   }

@@ -2,8 +2,14 @@
 import { link, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { withPath } from './storage-full.js';
 
 export const temporaryFilePrefix = '.tmp-';
+/**
+ * Hard links to documents that a commit in progress replaces or removes, put back if it fails. Only start-up removes
+ * leftovers: temporary files are removed whenever the folder is read, and that may happen within the same commit.
+ */
+export const backupFilePrefix = '.previous-';
 
 /** Replaces `path` (or creates it) with `data`, all or nothing. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
@@ -25,21 +31,20 @@ export async function createFileAtomic(path: string, data: string | Uint8Array):
 
 async function publish(path: string, write: (file: FileHandle) => Promise<void>, move: (temporaryPath: string, target: string) => Promise<void>): Promise<void> {
   const temporaryPath = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
-  const file = await open(temporaryPath, 'w', 0o644);
   try {
-    await write(file);
-    await file.sync();
-  } catch (error) {
-    await file.close();
-    await rm(temporaryPath, { force: true });
-    throw error;
-  }
-  await file.close();
-  try {
+    const file = await open(temporaryPath, 'w', 0o644);
+    try {
+      await write(file);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
     await move(temporaryPath, path);
   } catch (error) {
-    await rm(temporaryPath, { force: true });
-    throw error;
+    // Whatever failed (a full disk fails the write, or the fsync, or even the open after creating the file), the
+    // temporary file goes: on a full volume it is what holds the space the next write needs.
+    await rm(temporaryPath, { force: true }).catch(() => undefined);
+    throw withPath(error, path);
   }
   await syncDirectory(dirname(path));
 }

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { temporaryFilePrefix } from './atomic-write.js';
+import { backupFilePrefix, temporaryFilePrefix } from './atomic-write.js';
 import { contentHash } from './content-hash.js';
 import { firstHeading, parseDocument } from './front-matter.js';
 import { chunkId, type StoredDocument } from './stored-document.js';
@@ -39,6 +39,13 @@ export class DocumentFolder {
       if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.md') && !entry.name.startsWith('.')) names.push(entry.name);
     }
     return names;
+  }
+
+  /** Removes backups an interrupted commit left (see backupFilePrefix); only safe while no commit runs. */
+  async removeBackups(): Promise<void> {
+    for (const name of await readdir(this.options.directory)) {
+      if (name.startsWith(backupFilePrefix)) await rm(join(this.options.directory, name), { force: true });
+    }
   }
 
   /**

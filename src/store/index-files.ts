@@ -6,6 +6,7 @@ import { appendRecord, encodeRecord, readJournal, truncateJournal, type JournalC
 import type { IndexOp } from './index-ops.js';
 import { readSnapshot, writeSnapshot } from './index-snapshot.js';
 import { NamespaceIndex } from './namespace-index.js';
+import { describeFileError } from './storage-full.js';
 
 export const snapshotFileName = 'index.snapshot';
 export const journalFileName = 'index.journal';
@@ -70,7 +71,7 @@ export class IndexFiles {
     }
     const { intactBytes, totalBytes } = stored.journal;
     if (intactBytes < totalBytes) {
-      this.warn(`${this.describe}: the last ${totalBytes - intactBytes} bytes of ${journalFileName} were cut short by a crash and are dropped; the Markdown files fill in what they held`);
+      this.warn(`${this.describe}: the last ${totalBytes - intactBytes} bytes of ${journalFileName} were cut short (by a crash, or a failed write that could not be cut back) and are dropped; the Markdown files fill in what they held`);
       await truncateJournal(join(this.directory, journalFileName), intactBytes);
     }
     // A journal with no snapshot yet is folded in too, so start-up replays little and each file can be checked alone.
@@ -81,8 +82,7 @@ export class IndexFiles {
   async append(ops: readonly IndexOp[]): Promise<void> {
     if (ops.length === 0) return;
     const record = encodeRecord(ops);
-    await appendRecord(join(this.directory, journalFileName), record);
-    this.journalBytes += record.length;
+    this.journalBytes = await appendRecord(join(this.directory, journalFileName), record, this.journalBytes);
   }
 
   /** Folds the journal into a new snapshot when it has grown long enough; a failure only leaves the journal longer. */
@@ -99,11 +99,12 @@ export class IndexFiles {
     if (this.journalBytes >= minJournalBytes) await this.compact(index);
   }
 
-  private async compact(index: NamespaceIndex): Promise<void> {
+  /** Writes a new snapshot, or warns when it cannot (a full disk, say): the journal still holds every change. */
+  async compact(index: NamespaceIndex): Promise<void> {
     try {
       await this.writeSnapshot(index);
     } catch (error) {
-      this.warn(`${this.describe}: writing the index snapshot failed (${(error as Error).message}); the journal keeps every change`);
+      this.warn(`${this.describe}: writing the index snapshot failed (${describeFileError(error)}); the journal keeps every change`);
     }
   }
 

@@ -2,11 +2,12 @@
 // Each record is [u32 payload length][u32 CRC-32 of the payload][payload]; a record cut short by a crash fails its
 // length or checksum and is dropped, with everything after it (nothing after it was acknowledged).
 // Payload: [u32 JSON length][JSON {ops}][float32 rows of the `vectors` ops, in order]. Little-endian throughout.
-import { open, truncate } from 'node:fs/promises';
+import { open, truncate, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import type { IndexOp } from './index-ops.js';
 import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
+import { withPath } from './storage-full.js';
 
 const recordHeaderBytes = 8;
 
@@ -109,12 +110,34 @@ export async function readJournal(path: string): Promise<JournalContents> {
   return { records, intactBytes: offset, totalBytes: bytes.length };
 }
 
-/** Appends one record and makes it durable before resolving. */
-export async function appendRecord(path: string, record: Buffer): Promise<void> {
-  const file = await open(path, 'a', 0o644);
+/**
+ * Appends one record after the first `validBytes` bytes of the journal and makes it durable before resolving; returns
+ * the journal's length after it. A failed append (a full disk fails the write or its fsync part-way) is cut back at
+ * once: a torn record would hide every record appended after it at the next start-up, although those were
+ * acknowledged. Should the cut itself fail, the next append makes it first (bytes past `validBytes`).
+ */
+export async function appendRecord(path: string, record: Buffer, validBytes: number): Promise<number> {
+  let file: FileHandle;
   try {
-    await file.writeFile(record);
-    await file.datasync();
+    file = await open(path, 'a', 0o644);
+  } catch (error) {
+    throw withPath(error, path);
+  }
+  try {
+    // Never more than the file holds: a journal removed by hand is started afresh, never padded with zeros.
+    const { size } = await file.stat();
+    const keptBytes = Math.min(validBytes, size);
+    if (size > keptBytes) await file.truncate(keptBytes);
+    try {
+      await file.writeFile(record);
+      await file.datasync();
+    } catch (error) {
+      await file.truncate(keptBytes).then(() => file.datasync()).catch(() => undefined);
+      throw error;
+    }
+    return keptBytes + record.length;
+  } catch (error) {
+    throw withPath(error, path);
   } finally {
     await file.close();
   }

@@ -28,7 +28,7 @@ export class KnowledgeStore {
     }
   }
 
-  /** Opens (creating if needed) the namespace; the name is sanitized, so it can never leave the root. */
+  /** Opens the namespace (its folder is made by its first commit); the name is sanitized, so it can never leave the root. */
   namespace(requestedName: string): Promise<Namespace> {
     const name = sanitizeNamespace(requestedName);
     let namespace = this.opened.get(name);

@@ -1,17 +1,20 @@
 // One namespace: its Markdown documents on disk, the index files beside them (snapshot + journal), and the index in memory.
 // Every change goes through one queue; changes that arrive together are committed with one journal append.
 import { statSync, type Stats } from 'node:fs';
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { link, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { forEachConcurrently } from '../concurrency.js';
+import { isKnowledgeError } from '../errors.js';
 import type { VectorHit } from '../search/vector-index.js';
-import { createFileAtomic, writeFileAtomic } from './atomic-write.js';
+import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
 import { renderDocument } from './front-matter.js';
 import { IndexFiles } from './index-files.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { NamespaceIndex } from './namespace-index.js';
 import { documentSlug, uniqueFileName } from './slug.js';
+import { describeFileError, isStorageFull, storageFullError, withPath } from './storage-full.js';
 import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 /** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
@@ -50,12 +53,23 @@ function sourceIdentity(document: { readonly source: string; readonly title: str
 
 /** The state a batch of changes works on; its ops reach the live index only once the journal holds them. */
 interface Staging {
-  readonly documents: Map<string, StoredDocument>;
+  documents: Map<string, StoredDocument>;
   embedding: EmbeddingInfo | null;
   readonly ops: IndexOp[];
   readonly writtenFiles: string[];
-  /** Files overwritten by this batch, with their previous bytes, restored if the batch fails. */
-  readonly overwrittenFiles: { readonly path: string; readonly content: Buffer }[];
+  /**
+   * Files this batch replaced or removed, each kept under a backup name until the batch is committed (the backup is
+   * removed) or undone (renamed back). A hard link, not a copy: undoing needs no space, which a full disk lacks.
+   */
+  readonly replacedFiles: { readonly path: string; readonly backup: string }[];
+}
+
+/** How far a change had got when it started, to undo just that change when it fails. */
+interface StagingMark {
+  readonly ops: number;
+  readonly writtenFiles: number;
+  readonly replacedFiles: number;
+  readonly embedding: EmbeddingInfo | null;
 }
 
 interface QueuedChange {
@@ -212,7 +226,7 @@ export class Namespace {
     const file = previous === undefined ? await this.createDocumentFile(staging, documentSlug(draft.title, draft.folder), content) : previous.file;
     const path = join(this.directory, file);
     if (previous !== undefined) {
-      staging.overwrittenFiles.push({ path, content: await readFile(path) });
+      await this.keepBackup(staging, path);
       await writeFileAtomic(path, content);
     }
     const written = await stat(path);
@@ -259,7 +273,7 @@ export class Namespace {
       const doomed = [...staging.documents.values()].filter((document) => document.file === match.file || document.source === match.source);
       for (const document of doomed) {
         const path = join(this.directory, document.file);
-        staging.overwrittenFiles.push({ path, content: await readFile(path) });
+        await this.keepBackup(staging, path);
         await rm(path, { force: true });
         staging.documents.delete(document.file);
         staging.ops.push({ op: 'remove', file: document.file });
@@ -275,38 +289,95 @@ export class Namespace {
     });
   }
 
-  /** Applies every queued change to one staging copy, appends one journal record, then makes it live. */
+  /**
+   * Applies every queued change to one staging copy, appends one journal record, then makes it live. A change that
+   * fails is undone alone (its files and ops); a failed append undoes the whole batch, so the index in memory and the
+   * folder only ever show what the journal holds.
+   */
   private async drain(): Promise<void> {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0);
-        const staging: Staging = { documents: this.index.documentsMap(), embedding: this.index.embedding, ops: [], writtenFiles: [], overwrittenFiles: [] };
-        // The folder may have been removed by hand since it was opened.
-        await mkdir(this.directory, { recursive: true });
+        const staging: Staging = { documents: this.index.documentsMap(), embedding: this.index.embedding, ops: [], writtenFiles: [], replacedFiles: [] };
+        let createdFolder: string | undefined;
+        try {
+          // Created by the first commit rather than when the namespace is opened, so a failed ingest leaves no folder
+          // (the folder may also have been removed by hand since).
+          createdFolder = await mkdir(this.directory, { recursive: true });
+        } catch (error) {
+          const failure = this.reportFailure(error);
+          for (const change of batch) change.reject(failure);
+          continue;
+        }
+        const start = mark(staging);
         const settled: { change: QueuedChange; value: unknown }[] = [];
         for (const change of batch) {
+          const before = mark(staging);
           try {
             settled.push({ change, value: await change.apply(staging) });
           } catch (error) {
-            change.reject(error);
+            await this.undo(staging, before);
+            change.reject(this.reportFailure(error));
           }
         }
+        let appended = true;
         try {
           await this.indexFiles.append(staging.ops);
         } catch (error) {
-          await Promise.all(staging.writtenFiles.map((path) => rm(path, { force: true })));
-          await Promise.all(staging.overwrittenFiles.map(({ path, content }) => writeFileAtomic(path, content)));
-          for (const { change } of settled) change.reject(error);
+          appended = false;
+          await this.undo(staging, start);
+          const failure = this.reportFailure(error);
+          for (const { change } of settled) change.reject(failure);
+        }
+        if (!appended || staging.ops.length === 0) {
+          // Nothing was committed: a folder this batch created goes again (rmdir removes only an empty one).
+          if (createdFolder !== undefined) await rmdir(this.directory).catch(() => undefined);
+          if (appended) for (const { change, value } of settled) change.resolve(value);
           continue;
         }
         for (const op of staging.ops) this.index.apply(op);
+        await Promise.all(staging.replacedFiles.map(({ backup }) => rm(backup, { force: true }).catch(() => undefined)));
         for (const { change, value } of settled) change.resolve(value);
         await this.indexFiles.compactIfDue(this.index);
       }
     } finally {
       this.draining = false;
     }
+  }
+
+  /** Keeps the current file at `path` under a backup name (a hard link) before the batch replaces or removes it. */
+  private async keepBackup(staging: Staging, path: string): Promise<void> {
+    const backup = join(this.directory, `${backupFilePrefix}${randomBytes(6).toString('hex')}`);
+    await link(path, backup).catch((error: unknown) => {
+      throw withPath(error, path);
+    });
+    staging.replacedFiles.push({ path, backup });
+  }
+
+  /** Undoes what the batch did after `since`: its new files go, the files it replaced or removed come back. */
+  private async undo(staging: Staging, since: StagingMark): Promise<void> {
+    for (const path of staging.writtenFiles.splice(since.writtenFiles)) await rm(path, { force: true }).catch(() => undefined);
+    for (const { path, backup } of staging.replacedFiles.splice(since.replacedFiles).reverse()) {
+      await rename(backup, path).catch((error: unknown) => {
+        this.options.warn(`namespace ${this.name}: could not put back ${path} after a failed write (${describeFileError(error)}); it is reconciled with the index at the next start-up`);
+      });
+    }
+    staging.ops.length = since.ops;
+    staging.embedding = since.embedding;
+    // Rebuilt from the live index and the ops that stay: changes are rare to fail, so this copy is paid only then.
+    staging.documents = this.index.documentsMap();
+    for (const op of staging.ops) {
+      if (op.op === 'put') staging.documents.set(op.document.file, op.document);
+      else if (op.op === 'remove') staging.documents.delete(op.file);
+    }
+  }
+
+  /** A full disk becomes storage_full, logged with its errno and file; anything else is passed on as it is. */
+  private reportFailure(error: unknown): unknown {
+    if (!isStorageFull(error)) return error;
+    this.options.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the change was undone and not acknowledged`);
+    return storageFullError(error);
   }
 
   /**
@@ -336,12 +407,18 @@ export class Namespace {
         staging.ops.push({ op: 'remove', file });
       }
       for (const file of this.folder.unreadableFiles.keys()) if (!names.has(file)) this.folder.unreadableFiles.delete(file);
+    }).catch((error: unknown) => {
+      if (!isKnowledgeError(error) || error.code !== 'storage_full') throw error;
+      // A full disk (already logged) does not fail the search that asked: it runs over the index as it was, and the
+      // folder is read again next time.
+      this.seenFolderModifiedMs = 0;
     });
   }
 
   /** Snapshot, then journal, then whatever changed in the folder since: each step through the same ops. */
   private async load(): Promise<void> {
-    await mkdir(this.directory, { recursive: true });
+    // A namespace nothing was stored in yet has no folder: the first commit creates it.
+    if (folderStats(this.directory) === undefined) return;
     const restored = await this.indexFiles.restore();
     this.index = restored.index;
     const ops: IndexOp[] = [];
@@ -350,6 +427,7 @@ export class Namespace {
     if (stored !== null && this.options.embeddingModel !== null && stored.model !== this.options.embeddingModel) ops.push({ op: 'model', embedding: null });
 
     this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
+    await this.folder.removeBackups();
     const files = await this.folder.fileNames();
     const onDisk = new Set(files);
     await forEachConcurrently(files, readConcurrency, async (file) => {
@@ -361,11 +439,19 @@ export class Namespace {
     });
     for (const document of this.index.documents) if (!onDisk.has(document.file)) ops.push({ op: 'remove', file: document.file });
 
-    await this.indexFiles.append(ops);
+    try {
+      await this.indexFiles.append(ops);
+    } catch (error) {
+      if (!isStorageFull(error)) throw error;
+      // The ops only restate what the folder holds, so they are applied anyway: on a full disk the namespace still
+      // opens and answers searches, and the next start-up reconciles the same way.
+      this.options.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the changes found in the folder are not journalled`);
+    }
     for (const op of ops) this.index.apply(op);
     const legacyIndex = join(this.directory, legacyIndexFileName);
     const legacyIndexFound = (await stat(legacyIndex).catch(() => undefined)) !== undefined;
-    if (restored.rewrite || legacyIndexFound) await this.indexFiles.writeSnapshot(this.index);
+    // Not writing it (a full disk, say) costs only time: the next start-up rebuilds again.
+    if (restored.rewrite || legacyIndexFound) await this.indexFiles.compact(this.index);
     else await this.indexFiles.compactIfDue(this.index);
     if (legacyIndexFound) await rm(legacyIndex, { force: true });
   }
@@ -379,6 +465,10 @@ function folderStats(directory: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+function mark(staging: Staging): StagingMark {
+  return { ops: staging.ops.length, writtenFiles: staging.writtenFiles.length, replacedFiles: staging.replacedFiles.length, embedding: staging.embedding };
 }
 
 function find<T>(items: Iterable<T>, matches: (item: T) => boolean): T | undefined {

@@ -94,6 +94,10 @@ describe('ingest output lines', () => {
     assert.equal(outcomeLine({ label: 'x.docx', status: 'skipped', reason: 'unsupported file type' }), 'skipped  x.docx  unsupported file type');
     assert.equal(outcomeLine({ label: 'c.pdf', status: 'failed', reason: 'c.pdf: the PDF has no text layer' }), 'failed  c.pdf  c.pdf: the PDF has no text layer');
     assert.equal(outcomeLine({ label: 'd.md', status: 'saved' }), 'saved  d.md');
+    assert.equal(
+      outcomeLine({ label: 'e.md', status: 'saved', chunks: 2, warning: 'stored without embeddings: the provider answered HTTP 503' }),
+      'saved  e.md  2 chunks, stored without embeddings: the provider answered HTTP 503',
+    );
     assert.equal(summaryLine({ saved: 3, updated: 1, skipped: 2, failed: 0 }), 'saved 3, updated 1, skipped 2, failed 0');
   });
 

@@ -1,6 +1,6 @@
 // POST /agent with a Variant 1 body: mention gate, retrieval events, cited streamed answer, platform tools, failures.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
@@ -219,7 +219,9 @@ describe('the provider key', () => {
       const ingestBody = await ingest.text();
       const response = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge hi' }], tool_params: { namespace: 'docs' } });
       const raw = await response.text();
-      // A document placed by hand gives lexical retrieval a hit, so Variant 2 runs reach the provider too.
+      // A document placed by hand gives lexical retrieval a hit, so Variant 2 runs reach the provider too. The folder is
+      // made here: the failed ingest above stored nothing, so it created no namespace.
+      await mkdir(join(service.storageRoot, 'docs'), { recursive: true });
       await writeFile(join(service.storageRoot, 'docs', 'greeting.md'), '# Greeting\n\nhi there\n');
       const generate = await (await service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'hi' }] })).text();
       const agUi = await (await service.post('/agent', { threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'hi' }] })).text();

@@ -217,14 +217,25 @@ describe('POST /tools/ingest', () => {
     assert.equal(new Set(inputs).size, 2, 'the retry resent one batch, not everything');
   });
 
-  it('reports an embedding failure after retries per source and writes nothing for it', async () => {
-    provider.failEmbeddings(10, 503);
+  it('reports an embedding the provider refuses per source and writes nothing for it', async () => {
+    // A refusal (4xx) would fail again every time; a provider that is down is test/http/provider-down.test.ts.
+    provider.failEmbeddings(1, 400);
     const result = await ingest({ namespace: 'failing', sources: [{ type: 'text', value: 'This will not embed.', title: 'Unembeddable' }] });
     assert.equal(result.documents.length, 0);
     assert.equal(result.errors[0]?.code, 'embedding_failed');
     const files = await readdir(join(service.storageRoot, 'failing')).catch(() => []);
     assert.ok(!files.some((file) => file.endsWith('.md')));
-    provider.failEmbeddings(0, 503);
+  });
+
+  it('creates no namespace when every source fails', async () => {
+    const result = await ingest({ namespace: 'never-made', sources: [{ type: 'file', path: join(service.storageRoot, 'missing.md') }, { type: 'text' }] });
+    assert.deepEqual(result.errors.map((error) => error.code), ['file_not_found', 'source_invalid']);
+    assert.ok(!(await readdir(service.storageRoot)).includes('never-made'), 'no folder');
+    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { namespaces: string[] };
+    assert.ok(!health.namespaces.includes('never-made'), '/health does not list it');
+    const listed = (await (await fetch(`${service.baseUrl}/tools/namespaces`)).json()) as { namespaces: { name: string }[] };
+    assert.ok(!listed.namespaces.some((namespace) => namespace.name === 'never-made'), '/tools/namespaces does not list it');
+    assert.equal((await fetch(`${service.baseUrl}/tools/documents?namespace=never-made`)).status, 404);
   });
 });
 

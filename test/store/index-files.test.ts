@@ -93,13 +93,34 @@ describe('index journal', () => {
 
   it('reads back what was appended, record by record', async () => {
     const path = join(await temporaryDirectory(), journalFileName);
-    await appendRecord(path, encodeRecord(ops));
-    await appendRecord(path, encodeRecord([{ op: 'remove', file: 'a.md' }]));
+    const length = await appendRecord(path, encodeRecord(ops), 0);
+    assert.equal(await appendRecord(path, encodeRecord([{ op: 'remove', file: 'a.md' }]), length), (await stat(path)).size);
     const journal = await readJournal(path);
     assert.equal(journal.records.length, 2);
     assert.equal(journal.intactBytes, journal.totalBytes);
     assert.deepEqual(journal.records[0], ops);
     assert.deepEqual(journal.records[1], [{ op: 'remove', file: 'a.md' }]);
+  });
+
+  it('cuts a torn record left by a failed append before appending, so the records after it survive a restart', async () => {
+    const path = join(await temporaryDirectory(), journalFileName);
+    const length = await appendRecord(path, encodeRecord(ops), 0);
+    // What a write that ran out of space part-way leaves when cutting it back failed too.
+    await appendFile(path, encodeRecord([{ op: 'remove', file: 'torn.md' }]).subarray(0, 11));
+    await appendRecord(path, encodeRecord([{ op: 'remove', file: 'a.md' }]), length);
+    const journal = await readJournal(path);
+    assert.equal(journal.intactBytes, journal.totalBytes);
+    assert.deepEqual(journal.records, [ops, [{ op: 'remove', file: 'a.md' }]]);
+  });
+
+  it('starts a journal removed by hand afresh instead of padding it to the length it had', async () => {
+    const directory = await temporaryDirectory();
+    const path = join(directory, journalFileName);
+    const length = await appendRecord(path, encodeRecord(ops), 0);
+    await rm(path);
+    const record = encodeRecord([{ op: 'remove', file: 'a.md' }]);
+    assert.equal(await appendRecord(path, record, length), record.length);
+    assert.deepEqual((await readJournal(path)).records, [[{ op: 'remove', file: 'a.md' }]]);
   });
 
   it('stops at a record cut short or damaged, keeping the intact ones before it', async () => {

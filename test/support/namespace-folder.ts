@@ -1,7 +1,7 @@
 // Reads a namespace folder straight from disk, so durability tests can compare the stored index with the Markdown files.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { temporaryFilePrefix } from '../../src/store/atomic-write.js';
+import { backupFilePrefix, temporaryFilePrefix } from '../../src/store/atomic-write.js';
 import { parseDocument } from '../../src/store/front-matter.js';
 import { journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
 import type { NamespaceIndex } from '../../src/store/namespace-index.js';
@@ -11,7 +11,7 @@ export interface NamespaceFolder {
   readonly hasIndexFiles: boolean;
   /** Document files (`*.md`), sorted. */
   readonly markdownFiles: string[];
-  /** Leftovers of interrupted atomic writes. */
+  /** Leftovers of interrupted atomic writes and commits. */
   readonly temporaryFiles: string[];
 }
 
@@ -23,7 +23,7 @@ export async function readNamespaceFolder(directory: string): Promise<NamespaceF
   return {
     hasIndexFiles: names.includes(snapshotFileName) || names.includes(journalFileName),
     markdownFiles: names.filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort(),
-    temporaryFiles: names.filter((name) => name.startsWith(temporaryFilePrefix)).sort(),
+    temporaryFiles: names.filter((name) => name.startsWith(temporaryFilePrefix) || name.startsWith(backupFilePrefix)).sort(),
   };
 }
 

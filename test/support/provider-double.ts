@@ -42,6 +42,8 @@ export interface ProviderDouble {
   setChatHandler(handler: ((body: any) => ChatScript) | null): void;
   /** Fail the next `count` embedding requests with `status` (e.g. 429 or 500), then behave normally. */
   failEmbeddings(count: number, status: number, options?: { retryAfterMs?: number }): void;
+  /** Fail every embedding request with `status` (a provider that is down) until called with null. */
+  setEmbeddingsDown(status: number | null): void;
   /** Number of chat streams whose client went away before the stream ended. */
   readonly abortedChatStreams: number;
   /** Resolves once `abortedChatStreams` reaches `count`; the server only notices a disconnect asynchronously. */
@@ -81,6 +83,7 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
   let completionCounter = 0;
   let embeddingRequestsInFlight = 0;
   let maxEmbeddingRequestsInFlight = 0;
+  let embeddingsDownStatus: number | null = null;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const method = request.method ?? 'GET';
@@ -114,7 +117,7 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
   }
 
   function answerEmbeddings(response: ServerResponse, body: any): void {
-    const failure = embeddingFailures.shift();
+    const failure = embeddingsDownStatus === null ? embeddingFailures.shift() : { status: embeddingsDownStatus, retryAfterMs: 1 };
     if (failure) {
       sendError(response, failure.status, `Scripted embeddings failure (${failure.status}).`, {
         headers: isRetryable(failure.status) ? { 'retry-after-ms': String(failure.retryAfterMs) } : {},
@@ -253,6 +256,9 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
       for (let index = 0; index < count; index += 1) {
         embeddingFailures.push({ status, retryAfterMs: failureOptions?.retryAfterMs ?? 1 });
       }
+    },
+    setEmbeddingsDown: (status) => {
+      embeddingsDownStatus = status;
     },
     waitForAbortedChatStreams: async (count, timeoutMs = 2000) => {
       const deadline = Date.now() + timeoutMs;

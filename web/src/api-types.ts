@@ -50,6 +50,8 @@ export type IngestProgress =
       readonly chunks: number;
       /** With `updated`: the stored version it replaced. */
       readonly replaced?: { readonly file: string; readonly source: string; readonly ingested_at: string };
+      /** Stored without embeddings while the provider is down. */
+      readonly warning?: string;
     }
   | { readonly type: 'failed'; readonly index: number; readonly source: string; readonly code: string; readonly error: string }
   | { readonly type: 'skipped'; readonly index: number; readonly source: string; readonly reason: string }

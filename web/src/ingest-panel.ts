@@ -201,7 +201,7 @@ export class IngestPanel {
     };
     try {
       for await (const event of await start()) {
-        if (event.type === 'document') rows[event.index]?.stored(event.status, event.chunks, event.file, event.replaced?.ingested_at);
+        if (event.type === 'document') rows[event.index]?.stored(event.status, event.chunks, event.file, event.replaced?.ingested_at, event.warning);
         else if (event.type === 'failed') rows[event.index]?.failed(event.error);
         else if (event.type === 'result') namespace = event.result.namespace;
         else if (event.type === 'error') failPending(event.error.message);

@@ -27,13 +27,16 @@ export class StatusRow {
     return this.state;
   }
 
-  /** `replacedStoredAt`: with `updated`, when the version it replaced was stored (a replacement is always said). */
-  stored(status: 'saved' | 'updated' | 'skipped', chunks: number, file: string, replacedStoredAt?: string): void {
+  /**
+   * `replacedStoredAt`: with `updated`, when the version it replaced was stored (a replacement is always said).
+   * `warning`: stored, but not as asked (without embeddings while the provider is down).
+   */
+  stored(status: 'saved' | 'updated' | 'skipped', chunks: number, file: string, replacedStoredAt?: string, warning?: string): void {
     const detail =
       status === 'skipped' ? `unchanged, already stored as ${file}`
       : replacedStoredAt !== undefined ? `${plural(chunks, 'chunk')} · ${file} · replaced the version stored ${replacedStoredAt.slice(0, 16).replace('T', ' ')} UTC`
       : `${plural(chunks, 'chunk')} · ${file}`;
-    this.show(status, detail);
+    this.show(status, warning === undefined ? detail : `${detail} · ${warning}`);
   }
 
   failed(reason: string): void {
