@@ -15,6 +15,7 @@ import { catalogRoutes } from './routes/catalog-routes.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { installErrorHandling } from './routes/error-handler.js';
 import { installRateLimit } from './routes/rate-limit.js';
+import { installUnreadBodyRelease } from './routes/unread-body.js';
 import { healthRoute } from './routes/health-route.js';
 import { apiReference } from './routes/openapi.js';
 import { playgroundRoute } from './routes/playground-route.js';
@@ -70,6 +71,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installHttpMetrics(app, metrics);
   const shutdownSignal = installGracefulShutdown(app);
   installErrorHandling(app);
+  installUnreadBodyRelease(app, config.limits.maxBodyBytes);
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens));
   await installRateLimit(app, config.rateLimitPerMinute);
   await app.register(apiReference, { version }); // before the routes: it documents every route registered after it
