@@ -54,6 +54,11 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
   KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
   KNOWLEDGE_AGENT_RATE_LIMIT: integerText(0, 1_000_000).default(60),
+  // Connection time-outs, in milliseconds (see Config.timeouts).
+  KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: integerText(100, 3_600_000).default(10_000),
+  KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: integerText(100, 3_600_000).default(120_000),
+  KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS: integerText(100, 3_600_000).default(10_000),
+  KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: integerText(0, 3_600_000).default(300_000),
   KNOWLEDGE_AGENT_RETRIEVAL: z
     .string()
     .trim()
@@ -99,6 +104,17 @@ export interface Config {
   readonly allowPrivateUrls: boolean;
   /** Requests per minute per client on the ingest and agent routes; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Milliseconds; how long a client may take before its connection is closed. */
+  readonly timeouts: {
+    /** To send the request line and headers (a client trickling them byte by byte is cut off). */
+    readonly headersMs: number;
+    /** To send the whole request, body included (the answer may take longer). */
+    readonly requestMs: number;
+    /** An idle keep-alive connection between two requests. */
+    readonly keepAliveMs: number;
+    /** A connection with no traffic either way during a request; 0 turns it off. */
+    readonly idleMs: number;
+  };
   readonly limits: {
     /** Bytes per file or download. */
     readonly maxSourceBytes: number;
@@ -198,6 +214,12 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     });
   if (fileRoots.length === 0) problems.push('KNOWLEDGE_AGENT_FILE_ROOTS: must name at least one directory');
 
+  if (values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS > values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS) {
+    problems.push(
+      `KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS (${values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS} > ${values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS})`,
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -221,6 +243,12 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     fileRoots: Object.freeze(fileRoots),
     allowPrivateUrls: values.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
     rateLimitPerMinute: values.KNOWLEDGE_AGENT_RATE_LIMIT,
+    timeouts: Object.freeze({
+      headersMs: values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS,
+      requestMs: values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS,
+      keepAliveMs: values.KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS,
+      idleMs: values.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
+    }),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,
