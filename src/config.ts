@@ -190,9 +190,9 @@ export function loadConfig(environment: Record<string, string | undefined>, work
 
   let defaultNamespace = values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE;
   try {
-    defaultNamespace = sanitizeNamespace(defaultNamespace);
-  } catch {
-    problems.push(`KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: ${JSON.stringify(defaultNamespace)} has no letters, digits, - or _`);
+    defaultNamespace = sanitizeNamespace(defaultNamespace, 'KNOWLEDGE_AGENT_DEFAULT_NAMESPACE');
+  } catch (error) {
+    problems.push((error as Error).message);
   }
 
   const storageRoot = resolve(workingDirectory, values.KNOWLEDGE_AGENT_STORAGE_PATH);

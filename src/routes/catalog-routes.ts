@@ -6,7 +6,7 @@ import type { CatalogService } from '../catalog/catalog-service.js';
 import { authorizeNamespace, mayAccess } from './access-control.js';
 import { jsonSuccess } from './openapi.js';
 import { parseBody } from './parse-body.js';
-import { namespaceFieldSchema } from './variant1-schemas.js';
+import { namespaceFieldSchema, namespaceNameSchema } from './variant1-schemas.js';
 
 export interface CatalogRouteOptions {
   readonly catalog: CatalogService;
@@ -116,12 +116,12 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
       tags: ['Catalog'],
       summary: 'Delete a namespace',
       description: 'Deletes the namespace folder and everything in it. 404 for an unknown namespace.',
-      params: z.object({ name: z.string().describe('The namespace.') }),
+      params: z.object({ name: namespaceNameSchema }),
       documentation: { success: jsonSuccess('The namespace is gone.', deleteNamespaceResponseSchema), errors: ['invalid_namespace', 'forbidden', 'not_found'] },
     },
     config: { access: 'write' },
   }, async (request) => {
-    const namespace = authorizeNamespace(request, request.params.name);
+    const namespace = authorizeNamespace(request, request.params.name, 'name');
     await options.catalog.deleteNamespace(namespace);
     return { namespace, deleted: true };
   });

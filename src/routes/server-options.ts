@@ -35,6 +35,8 @@ export function serverOptions(config: Config): FastifyHttpOptions<Server> {
   const { timeouts } = config;
   return {
     bodyLimit: config.limits.maxBodyBytes,
+    // Past Fastify's 100 characters the router refuses a path parameter before its schema can name it.
+    routerOptions: { maxParamLength: 500 },
     // Node checks the headers and request time-outs on an interval (30 s by default): often enough to honour them.
     http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))) },
     requestTimeout: timeouts.requestMs,
