@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
-import { installAccessControl } from './routes/access-control.js';
+import { installAccessControl, mayAccess } from './routes/access-control.js';
 import { agentRoute } from './routes/agent-route.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { CatalogService } from './catalog/catalog-service.js';
@@ -56,7 +56,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const shutdownSignal = installGracefulShutdown(app);
   installErrorHandling(app);
   installUnreadBodyRelease(app, config.limits.maxBodyBytes);
-  installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens));
+  installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
   await installRateLimit(app, config.rateLimitPerMinute);
   await app.register(apiReference, { version }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
@@ -121,6 +121,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
   await app.register(playgroundRoute);
-  await app.register(metricsRoute, { metrics });
+  await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;
 }

@@ -3,7 +3,7 @@
 import { accessSync, constants, mkdirSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
 import { sanitizeNamespace } from './store/namespace-name.js';
 
 const defaultChatModel = 'gpt-4o-mini';
@@ -51,6 +51,7 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_MENTION: optionalText.default('@knowledge'),
   KNOWLEDGE_AGENT_WRITE_TOKENS: optionalText,
   KNOWLEDGE_AGENT_READ_TOKENS: optionalText,
+  KNOWLEDGE_AGENT_METRICS_TOKEN: optionalText.pipe(z.string().regex(/^\S+$/, 'must not contain spaces').optional()),
   KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
   KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
   KNOWLEDGE_AGENT_RATE_LIMIT: integerText(0, 1_000_000).default(60),
@@ -99,6 +100,8 @@ export interface Config {
   readonly mention: string;
   readonly writeTokens: TokenGrants | undefined;
   readonly readTokens: TokenGrants | undefined;
+  /** The token a Prometheus scraper presents to /metrics; it sees every namespace there and may do nothing else. */
+  readonly metricsToken: TokenGrants | undefined;
   /** Absolute directories that file sources must lie in. */
   readonly fileRoots: readonly string[];
   readonly allowPrivateUrls: boolean;
@@ -240,6 +243,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     mention: values.KNOWLEDGE_AGENT_MENTION,
     writeTokens,
     readTokens,
+    metricsToken: values.KNOWLEDGE_AGENT_METRICS_TOKEN === undefined ? undefined : grantAll(values.KNOWLEDGE_AGENT_METRICS_TOKEN),
     fileRoots: Object.freeze(fileRoots),
     allowPrivateUrls: values.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
     rateLimitPerMinute: values.KNOWLEDGE_AGENT_RATE_LIMIT,
