@@ -58,7 +58,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installUnreadBodyRelease(app, config.limits.maxBodyBytes);
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
   await installRateLimit(app, config.rateLimitPerMinute);
-  await app.register(apiReference, { version }); // before the routes: it documents every route registered after it
+  await app.register(apiReference, { version, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 

@@ -21,7 +21,9 @@ const deleteDocumentsSchema = z
     file: z.string().min(1).max(300).optional().describe('File name of the document in the namespace (its citation label).'),
     source: z.string().min(1).max(4_000).optional().describe('The source it was ingested from (URL, file path, upload path with its folders, or title of a text).'),
   })
-  .refine((value) => (value.file === undefined) !== (value.source === undefined), { message: 'give exactly one of file and source', path: ['file'] });
+  .refine((value) => (value.file === undefined) !== (value.source === undefined), { message: 'give exactly one of file and source', path: ['file'] })
+  // The refinement, for the API reference.
+  .meta({ oneOf: [{ required: ['file'] }, { required: ['source'] }] });
 
 // Responses, for the API reference only (see RouteDocumentation in openapi.ts).
 const namespacesResponseSchema = z.object({
@@ -99,6 +101,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
         body: { 'application/json': deleteDocumentsSchema },
         bodyRequired: false,
         querystring: deleteDocumentsSchema,
+        querystringAsObject: 'fields',
         success: jsonSuccess('The deleted documents.', deleteDocumentsResponseSchema),
         errors: ['invalid_namespace', 'forbidden', 'not_found'],
       },

@@ -59,9 +59,12 @@ export const variant1IngestBodyDocumentation = variant1IngestBodySchema.extend({
 
 export const searchModeSchema = z.enum(searchModes);
 
+/** A search query: something other than whitespace (checked before trimming, so the API reference can state it as a pattern). */
+export const searchQuerySchema = z.string().max(2_000).regex(/\S/, 'must not be empty').trim();
+
 export const variant1SearchBodySchema = z.object({
   namespace: namespaceFieldSchema,
-  query: z.string().trim().min(1, 'must not be empty').max(2_000),
+  query: searchQuerySchema,
   top_k: z.number().int().min(0).optional().describe('Matches at most; KNOWLEDGE_AGENT_TOP_K when left out; 0 gives none; above 20 gives 20.'),
   mode: searchModeSchema.default('embedding').describe('Ranking: cosine similarity of embeddings, BM25, or both fused.'),
 });
