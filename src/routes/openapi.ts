@@ -85,7 +85,8 @@ const description = (options: ApiReferenceOptions) => [
     `${megabytes(options.limits.maxSourceBytes)} per file or download and ${options.limits.maxTextBytes / 1000} kB per text snippet ` +
     '(a per-source `source_too_large` error in a 200). Request line and headers: 16 kB (431); they must arrive within ' +
     `${seconds(options.timeouts.headersMs)} and the whole request within ${seconds(options.timeouts.requestMs)} (408 \`request_timeout\`). ` +
-    'Bytes that are not valid HTTP (a malformed request line or header) are a 400 `invalid_request`, on every route. ' +
+    'Bytes that are not valid HTTP (a malformed request line or header) are a 400 `invalid_request`, on every route, and so is ' +
+    'a JSON body with a `__proto__` key, or a `constructor` key holding `prototype`, at any depth (prototype poisoning). ' +
     'A wrong method on a known path is a 405 `method_not_allowed` with an `Allow` header.',
 ].join('\n');
 

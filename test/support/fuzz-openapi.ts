@@ -37,7 +37,7 @@ function anyString(minLength: number, maxLength: number): fc.Arbitrary<string> {
   );
 }
 
-/** Keys for free-form objects; `__proto__` is left out, which Fastify's JSON parser refuses (documented in the README's Security section). */
+/** Keys for free-form objects; `__proto__` and `constructor` are left out: the document says such bodies are refused (prototype poisoning). */
 const freeKey = fc.string({ maxLength: 12 }).filter((key) => key !== '__proto__' && key !== 'constructor' && key !== 'prototype');
 
 /** Any JSON value, for `{}`: small, and without the keys `freeKey` leaves out. */
