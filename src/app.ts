@@ -1,20 +1,21 @@
 // The composition root: builds the services from the configuration and registers the routes.
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AgentService } from './agent/agent-service.js';
 import { AccessPolicy } from './auth/access-policy.js';
 import type { Config } from './config.js';
-import { errorBody } from './errors.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
-import { installAccessControl } from './routes/access-control.js';
+import { installAccessControl, mayAccess } from './routes/access-control.js';
 import { agentRoute } from './routes/agent-route.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { installErrorHandling } from './routes/error-handler.js';
 import { installRateLimit } from './routes/rate-limit.js';
+import { serverOptions } from './routes/server-options.js';
+import { installUnreadBodyRelease } from './routes/unread-body.js';
 import { healthRoute } from './routes/health-route.js';
 import { apiReference } from './routes/openapi.js';
 import { playgroundRoute } from './routes/playground-route.js';
@@ -44,23 +45,7 @@ export interface AppOptions {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...serverLoggingOptions(options.logger, config.provider.apiKey === undefined ? [] : [config.provider.apiKey]),
-    bodyLimit: config.limits.maxBodyBytes,
-    // Requests that arrive while closing get the catalogue's 503 `shutting_down` (see installGracefulShutdown).
-    return503OnClosing: false,
-    // Errors Fastify raises before routing (a malformed URL, say) get the same JSON body as every other error.
-    frameworkErrors: (error, _request, reply) => {
-      // The option's reply type is generic over every route's schema; this reply has none.
-      void (reply as FastifyReply).code(400).send(errorBody('invalid_request', error.message));
-    },
-    // And so do requests Node's HTTP parser refuses before Fastify sees them.
-    clientErrorHandler: (error, socket) => {
-      if (!socket.writable) return;
-      const tooLarge = (error as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
-      const body = JSON.stringify(
-        tooLarge ? errorBody('headers_too_large', 'the request line or headers are too large') : errorBody('invalid_request', 'the request is not valid HTTP'),
-      );
-      socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-    },
+    ...serverOptions(config),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -70,9 +55,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installHttpMetrics(app, metrics);
   const shutdownSignal = installGracefulShutdown(app);
   installErrorHandling(app);
-  installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens));
+  installUnreadBodyRelease(app, config.limits.maxBodyBytes);
+  installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
   await installRateLimit(app, config.rateLimitPerMinute);
-  await app.register(apiReference, { version }); // before the routes: it documents every route registered after it
+  await app.register(apiReference, { version, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 
@@ -136,6 +122,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
   await app.register(playgroundRoute);
-  await app.register(metricsRoute, { metrics });
+  await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;
 }

@@ -3,7 +3,7 @@
 import { accessSync, constants, mkdirSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
 import { sanitizeNamespace } from './store/namespace-name.js';
 
 const defaultChatModel = 'gpt-4o-mini';
@@ -51,9 +51,15 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_MENTION: optionalText.default('@knowledge'),
   KNOWLEDGE_AGENT_WRITE_TOKENS: optionalText,
   KNOWLEDGE_AGENT_READ_TOKENS: optionalText,
+  KNOWLEDGE_AGENT_METRICS_TOKEN: optionalText.pipe(z.string().regex(/^\S+$/, 'must not contain spaces').optional()),
   KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
   KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
   KNOWLEDGE_AGENT_RATE_LIMIT: integerText(0, 1_000_000).default(60),
+  // Connection time-outs, in milliseconds (see Config.timeouts).
+  KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: integerText(100, 3_600_000).default(10_000),
+  KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: integerText(100, 3_600_000).default(120_000),
+  KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS: integerText(100, 3_600_000).default(10_000),
+  KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: integerText(0, 3_600_000).default(300_000),
   KNOWLEDGE_AGENT_RETRIEVAL: z
     .string()
     .trim()
@@ -94,11 +100,24 @@ export interface Config {
   readonly mention: string;
   readonly writeTokens: TokenGrants | undefined;
   readonly readTokens: TokenGrants | undefined;
+  /** The token a Prometheus scraper presents to /metrics; it sees every namespace there and may do nothing else. */
+  readonly metricsToken: TokenGrants | undefined;
   /** Absolute directories that file sources must lie in. */
   readonly fileRoots: readonly string[];
   readonly allowPrivateUrls: boolean;
   /** Requests per minute per client on the ingest and agent routes; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Milliseconds; how long a client may take before its connection is closed. */
+  readonly timeouts: {
+    /** To send the request line and headers (a client trickling them byte by byte is cut off). */
+    readonly headersMs: number;
+    /** To send the whole request, body included (the answer may take longer). */
+    readonly requestMs: number;
+    /** An idle keep-alive connection between two requests. */
+    readonly keepAliveMs: number;
+    /** A connection with no traffic either way during a request; 0 turns it off. */
+    readonly idleMs: number;
+  };
   readonly limits: {
     /** Bytes per file or download. */
     readonly maxSourceBytes: number;
@@ -174,9 +193,9 @@ export function loadConfig(environment: Record<string, string | undefined>, work
 
   let defaultNamespace = values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE;
   try {
-    defaultNamespace = sanitizeNamespace(defaultNamespace);
-  } catch {
-    problems.push(`KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: ${JSON.stringify(defaultNamespace)} has no letters, digits, - or _`);
+    defaultNamespace = sanitizeNamespace(defaultNamespace, 'KNOWLEDGE_AGENT_DEFAULT_NAMESPACE');
+  } catch (error) {
+    problems.push((error as Error).message);
   }
 
   const storageRoot = resolve(workingDirectory, values.KNOWLEDGE_AGENT_STORAGE_PATH);
@@ -198,6 +217,12 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     });
   if (fileRoots.length === 0) problems.push('KNOWLEDGE_AGENT_FILE_ROOTS: must name at least one directory');
 
+  if (values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS > values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS) {
+    problems.push(
+      `KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS (${values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS} > ${values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS})`,
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   return Object.freeze({
@@ -218,9 +243,16 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     mention: values.KNOWLEDGE_AGENT_MENTION,
     writeTokens,
     readTokens,
+    metricsToken: values.KNOWLEDGE_AGENT_METRICS_TOKEN === undefined ? undefined : grantAll(values.KNOWLEDGE_AGENT_METRICS_TOKEN),
     fileRoots: Object.freeze(fileRoots),
     allowPrivateUrls: values.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
     rateLimitPerMinute: values.KNOWLEDGE_AGENT_RATE_LIMIT,
+    timeouts: Object.freeze({
+      headersMs: values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS,
+      requestMs: values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS,
+      keepAliveMs: values.KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS,
+      idleMs: values.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
+    }),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,

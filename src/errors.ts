@@ -3,11 +3,13 @@
 
 export const errorCatalogue = {
   // Request-level errors (end the HTTP request).
-  invalid_request: { status: 400, description: 'The body, query or a field of it is not valid.' },
-  invalid_namespace: { status: 400, description: 'The namespace is empty after removing characters other than letters, digits, - and _.' },
+  invalid_request: { status: 400, description: 'The body, query or a field of it is not valid (the message names the field), or the request is not valid HTTP (malformed request line or header bytes).' },
+  invalid_namespace: { status: 400, description: 'The namespace is empty, or longer than 64 characters, after removing characters other than letters, digits, - and _.' },
   unauthorized: { status: 401, description: 'No token, or a token the service does not know.' },
   forbidden: { status: 403, description: 'The token does not grant access to this namespace.' },
   not_found: { status: 404, description: 'No such route or resource.' },
+  method_not_allowed: { status: 405, description: 'The path exists but not with this method; the Allow header lists the methods it takes.' },
+  request_timeout: { status: 408, description: 'The client took too long to send the request line and headers, or the whole request.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the service accepts.' },
   unsupported_media_type: { status: 415, description: 'The content type or upload type is not accepted.' },
   rate_limited: { status: 429, description: 'Too many requests from this client; retry after the Retry-After delay.' },

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
     assert.equal(config.provider.temperature, 0.2);
     assert.deepEqual(config.fileRoots, [workingDirectory]);
     assert.equal(config.allowPrivateUrls, false);
+    assert.deepEqual(config.timeouts, { headersMs: 10_000, requestMs: 120_000, keepAliveMs: 10_000, idleMs: 300_000 });
     assert.ok(Object.isFrozen(config));
   });
 
@@ -65,6 +66,18 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_TOP_K: '21' }, workingDirectory), ConfigError);
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: '../..' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_DEFAULT_NAMESPACE:/.test(error.problems[0] ?? ''));
     assert.equal(loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: 'team docs!' }, workingDirectory).defaultNamespace, 'teamdocs');
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000', KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000', KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: '-1' }, workingDirectory),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems.map((problem) => problem.split(':')[0]), ['KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS']);
+        return true;
+      },
+    );
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000', KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000' }, workingDirectory),
+      (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS/.test(error.problems[0] ?? ''),
+    );
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_WRITE_TOKENS:/.test(error.problems[0] ?? ''));
   });
 

@@ -3,7 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { KnowledgeError } from '../errors.js';
 import { findGrant, grantAllows, type TokenGrant, type TokenGrants } from './token-grants.js';
 
-export type AccessKind = 'read' | 'write';
+/** `metrics`: the /metrics scrape, which the metrics token may make too (seeing every namespace). */
+export type AccessKind = 'read' | 'write' | 'metrics';
 
 /** What a request proved: nothing needed (open mode), or a token's grants. */
 export type Credential = { readonly kind: 'open' } | { readonly kind: 'token'; readonly grants: readonly TokenGrant[] };
@@ -22,11 +23,15 @@ export class AccessPolicy {
   constructor(
     private readonly writeTokens: TokenGrants | undefined,
     private readonly readTokens: TokenGrants | undefined,
+    /** The scrape token: it may make the `metrics` request only, and sees every namespace there. */
+    private readonly metricsTokens: TokenGrants | undefined = undefined,
   ) {}
 
   /** True when anyone may do this kind of request. */
   isOpen(kind: AccessKind): boolean {
-    return kind === 'write' ? this.writeTokens === undefined : this.readTokens === undefined;
+    if (kind === 'write') return this.writeTokens === undefined;
+    if (kind === 'metrics') return this.readTokens === undefined && this.metricsTokens === undefined;
+    return this.readTokens === undefined;
   }
 
   /** Checks the request's token; 401 when tokens are required and it is missing or unknown. */
@@ -37,7 +42,7 @@ export class AccessPolicy {
       throw new KnowledgeError('unauthorized', 'this route needs a token: send Authorization: Bearer <token> or X-API-Key: <token>');
     }
     // A write token may also read the namespaces it may write.
-    const candidates = kind === 'write' ? [this.writeTokens] : [this.readTokens, this.writeTokens];
+    const candidates = kind === 'write' ? [this.writeTokens] : kind === 'read' ? [this.readTokens, this.writeTokens] : [this.metricsTokens, this.readTokens, this.writeTokens];
     const grants = candidates.flatMap((list) => (list === undefined ? [] : [findGrant(list, token)])).filter((grant) => grant !== undefined);
     if (grants.length === 0) throw new KnowledgeError('unauthorized', 'the token is not valid for this route');
     return { kind: 'token', grants };

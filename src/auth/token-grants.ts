@@ -30,6 +30,11 @@ export function parseTokenGrants(text: string): TokenGrants {
   return grants;
 }
 
+/** A grant of every namespace to one token. */
+export function grantAll(token: string): TokenGrants {
+  return [{ digest: digestOf(token), namespaces: new Set(['*']) }];
+}
+
 /** The grant of a presented token, compared in constant time against every known token. */
 export function findGrant(grants: TokenGrants, token: string): TokenGrant | undefined {
   const presented = digestOf(token);

@@ -1,8 +1,6 @@
 // Turns a fetched HTML page into clean Markdown of its main content, ready for chunking and search.
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-import { strikethrough } from 'turndown-plugin-gfm';
+import type TurndownService from 'turndown';
+import { linkedom, readability, turndown, turndownGfm } from './html-libraries.js';
 
 export interface HtmlMarkdown {
   title: string | null;
@@ -93,7 +91,7 @@ function convert(html: string, url: string | undefined): HtmlMarkdown {
 
 function readableContent(document: DomDocument): DomElement | null {
   try {
-    const reader = new Readability<DomElement>(document, { keepClasses: true, serializer: (node) => node as DomElement });
+    const reader = new (readability().Readability)<DomElement>(document, { keepClasses: true, serializer: (node) => node as DomElement });
     return reader.parse()?.content ?? null;
   } catch {
     // Readability gives up on some markup it cannot walk; the page's main region is still worth converting.
@@ -114,11 +112,11 @@ function preparePage(html: string, url: string | undefined): PreparedPage {
 }
 
 function parseDocument(html: string): DomDocument {
-  const document: DomDocument = parseHTML(html).document;
+  const document: DomDocument = linkedom().parseHTML(html).document;
   if (document.documentElement?.nodeName === 'HTML' && document.getElementsByTagName('body').length) return document;
   // linkedom builds no html and body around a fragment, and Readability needs a body.
   const inner = html.replace(/<\/?(?:!doctype|html|head|body)\b[^>]*>/gi, '');
-  return parseHTML(`<!doctype html><html><head></head><body>${inner}</body></html>`).document;
+  return linkedom().parseHTML(`<!doctype html><html><head></head><body>${inner}</body></html>`).document;
 }
 
 function findContainer(document: DomDocument): DomElement {
@@ -217,14 +215,14 @@ function nestingDepth(root: DomElement, limit: number): number {
 }
 
 function createConverter(): TurndownService {
-  const service = new TurndownService({
+  const service = new (turndown())({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
     hr: '---',
     br: '',
   });
-  service.use(strikethrough);
+  service.use(turndownGfm().strikethrough);
   // Images carry nothing for text search: alt text is mostly "screenshot", a file name or a badge label.
   service.addRule('image', { filter: ['img', 'picture'], replacement: () => '' });
   service.addRule('link', {

@@ -1,5 +1,5 @@
 // The links a crawl can follow: normalized URLs, anchors of an HTML page (with its robots meta tag), and sitemap locations.
-import { parseHTML } from 'linkedom';
+import { linkedom } from './html-libraries.js';
 
 // The slice of linkedom's DOM used here; tsconfig loads no DOM library, so its types resolve to any.
 interface LinkElement {
@@ -79,7 +79,7 @@ export function nonDocumentExtension(url: URL): string | undefined {
 
 /** The `<a href>` and `<area href>` links of an HTML page, resolved against `<base href>` or the page URL; rel=nofollow links left out. */
 export function readPageLinks(html: string, pageUrl: string): PageLinks {
-  const document = parseHTML(html).document as LinkDocument;
+  const document = linkedom().parseHTML(html).document as LinkDocument;
   const directives = new Set<string>();
   for (const meta of document.querySelectorAll('meta[name][content]')) {
     if (meta.getAttribute('name')?.trim().toLowerCase() !== 'robots') continue;

@@ -2,6 +2,7 @@
 // provider call and end their streams with a final `shutting_down` event; requests that still arrive get 503
 // `shutting_down`; responses in flight close their connections, so Fastify's close does not wait on keep-alive
 // sockets; in-flight ingests finish (within a grace period) and their writes complete before the store closes.
+import { setMaxListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { KnowledgeError } from '../errors.js';
@@ -25,6 +26,9 @@ export function shuttingDown(message = 'the service is shutting down; send the r
 /** Installs the hooks and returns the app's shutdown signal (also `app.shutdownSignal`, for code reached through a request). */
 export function installGracefulShutdown(app: FastifyInstance): AbortSignal {
   const controller = new AbortController();
+  // Every in-flight ingest and agent run listens to it, and stops listening when it ends: many at once are not a leak
+  // (Node warns past 10 listeners otherwise, which 30 concurrent ingests in a test reach).
+  setMaxListeners(0, controller.signal);
   const inFlight = new Set<ServerResponse>();
   app.decorate('shutdownSignal', controller.signal);
 

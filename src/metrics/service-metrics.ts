@@ -1,5 +1,5 @@
 // The service's Prometheus metrics: one registry per app (never prom-client's global one), the instruments, and
-// the scrape, which reads the index sizes of every namespace at that moment.
+// the scrape, which reads the index sizes of the namespaces the scraper may see at that moment.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { IngestReport } from '../ingest/ingest-service.js';
 
@@ -72,25 +72,6 @@ export class ServiceMetrics {
     buckets: providerBuckets,
     registers: [this.registry],
   });
-  private readonly indexDocuments = new Gauge({
-    name: 'index_documents',
-    help: 'Documents stored in a namespace.',
-    labelNames: ['namespace'] as const,
-    registers: [this.registry],
-  });
-  private readonly indexChunks = new Gauge({
-    name: 'index_chunks',
-    help: 'Chunks indexed in a namespace.',
-    labelNames: ['namespace'] as const,
-    registers: [this.registry],
-  });
-  private readonly indexVectors = new Gauge({
-    name: 'index_vectors',
-    help: 'Chunks of a namespace embedded with its current embedding model.',
-    labelNames: ['namespace'] as const,
-    registers: [this.registry],
-  });
-
   constructor(private readonly options: ServiceMetricsOptions) {
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
   }
@@ -118,15 +99,21 @@ export class ServiceMetrics {
     this.providerDuration.observe({ kind, model }, seconds);
   }
 
-  /** The metrics in Prometheus' text format, with the index sizes read now (namespaces deleted since are gone). */
-  async scrape(): Promise<string> {
-    const sizes = await this.options.namespaceSizes();
-    for (const gauge of [this.indexDocuments, this.indexChunks, this.indexVectors]) gauge.reset();
-    for (const size of sizes) {
-      this.indexDocuments.set({ namespace: size.namespace }, size.documents);
-      this.indexChunks.set({ namespace: size.namespace }, size.chunks);
-      this.indexVectors.set({ namespace: size.namespace }, size.vectors);
-    }
-    return this.registry.metrics();
+  /**
+   * The metrics in Prometheus' text format, with the index sizes read now (namespaces deleted since are gone), for
+   * the namespaces `mayRead` lets this scrape see. The gauges live in a registry of this scrape alone, so two
+   * scrapes at once (tokens that see different namespaces) never show each other's namespaces.
+   */
+  async scrape(mayRead: (namespace: string) => boolean): Promise<string> {
+    const sizes = (await this.options.namespaceSizes()).filter((size) => mayRead(size.namespace));
+    const namespaceRegistry = new Registry();
+    const gauge = (name: string, help: string, value: (size: NamespaceSize) => number) => {
+      const metric = new Gauge({ name, help, labelNames: ['namespace'] as const, registers: [namespaceRegistry] });
+      for (const size of sizes) metric.set({ namespace: size.namespace }, value(size));
+    };
+    gauge('index_documents', 'Documents stored in a namespace.', (size) => size.documents);
+    gauge('index_chunks', 'Chunks indexed in a namespace.', (size) => size.chunks);
+    gauge('index_vectors', 'Chunks of a namespace embedded with its current embedding model.', (size) => size.vectors);
+    return `${await this.registry.metrics()}\n${await namespaceRegistry.metrics()}`;
   }
 }

@@ -33,8 +33,8 @@ export function mayAccess(request: FastifyRequest, namespace: string): boolean {
 }
 
 /** Sanitizes the namespace a request acts on and checks that the request's token covers it; returns the sanitized name. */
-export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string): string {
-  const namespace = sanitizeNamespace(requestedNamespace);
+export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string, field = 'namespace'): string {
+  const namespace = sanitizeNamespace(requestedNamespace, field);
   if (request.credential !== null) authorize(request.credential, namespace);
   return namespace;
 }

@@ -6,7 +6,7 @@ import type { CatalogService } from '../catalog/catalog-service.js';
 import { authorizeNamespace, mayAccess } from './access-control.js';
 import { jsonSuccess } from './openapi.js';
 import { parseBody } from './parse-body.js';
-import { namespaceFieldSchema } from './variant1-schemas.js';
+import { namespaceFieldSchema, namespaceNameSchema } from './variant1-schemas.js';
 
 export interface CatalogRouteOptions {
   readonly catalog: CatalogService;
@@ -21,7 +21,9 @@ const deleteDocumentsSchema = z
     file: z.string().min(1).max(300).optional().describe('File name of the document in the namespace (its citation label).'),
     source: z.string().min(1).max(4_000).optional().describe('The source it was ingested from (URL, file path, upload path with its folders, or title of a text).'),
   })
-  .refine((value) => (value.file === undefined) !== (value.source === undefined), { message: 'give exactly one of file and source', path: ['file'] });
+  .refine((value) => (value.file === undefined) !== (value.source === undefined), { message: 'give exactly one of file and source', path: ['file'] })
+  // The refinement, for the API reference.
+  .meta({ oneOf: [{ required: ['file'] }, { required: ['source'] }] });
 
 // Responses, for the API reference only (see RouteDocumentation in openapi.ts).
 const namespacesResponseSchema = z.object({
@@ -99,6 +101,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
         body: { 'application/json': deleteDocumentsSchema },
         bodyRequired: false,
         querystring: deleteDocumentsSchema,
+        querystringAsObject: 'fields',
         success: jsonSuccess('The deleted documents.', deleteDocumentsResponseSchema),
         errors: ['invalid_namespace', 'forbidden', 'not_found', 'storage_full'],
       },
@@ -116,12 +119,12 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
       tags: ['Catalog'],
       summary: 'Delete a namespace',
       description: 'Deletes the namespace folder and everything in it. 404 for an unknown namespace.',
-      params: z.object({ name: z.string().describe('The namespace.') }),
+      params: z.object({ name: namespaceNameSchema }),
       documentation: { success: jsonSuccess('The namespace is gone.', deleteNamespaceResponseSchema), errors: ['invalid_namespace', 'forbidden', 'not_found'] },
     },
     config: { access: 'write' },
   }, async (request) => {
-    const namespace = authorizeNamespace(request, request.params.name);
+    const namespace = authorizeNamespace(request, request.params.name, 'name');
     await options.catalog.deleteNamespace(namespace);
     return { namespace, deleted: true };
   });

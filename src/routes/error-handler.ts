@@ -1,5 +1,5 @@
 // Maps every failure to the contract's JSON error body and status; unknown errors become a generic 500.
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { KnowledgeError, errorBody, isKnowledgeError, type ErrorCode } from '../errors.js';
 
@@ -8,6 +8,8 @@ const codeOfStatus: Record<number, ErrorCode> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
@@ -32,9 +34,29 @@ export function knownFailure(request: FastifyRequest, error: unknown): Knowledge
   return new KnowledgeError('internal_error', `an unexpected error occurred (request ${request.id})`);
 }
 
+/** The methods that have a route at this path (HEAD where GET has one); empty for an unknown path. */
+function allowedMethods(app: FastifyInstance, methods: ReadonlySet<string>, path: string): string[] {
+  return [...methods].filter((method) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null).sort();
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
+  // Every method some route takes, so a wrong method on a known path can be told from an unknown path.
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase());
+  });
+
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = allowedMethods(app, methods, path);
+    if (allowed.length > 0) {
+      void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(errorBody('method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`));
+      return;
+    }
+    void reply.code(404).send(errorBody('not_found', `no route ${request.method} ${path}`));
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

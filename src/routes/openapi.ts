@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync, FastifySchema, RouteOptions } from 'fastify';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Config } from '../config.js';
 import { errorBody, errorCatalogue, type ErrorCode } from '../errors.js';
 import { rateLimitedRoutes } from './rate-limit.js';
 
@@ -16,6 +17,11 @@ export interface RouteDocumentation {
   readonly bodyRequired?: boolean;
   /** Query parameters the handler reads itself. */
   readonly querystring?: z.ZodType;
+  /**
+   * The query parameters depend on each other (the schema has a oneOf): documented as one object parameter
+   * (`style: form`, `explode: true`, so its fields are still plain query parameters), which keeps that rule.
+   */
+  readonly querystringAsObject?: string;
   /**
    * The 200 response by media type. Documentation only: a Fastify `response` schema would also serialize (and,
    * with the zod serializer, validate) every reply, and streamed replies are written to the socket directly.
@@ -33,6 +39,9 @@ declare module 'fastify' {
 
 export interface ApiReferenceOptions {
   readonly version: string;
+  /** Stated in the document's description. */
+  readonly limits: Config['limits'];
+  readonly timeouts: Config['timeouts'];
 }
 
 const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
@@ -60,7 +69,10 @@ const tags = [
   { name: 'Service', description: 'Health and this reference.' },
 ];
 
-const description = [
+const megabytes = (bytes: number) => `${bytes / 1_000_000} MB`;
+const seconds = (milliseconds: number) => `${milliseconds / 1000} s`;
+
+const description = (options: ApiReferenceOptions) => [
   'Documentation expert of a chat platform: ingests docs into namespaces, searches them and answers with citations.',
   'Both API variants of the contract are served: Variant 1 (`/tools/...`, `/agent`, `/health`) and Variant 2 (`/api/...`, `/agent` with an AG-UI body).',
   '',
@@ -68,6 +80,14 @@ const description = [
   '',
   'Tokens: when `KNOWLEDGE_AGENT_WRITE_TOKENS` / `KNOWLEDGE_AGENT_READ_TOKENS` are set, write and read routes need `Authorization: Bearer <token>` or `X-API-Key: <token>`;',
   'without them those routes are open. `/health`, `/openapi.json` and `/docs` are always public.',
+  '',
+  `Limits: request bodies up to ${megabytes(options.limits.maxBodyBytes)} (413 \`payload_too_large\` beyond it); per source, ` +
+    `${megabytes(options.limits.maxSourceBytes)} per file or download and ${options.limits.maxTextBytes / 1000} kB per text snippet ` +
+    '(a per-source `source_too_large` error in a 200). Request line and headers: 16 kB (431); they must arrive within ' +
+    `${seconds(options.timeouts.headersMs)} and the whole request within ${seconds(options.timeouts.requestMs)} (408 \`request_timeout\`). ` +
+    'Bytes that are not valid HTTP (a malformed request line or header) are a 400 `invalid_request`, on every route, and so is ' +
+    'a JSON body with a `__proto__` key, or a `constructor` key holding `prototype`, at any depth (prototype poisoning). ' +
+    'A wrong method on a known path is a 405 `method_not_allowed` with an `Allow` header.',
 ].join('\n');
 
 const tokenDescription = (header: string) =>
@@ -82,9 +102,11 @@ const securitySchemes = {
 function commonErrors(route: RouteOptions, schema: FastifySchema): ErrorCode[] {
   const documentation = schema.documentation;
   const takesBody = schema.body !== undefined || documentation?.body !== undefined;
-  const validates = takesBody || schema.querystring !== undefined || schema.params !== undefined || documentation?.querystring !== undefined;
+  // Every route: a request that is not valid HTTP (400), headers that are too large (431) or too slow (408).
   return [
-    ...(validates ? (['invalid_request'] as const) : []),
+    'invalid_request',
+    'request_timeout',
+    'headers_too_large',
     ...(route.config?.access !== undefined ? (['unauthorized'] as const) : []),
     ...(takesBody ? (['payload_too_large', 'unsupported_media_type'] as const) : []),
     ...(rateLimitedRoutes.has(route.url) ? (['rate_limited'] as const) : []),
@@ -127,7 +149,7 @@ type TransformInput = Parameters<typeof zodTransform>[0];
  * The route's zod schemas become JSON Schema (fastify-type-provider-zod); its `documentation` adds what Fastify does
  * not validate or serialize with (bodies read by the handler, responses), and its access rule adds the security.
  */
-function createTransform(optionalBodies: Set<string>) {
+function createTransform(optionalBodies: Set<string>, objectQueries: Map<string, { name: string; schema: Record<string, unknown> }>) {
   return (input: TransformInput): ReturnType<typeof zodTransform> => {
     const { schema, route } = input;
     const { documentation, ...validating } = (schema ?? {}) as FastifySchema;
@@ -162,12 +184,20 @@ function createTransform(optionalBodies: Set<string>) {
       };
       if (documentation.bodyRequired === false) for (const method of methods) optionalBodies.add(`${method.toLowerCase()} ${route.url}`);
     }
+    if (documentation.querystringAsObject !== undefined && documentation.querystring !== undefined) {
+      const query = { name: documentation.querystringAsObject, schema: toJsonSchema(documentation.querystring) };
+      for (const method of methods) objectQueries.set(`${method.toLowerCase()} ${route.url}`, query);
+    }
     if (route.config?.access !== undefined) result.security = [{ bearerToken: [] }, { apiKey: [] }];
     return { schema: result, url: documented.url };
   };
 }
 
-type OpenApiDocument = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>>; components?: { schemas?: Record<string, unknown> } };
+type Parameter = { in: string; name: string };
+type OpenApiDocument = {
+  paths?: Record<string, Record<string, { requestBody?: { required?: boolean }; parameters?: Parameter[] }>>;
+  components?: { schemas?: Record<string, unknown> };
+};
 
 /** Component schemas that nothing refers to (zod's registry holds an input and an output form of each) are left out. */
 function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
@@ -186,20 +216,31 @@ function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
 
 const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, options) => {
   const optionalBodies = new Set<string>();
+  const objectQueries = new Map<string, { name: string; schema: Record<string, unknown> }>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Knowledge Agent', version: options.version, description, license: { name: 'MIT', identifier: 'MIT' } },
+      info: { title: 'Knowledge Agent', version: options.version, description: description(options), license: { name: 'MIT', identifier: 'MIT' } },
       tags,
       components: { securitySchemes },
     },
-    transform: createTransform(optionalBodies),
+    transform: createTransform(optionalBodies, objectQueries),
     transformObject: (documentObject) => {
       const document = withoutUnusedSchemas(jsonSchemaTransformObject(documentObject) as OpenApiDocument);
       for (const key of optionalBodies) {
         const [method = '', url = ''] = key.split(' ');
         const requestBody = document.paths?.[url.replace(/:(\w+)/g, '{$1}')]?.[method]?.requestBody;
         if (requestBody !== undefined) requestBody.required = false;
+      }
+      for (const [key, query] of objectQueries) {
+        const [method = '', url = ''] = key.split(' ');
+        const operation = document.paths?.[url.replace(/:(\w+)/g, '{$1}')]?.[method];
+        if (operation === undefined) continue;
+        const fields = Object.keys((query.schema.properties ?? {}) as object);
+        operation.parameters = [
+          ...(operation.parameters ?? []).filter((parameter) => parameter.in !== 'query' || !fields.includes(parameter.name)),
+          { in: 'query', name: query.name, style: 'form', explode: true, required: false, schema: query.schema } as Parameter,
+        ];
       }
       return document as ReturnType<typeof jsonSchemaTransformObject>;
     },

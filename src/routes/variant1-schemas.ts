@@ -1,6 +1,7 @@
 // Request schemas of the Variant 1 routes (types derive from them), and the response schemas of the API reference.
 import { z } from 'zod';
 import { searchModes } from '../search/search-service.js';
+import { maxNamespaceLength, namespaceNamePattern } from '../store/namespace-name.js';
 
 /** `crawl` on a URL source follows the site's links (CrawlRequest). */
 export const crawlSchema = z
@@ -24,8 +25,26 @@ export type Variant1Source = z.infer<typeof variant1SourceSchema>;
 
 export const maxSourcesPerRequest = 100;
 
-/** The namespace field of every request: sanitized to letters, digits, - and _; the default namespace when left out. */
-export const namespaceFieldSchema = z.string().max(200).optional().describe('Namespace (letters, digits, - and _ are kept); KNOWLEDGE_AGENT_DEFAULT_NAMESPACE when left out.');
+/**
+ * A namespace as a request names it. Only the length of the text is checked here; `sanitizeNamespace` (through
+ * `authorizeNamespace`) removes the other characters and answers 400 `invalid_namespace` when 0 or more than 64
+ * letters, digits, - and _ remain. The pattern states that rule in the API reference.
+ */
+export const namespaceNameSchema = z
+  .string()
+  .max(200)
+  .meta({
+    pattern: namespaceNamePattern,
+    description:
+      `Namespace: letters, digits, - and _ are kept, other characters removed; 1 to ${maxNamespaceLength} must remain (never cut short), ` +
+      'otherwise 400 `invalid_namespace`.',
+  });
+
+/** The namespace field of every request body or query: the default namespace when left out. */
+export const namespaceFieldSchema = namespaceNameSchema.optional().describe(
+  `Namespace: letters, digits, - and _ are kept, other characters removed; 1 to ${maxNamespaceLength} must remain (never cut short), ` +
+    'otherwise 400 `invalid_namespace`. KNOWLEDGE_AGENT_DEFAULT_NAMESPACE when left out.',
+);
 
 export const variant1IngestBodySchema = z.object({
   namespace: namespaceFieldSchema,
@@ -40,9 +59,12 @@ export const variant1IngestBodyDocumentation = variant1IngestBodySchema.extend({
 
 export const searchModeSchema = z.enum(searchModes);
 
+/** A search query: something other than whitespace (checked before trimming, so the API reference can state it as a pattern). */
+export const searchQuerySchema = z.string().max(2_000).regex(/\S/, 'must not be empty').trim();
+
 export const variant1SearchBodySchema = z.object({
   namespace: namespaceFieldSchema,
-  query: z.string().trim().min(1, 'must not be empty').max(2_000),
+  query: searchQuerySchema,
   top_k: z.number().int().min(0).optional().describe('Matches at most; KNOWLEDGE_AGENT_TOP_K when left out; 0 gives none; above 20 gives 20.'),
   mode: searchModeSchema.default('embedding').describe('Ranking: cosine similarity of embeddings, BM25, or both fused.'),
 });

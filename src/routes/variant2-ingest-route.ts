@@ -51,12 +51,13 @@ const maxFormFieldBytes = 2_000_000;
 const documentedJsonBody = variant2IngestBodySchema.extend({
   sources: z
     .array(z.union([z.string().describe('An http(s) URL is fetched; any other string is stored as text.'), variant2SourceObjectSchema]))
+    .min(1)
     .max(maxSourcesPerRequest)
-    .describe('At least one source, unless files are uploaded.'),
+    .describe('At least one source.'),
 });
 const documentedFormBody = z.object({
   namespace: namespaceFieldSchema,
-  sources: z.string().optional().describe('A JSON array of sources, as `sources` of the JSON body.'),
+  sources: z.string().optional().describe('A JSON array of sources, as `sources` of the JSON body; at least one source or one file is needed.'),
   file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name. A file name may carry its folders (`tutorial/middleware.md`): that path, relative to what is ingested, is the document\'s identity; absolute paths and `..` are refused per file.'),
 });
 const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType): RouteDocumentation => ({

@@ -1,10 +1,13 @@
 // Request schemas of the Variant 2 routes (search, generate, the AG-UI agent input; types derive from them), and the response schemas of the API reference.
 import { z } from 'zod';
-import { chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, replacedDocumentSchema, searchModeSchema, storedStatusSchema, storedWarningSchema } from './variant1-schemas.js';
+import {
+  chatMessageSchema, namespaceFieldSchema, perSourceErrorFields, platformToolSchema, replacedDocumentSchema, searchModeSchema, searchQuerySchema,
+  storedStatusSchema, storedWarningSchema,
+} from './variant1-schemas.js';
 
 export const searchDocsBodySchema = z.object({
   namespace: namespaceFieldSchema,
-  query: z.string().trim().min(1, 'must not be empty').max(2_000),
+  query: searchQuerySchema,
   limit: z.number().int().min(0).optional().describe('Results at most; 5 when left out; above 20 gives 20.'),
   mode: searchModeSchema.default('lexical').describe('Ranking: BM25 over title, headings and body, cosine similarity of embeddings, or both fused.'),
 });

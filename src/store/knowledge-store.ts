@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Namespace, type NamespaceOptions } from './namespace.js';
-import { sanitizeNamespace } from './namespace-name.js';
+import { maxNamespaceLength, sanitizeNamespace } from './namespace-name.js';
 
 export interface KnowledgeStoreOptions {
   /** Absolute storage root. */
@@ -79,7 +79,8 @@ export class KnowledgeStore {
   async namespaceNames(): Promise<string[]> {
     const entries = await readdir(this.options.root, { withFileTypes: true });
     return entries
-      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name))
+      // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
+      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name) && entry.name.length <= maxNamespaceLength)
       .map((entry) => entry.name)
       .sort();
   }

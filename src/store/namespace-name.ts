@@ -1,13 +1,24 @@
 // Namespace names: letters, digits, - and _ only; anything else is removed, so a name can never leave the storage root.
+// A name is never cut short: two long names that shared a prefix would otherwise end up in one namespace.
 import { KnowledgeError } from '../errors.js';
 
-const maxNamespaceLength = 64;
+export const maxNamespaceLength = 64;
 
-/** Sanitizes a requested namespace; an empty result is an `invalid_namespace` error. */
-export function sanitizeNamespace(requested: string): string {
-  const name = requested.replace(/[^A-Za-z0-9_-]/g, '').slice(0, maxNamespaceLength);
+/**
+ * The rule `sanitizeNamespace` enforces, as a regular expression over the name as sent: between 1 and 64 letters,
+ * digits, - or _, with any other characters around them (they are removed). For the API reference.
+ */
+export const namespaceNamePattern = `^[^A-Za-z0-9_-]*(?:[A-Za-z0-9_-][^A-Za-z0-9_-]*){1,${maxNamespaceLength}}$`;
+
+/** Sanitizes a requested namespace; an empty or over-long result is an `invalid_namespace` error naming the field. */
+export function sanitizeNamespace(requested: string, field = 'namespace'): string {
+  const name = requested.replace(/[^A-Za-z0-9_-]/g, '');
   if (name === '') {
-    throw new KnowledgeError('invalid_namespace', `namespace: ${JSON.stringify(requested)} has no letters, digits, - or _`);
+    throw new KnowledgeError('invalid_namespace', `${field}: ${JSON.stringify(requested)} has no letters, digits, - or _`);
+  }
+  if (name.length > maxNamespaceLength) {
+    const shown = requested.length > 80 ? `${JSON.stringify(requested.slice(0, 80))}…` : JSON.stringify(requested);
+    throw new KnowledgeError('invalid_namespace', `${field}: ${shown} has ${name.length} letters, digits, - and _; at most ${maxNamespaceLength} are allowed`);
   }
   return name;
 }

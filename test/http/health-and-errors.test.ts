@@ -28,6 +28,34 @@ describe('health and errors', () => {
     assert.deepEqual(await response.json(), { error: { code: 'not_found', message: 'no route GET /no/such/route' } });
   });
 
+  it('answers a wrong method on a known path with a JSON 405 and the Allow header, on every kind of route', async () => {
+    const cases: [method: string, path: string, allow: string][] = [
+      ['GET', '/tools/search', 'POST'],
+      ['PUT', '/health?x=1', 'GET, HEAD'],
+      ['DELETE', '/api/agents/knowledge/generate', 'POST'],
+      ['GET', '/api/namespaces/some-name', 'DELETE'],
+      ['POST', '/tools/documents', 'DELETE, GET, HEAD'],
+      ['PATCH', '/openapi.json', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await fetch(`${service.baseUrl}${path}`, { method });
+      assert.equal(response.status, 405, `${method} ${path}`);
+      assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'method_not_allowed');
+      assert.match(body.error.message, new RegExp(`does not take ${method}; it takes ${allow}$`));
+    }
+    // HEAD gets the status and the header, without a body.
+    const head = await fetch(`${service.baseUrl}/agent`, { method: 'HEAD' });
+    assert.deepEqual([head.status, head.headers.get('allow')], [405, 'POST']);
+    // An unknown path stays a 404, whatever the method.
+    for (const method of ['GET', 'POST', 'DELETE']) {
+      const response = await fetch(`${service.baseUrl}/tools/searching`, { method });
+      assert.equal(response.status, 404, method);
+      assert.equal(response.headers.get('allow'), null);
+    }
+  });
+
   it('answers an unsupported content type with a JSON 415', async () => {
     const response = await fetch(`${service.baseUrl}/tools/search`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<q/>' });
     assert.equal(response.status, 415);

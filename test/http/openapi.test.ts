@@ -291,9 +291,11 @@ describe('API reference', () => {
     assert.deepEqual(search, fromZod(variant1SearchBodySchema));
     const properties = search.properties as JsonObject;
     assert.deepEqual(search.required, ['query']);
-    assert.deepEqual(properties.query, { type: 'string', minLength: 1, maxLength: 2000 });
+    // Whitespace only is refused: the pattern says so (a minLength of 1 would let " " through).
+    assert.deepEqual(properties.query, { type: 'string', maxLength: 2000, pattern: '\\S' });
     assert.equal((properties.namespace as JsonObject).type, 'string');
     assert.equal((properties.namespace as JsonObject).maxLength, 200);
+    assert.equal((properties.namespace as JsonObject).pattern, '^[^A-Za-z0-9_-]*(?:[A-Za-z0-9_-][^A-Za-z0-9_-]*){1,64}$');
     assert.equal((properties.top_k as JsonObject).type, 'integer');
     assert.equal((properties.top_k as JsonObject).minimum, 0);
     assert.deepEqual((properties.mode as JsonObject).enum, ['embedding', 'lexical', 'hybrid']);
@@ -305,6 +307,29 @@ describe('API reference', () => {
     assert.equal(((searchDocs.properties as JsonObject).limit as JsonObject).type, 'integer');
     const execute = mediaSchema((operation('post', '/api/tools/searchDocs/execute').requestBody as JsonObject).content, 'application/json') as JsonObject;
     assert.deepEqual((execute.properties as JsonObject).data, searchDocs, 'the execute form wraps the same body in data');
+  });
+
+  it('states the rules the validation enforces beyond types: exactly one of file and source, malformed HTTP, limits', () => {
+    for (const prefix of ['/tools', '/api']) {
+      const remove = operation('delete', `${prefix}/documents`);
+      const body = mediaSchema((remove.requestBody as JsonObject).content, 'application/json') as JsonObject;
+      assert.deepEqual(body.oneOf, [{ required: ['file'] }, { required: ['source'] }]);
+      // The same fields as query parameters: one object parameter (form, exploded), so the oneOf holds there too.
+      const query = (remove.parameters as JsonObject[]).filter((parameter) => parameter.in === 'query');
+      assert.deepEqual(query.map((parameter) => [parameter.name, parameter.style, parameter.explode]), [['fields', 'form', true]]);
+      assert.deepEqual((query[0]?.schema as JsonObject).oneOf, body.oneOf);
+      const name = (operation('delete', `${prefix}/namespaces/{name}`).parameters as JsonObject[]).find((parameter) => parameter.name === 'name');
+      assert.match(String((name?.schema as JsonObject).pattern), /\{1,64\}/);
+    }
+    for (const { key, operation: documented } of operations()) {
+      const responses = documented.responses as JsonObject;
+      for (const [status, code] of [['400', 'invalid_request'], ['408', 'request_timeout'], ['431', 'headers_too_large']]) {
+        assert.match(String((responses[status as string] as JsonObject | undefined)?.description), new RegExp(`\`${code}\``), `${key} documents ${status}`);
+      }
+    }
+    assert.match(String((document.info as JsonObject).description), /request bodies up to 8 MB .*malformed request line or header/s);
+    const ingestSources = mediaSchema((operation('post', '/api/tools/ingest').requestBody as JsonObject).content, 'application/json') as JsonObject;
+    assert.equal(((ingestSources.properties as JsonObject).sources as JsonObject).minItems, 1);
   });
 
   it('documents the contract fields of the answers and the sources of both ingest routes', () => {

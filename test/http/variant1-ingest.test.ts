@@ -193,6 +193,28 @@ describe('POST /tools/ingest', () => {
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_namespace');
   });
 
+  it('refuses namespaces with more than 64 characters left after sanitizing instead of cutting them short', async () => {
+    const refusal = async (response: Promise<Response>) => {
+      const answer = await response;
+      const body = (await answer.json()) as { error: { code: string; message: string } };
+      return [answer.status, body.error.code, body.error.message.split(':')[0]];
+    };
+    // Two names that share their first 64 characters once stood for one namespace.
+    const shared = 'team-'.repeat(13);
+    for (const namespace of [`${shared}alpha`, `${shared}beta`, 'x'.repeat(200)]) {
+      const sources = [{ type: 'text', value: 'long namespace body', title: 'Long' }];
+      assert.deepEqual(await refusal(service.post('/tools/ingest', { namespace, sources })), [400, 'invalid_namespace', 'namespace']);
+      assert.deepEqual(await refusal(service.post('/api/tools/ingest', { namespace, sources: ['text'] })), [400, 'invalid_namespace', 'namespace']);
+      assert.deepEqual(await refusal(service.post('/tools/search', { namespace, query: 'long' })), [400, 'invalid_namespace', 'namespace']);
+      assert.deepEqual(await refusal(fetch(`${service.baseUrl}/tools/namespaces/${namespace}`, { method: 'DELETE' })), [400, 'invalid_namespace', 'name']);
+    }
+    assert.deepEqual(await refusal(service.post('/tools/search', { namespace: 'x'.repeat(201), query: 'long' })), [400, 'invalid_request', 'namespace']);
+    // 64 characters are fine, and punctuation around them does not count.
+    const longest = 'n'.repeat(64);
+    assert.equal((await ingest({ namespace: `/${longest}/`, sources: [{ type: 'text', value: 'at the limit', title: 'Limit' }] })).namespace, longest);
+    assert.deepEqual((await readdir(service.storageRoot)).filter((name) => name.startsWith('team-') || name.startsWith('xxx')), []);
+  });
+
   it('loses nothing when many ingests into one namespace run at once', async () => {
     const count = 30;
     const results = await Promise.all(

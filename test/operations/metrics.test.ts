@@ -156,27 +156,82 @@ describe('GET /metrics', () => {
 });
 
 describe('GET /metrics with tokens', () => {
-  it('needs a read or write token when read tokens are configured', async () => {
-    const service = await startService({
+  let service: TestService;
+  const ingested = ['alpha-team', 'beta-team'];
+
+  before(async () => {
+    service = await startService({
       apiKey: undefined,
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:docs', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*;alpha-writer:alpha-team',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-alpha:alpha-team;reader-beta:beta-team;reader-none:gamma-team',
+        KNOWLEDGE_AGENT_METRICS_TOKEN: 'scrape-token',
+      },
     });
-    try {
-      const statusWith = async (headers: Record<string, string>) => {
-        const response = await fetch(`${service.baseUrl}/metrics`, { headers });
-        const text = await response.text();
-        return [response.status, response.status === 200 ? 'metrics' : (JSON.parse(text) as { error: { code: string } }).error.code];
-      };
-      assert.deepEqual(await statusWith({}), [401, 'unauthorized']);
-      assert.deepEqual(await statusWith({ authorization: 'Bearer not-a-token' }), [401, 'unauthorized']);
-      assert.deepEqual(await statusWith({ authorization: 'Bearer reader-token' }), [200, 'metrics']);
-      assert.deepEqual(await statusWith({ 'x-api-key': 'writer-token' }), [200, 'metrics']);
-    } finally {
-      await service.dispose();
+    for (const namespace of ingested) {
+      const response = await service.post('/tools/ingest', { namespace, sources: [{ type: 'text', title: 'Note', value: `A note in ${namespace}.` }] }, { authorization: 'Bearer writer-token' });
+      assert.equal(response.status, 200, await response.text());
     }
   });
 
-  it('is open when only write tokens are configured', async () => {
+  after(async () => {
+    await service.dispose();
+  });
+
+  async function scrapeText(token: string): Promise<string> {
+    const response = await fetch(`${service.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    return text;
+  }
+
+  /** The namespaces a scrape names anywhere in its text. */
+  const namedIn = (text: string) => ingested.filter((namespace) => text.includes(namespace));
+
+  it('needs a token: the metrics token, or a read or write token; 401 without one', async () => {
+    const statusWith = async (headers: Record<string, string>) => {
+      const response = await fetch(`${service.baseUrl}/metrics`, { headers });
+      const text = await response.text();
+      return [response.status, response.status === 200 ? 'metrics' : (JSON.parse(text) as { error: { code: string } }).error.code];
+    };
+    assert.deepEqual(await statusWith({}), [401, 'unauthorized']);
+    assert.deepEqual(await statusWith({ authorization: 'Bearer not-a-token' }), [401, 'unauthorized']);
+    assert.deepEqual(await statusWith({ authorization: 'Bearer scrape-token' }), [200, 'metrics']);
+    assert.deepEqual(await statusWith({ authorization: 'Bearer reader-alpha' }), [200, 'metrics']);
+    assert.deepEqual(await statusWith({ 'x-api-key': 'alpha-writer' }), [200, 'metrics']);
+  });
+
+  it('shows each token only the namespaces it may read; the metrics token sees them all', async () => {
+    const documents = (text: string) => samplesOf(parsePrometheusText(text), 'index_documents').map((sample) => sample.labels.namespace).sort();
+    const everything = await scrapeText('scrape-token');
+    assert.deepEqual(documents(everything), ingested);
+    assert.deepEqual(namedIn(await scrapeText('reader-alpha')), ['alpha-team']);
+    assert.deepEqual(documents(await scrapeText('reader-alpha')), ['alpha-team']);
+    assert.deepEqual(namedIn(await scrapeText('reader-beta')), ['beta-team']);
+    assert.deepEqual(namedIn(await scrapeText('alpha-writer')), ['alpha-team']);
+    assert.deepEqual(namedIn(await scrapeText('reader-none')), []);
+    assert.deepEqual(documents(await scrapeText('writer-token')), ingested);
+    // The rest of the metrics are the same for every token.
+    assert.ok(samplesOf(parsePrometheusText(await scrapeText('reader-none')), 'ingest_sources_total', { outcome: 'saved' }).length === 1);
+  });
+
+  it('never mixes up the namespaces of scrapes made at the same time with different tokens', async () => {
+    const tokens = Array.from({ length: 24 }, (_, index) => ['scrape-token', 'reader-alpha', 'reader-beta', 'reader-none'][index % 4] as string);
+    const texts = await Promise.all(tokens.map(scrapeText));
+    const expected: Record<string, string[]> = { 'scrape-token': ingested, 'reader-alpha': ['alpha-team'], 'reader-beta': ['beta-team'], 'reader-none': [] };
+    tokens.forEach((token, index) => assert.deepEqual(namedIn(texts[index] ?? ''), expected[token], token));
+  });
+
+  it('gives the metrics token nothing but the scrape', async () => {
+    const search = await service.post('/tools/search', { namespace: 'alpha-team', query: 'note', mode: 'lexical' }, { authorization: 'Bearer scrape-token' });
+    assert.equal(search.status, 401);
+    const listing = await fetch(`${service.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer scrape-token' } });
+    assert.equal(listing.status, 401);
+  });
+});
+
+describe('GET /metrics without read tokens', () => {
+  it('is open when only write tokens are configured, like the search routes', async () => {
     const service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:docs' } });
     try {
       await scrape(service);

@@ -190,6 +190,7 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
   const problems = leaks(request, response, rules).map((leak) => `the response leaks ${leak}`);
   const isStream = response.contentType.startsWith('text/event-stream');
   if (response.status >= 500) problems.push(`status ${response.status}`);
+  if (response.status === 405 && !/^allow: \S/m.test(response.headers)) problems.push('a 405 without an Allow header');
   if (request.method === 'HEAD') return problems;
   if (response.status >= 400) {
     if (!response.contentType.startsWith('application/json')) problems.push(`a ${response.status} has content type ${JSON.stringify(response.contentType)}`);
