@@ -8,6 +8,7 @@ export const errorCatalogue = {
   unauthorized: { status: 401, description: 'No token, or a token the service does not know.' },
   forbidden: { status: 403, description: 'The token does not grant access to this namespace.' },
   not_found: { status: 404, description: 'No such route or resource.' },
+  model_not_found: { status: 404, description: 'The OpenAI-compatible API has no model of this name (models are knowledge/<namespace>).' },
   payload_too_large: { status: 413, description: 'The request body is larger than the service accepts.' },
   unsupported_media_type: { status: 415, description: 'The content type or upload type is not accepted.' },
   rate_limited: { status: 429, description: 'Too many requests from this client; retry after the Retry-After delay.' },

@@ -56,6 +56,7 @@ const tags = [
   { name: 'Ingest', description: 'Add documents to a namespace (URLs, files, text, uploads, whole doc sites).' },
   { name: 'Search', description: 'Search a namespace: embedding (Variant 1) or lexical BM25 (Variant 2) ranking, or hybrid.' },
   { name: 'Agent', description: 'Grounded, cited answers: Variant 1 SSE or AG-UI streams, and Variant 2 non-streaming generate.' },
+  { name: 'OpenAI-compatible', description: 'Chat completions and models in OpenAI\'s wire format: the model `knowledge/<namespace>` is the assistant over that namespace.' },
   { name: 'Catalog', description: 'List and delete namespaces and documents (under /tools and under /api).' },
   { name: 'Service', description: 'Health and this reference.' },
 ];
