@@ -17,6 +17,7 @@ import { installErrorHandling } from './routes/error-handler.js';
 import { installRateLimit } from './routes/rate-limit.js';
 import { healthRoute } from './routes/health-route.js';
 import { openAiRoutes } from './routes/openai-routes.js';
+import { mcpRoute } from './routes/mcp-route.js';
 import { apiReference } from './routes/openapi.js';
 import { playgroundRoute } from './routes/playground-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
@@ -135,6 +136,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const catalog = new CatalogService(store);
   for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
+  await app.register(mcpRoute, { search, catalog, ingest, defaultNamespace: config.defaultNamespace, topK: config.topK, version });
   await app.register(openAiRoutes, { prefix: '/v1', agent, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics });

@@ -57,6 +57,7 @@ const tags = [
   { name: 'Search', description: 'Search a namespace: embedding (Variant 1) or lexical BM25 (Variant 2) ranking, or hybrid.' },
   { name: 'Agent', description: 'Grounded, cited answers: Variant 1 SSE or AG-UI streams, and Variant 2 non-streaming generate.' },
   { name: 'OpenAI-compatible', description: 'Chat completions and models in OpenAI\'s wire format: the model `knowledge/<namespace>` is the assistant over that namespace.' },
+  { name: 'MCP', description: 'The Model Context Protocol (Streamable HTTP): search, read, list and ingest tools for assistants.' },
   { name: 'Catalog', description: 'List and delete namespaces and documents (under /tools and under /api).' },
   { name: 'Service', description: 'Health and this reference.' },
 ];

@@ -7,7 +7,7 @@ import { forEachConcurrently } from '../concurrency.js';
 import type { VectorHit } from '../search/vector-index.js';
 import { createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
-import { renderDocument } from './front-matter.js';
+import { parseDocument, renderDocument } from './front-matter.js';
 import { IndexFiles } from './index-files.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { NamespaceIndex } from './namespace-index.js';
@@ -120,6 +120,12 @@ export class Namespace {
 
   chunk(id: string): StoredChunk | undefined {
     return this.index.chunk(id);
+  }
+
+  /** The Markdown of a stored document, without its front matter; undefined when the namespace has no such document. */
+  async documentBody(file: string): Promise<string | undefined> {
+    if (this.index.document(file) === undefined) return undefined;
+    return parseDocument(await readFile(join(this.directory, file), 'utf8')).body;
   }
 
   findByHash(hash: string): StoredDocument | undefined {

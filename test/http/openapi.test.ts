@@ -29,6 +29,9 @@ const contractOperations = [
   'post /api/tools/searchDocs',
   'post /api/tools/searchDocs/execute',
   'post /api/agents/knowledge/generate',
+  'post /v1/chat/completions',
+  'get /v1/models',
+  'post /mcp',
   ...['/tools', '/api'].flatMap((prefix) => [
     `get ${prefix}/namespaces`,
     `get ${prefix}/documents`,
