@@ -18,6 +18,7 @@ import { installRateLimit } from './routes/rate-limit.js';
 import { healthRoute } from './routes/health-route.js';
 import { openAiRoutes } from './routes/openai-routes.js';
 import { mcpRoute } from './routes/mcp-route.js';
+import { mastraRoutes } from './routes/mastra-routes.js';
 import { apiReference } from './routes/openapi.js';
 import { playgroundRoute } from './routes/playground-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2Routes, { search, agent, defaultNamespace: config.defaultNamespace, storagePath: config.storagePath });
+  await app.register(mastraRoutes, { agent, defaultNamespace: config.defaultNamespace, modelId: models.chat?.id });
   await app.register(variant2IngestRoutes, {
     ingest,
     defaultNamespace: config.defaultNamespace,
