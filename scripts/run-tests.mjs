@@ -9,7 +9,8 @@ import { ensureTestClients } from './ensure-test-clients.mjs';
 function findTests(directory) {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) return findTests(path);
+    // test/clients/ holds installed client SDKs (with their own packages' tests), not tests of this service.
+    if (entry.isDirectory()) return entry.name === 'node_modules' || path === join('test', 'clients') ? [] : findTests(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
 }
