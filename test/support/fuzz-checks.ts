@@ -148,6 +148,10 @@ function successBodyProblem(request: FuzzRequest, text: string, storageRoot: str
   if (route === '/api/agents/knowledge/generate') {
     return typeof body.text === 'string' && Array.isArray(body.sources) && Array.isArray(body.toolCalls) ? undefined : 'generate answered without text, sources and toolCalls';
   }
+  // Mastra's listings and the OpenAI model list: maps and lists without a namespace of their own.
+  if (['/api/tools', '/api/agents', '/api/agents/knowledge', '/v1/models'].includes(route)) {
+    return typeof body === 'object' && body !== null && !Array.isArray(body) ? undefined : `${route} answered something other than an object`;
+  }
   if (route.endsWith('/namespaces')) {
     const names: unknown[] = Array.isArray(body.namespaces) ? body.namespaces.map((entry: { name?: unknown }) => entry?.name) : [undefined];
     return names.every((name) => typeof name === 'string' && namespacePattern.test(name)) ? undefined : 'namespaces lists a name that is not sanitized';
