@@ -32,9 +32,11 @@ export interface MastraAgent {
 }
 
 export interface MastraClient {
-  getAgents(): Promise<Record<string, any>>;
+  /** getAgents() in 0.x, listAgents() in 1.x. */
+  agents(): Promise<Record<string, any>>;
   getAgent(agentId: string): MastraAgent;
-  getTools(): Promise<Record<string, any>>;
+  /** getTools() in 0.x, listTools() in 1.x. */
+  tools(): Promise<Record<string, any>>;
   getTool(toolId: string): {
     details(): Promise<any>;
     execute(params: { data: unknown; runId?: string; runtimeContext?: Record<string, unknown>; requestContext?: Record<string, unknown> }): Promise<any>;
@@ -43,6 +45,8 @@ export interface MastraClient {
 
 export interface LoadedMastraClient {
   readonly version: string;
+  /** Where the client takes the caller's context: `runtimeContext` (0.x) or `requestContext` (1.x). */
+  readonly contextKey: 'runtimeContext' | 'requestContext';
   create(options: { baseUrl: string; headers?: Record<string, string>; retries?: number }): MastraClient;
 }
 
@@ -52,6 +56,25 @@ export async function loadMastraClient(): Promise<LoadedMastraClient> {
   ensureClientFolder(folder);
   const packageFolder = join(folder, 'node_modules', '@mastra', 'client-js');
   const { version } = JSON.parse(readFileSync(join(packageFolder, 'package.json'), 'utf8')) as { version: string };
-  const module = (await import(pathToFileURL(join(packageFolder, 'dist', 'index.js')).href)) as { MastraClient: new (options: object) => MastraClient };
-  return { version, create: (options) => new module.MastraClient(options) };
+  const module = (await import(pathToFileURL(join(packageFolder, 'dist', 'index.js')).href)) as { MastraClient: new (options: object) => any };
+  const major = Number(version.split('.')[0]);
+  return {
+    version,
+    contextKey: major >= 1 ? 'requestContext' : 'runtimeContext',
+    create: (options) => {
+      const client = new module.MastraClient(options);
+      const getAgent = client.getAgent.bind(client);
+      return Object.assign(client, {
+        agents: () => (major >= 1 ? client.listAgents() : client.getAgents()),
+        tools: () => (major >= 1 ? client.listTools() : client.getTools()),
+        // 1.x takes the messages first and the options apart: generate(messages, options).
+        getAgent: (agentId: string) => {
+          const agent = getAgent(agentId);
+          if (major < 1) return agent;
+          const split = (run: (messages: unknown, options: object) => Promise<any>) => ({ messages, ...rest }: { messages: unknown }) => run(messages, rest);
+          return Object.assign(agent, { generate: split(agent.generate.bind(agent)), stream: split(agent.stream.bind(agent)) });
+        },
+      }) as MastraClient;
+    },
+  };
 }
