@@ -16,6 +16,7 @@ import {
   chatCompletionSchema,
   modelListSchema,
   modelOfNamespace,
+  openAiErrorSchema,
   modelSchema,
   namespaceOfModel,
   type ChatCompletionBody,
@@ -46,7 +47,7 @@ async function streamCompletion(request: FastifyRequest, reply: FastifyReply, op
     }
   } catch (error) {
     const failure = knownFailure(request, error);
-    await stream.write([`data: ${JSON.stringify(openAiErrorBody(failure.code, failure.message))}\n\n`]);
+    await stream.write(completion.failed(failure.code, failure.message));
   }
   await stream.write([openAiDoneFrame]);
   stream.end();
@@ -55,6 +56,9 @@ async function streamCompletion(request: FastifyRequest, reply: FastifyReply, op
 function platformTools(body: ChatCompletionBody) {
   return (body.tools ?? []).map((tool) => ({ name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }));
 }
+
+/** Every /v1 route documents OpenAI's error body. */
+const errorBody = { schema: openAiErrorSchema, example: openAiErrorBody };
 
 export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (app, options) => {
   // OpenAI's clients read `error.message`, `error.type` and `error.code`; the body still holds the contract's code and message.
@@ -71,7 +75,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
       tags: ['OpenAI-compatible'],
       summary: 'List the models (OpenAI-compatible)',
       description: 'One model per namespace the token may read, `knowledge/<namespace>`, and always the default namespace\'s.',
-      documentation: { success: jsonSuccess('The models.', modelListSchema) },
+      documentation: { success: jsonSuccess('The models.', modelListSchema), errorBody },
     },
     config: { access: 'read' },
   }, async (request) => {
@@ -85,7 +89,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
       summary: 'Describe one model (OpenAI-compatible)',
       description: '`GET /v1/models/knowledge/docs`: the model of that namespace; 404 `model_not_found` for any other name.',
       params: z.object({ '*': z.string().describe('The model, e.g. `knowledge/docs`.') }),
-      documentation: { success: jsonSuccess('The model.', modelSchema), errors: ['model_not_found', 'invalid_namespace', 'forbidden'] },
+      documentation: { success: jsonSuccess('The model.', modelSchema), errors: ['model_not_found', 'invalid_namespace', 'forbidden'], errorBody },
     },
     config: { access: 'read' },
   }, async (request) => toModel(authorizeNamespace(request, namespaceOfModel(request.params['*'], options.defaultNamespace))));
@@ -110,6 +114,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
           content: { 'application/json': chatCompletionSchema, 'text/event-stream': z.string().describe('`data: <chat.completion.chunk>` frames, then `data: [DONE]`.') },
         },
         errors: ['agent_not_initialized', 'model_not_found', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
+        errorBody,
       },
     },
     config: { access: 'read' },

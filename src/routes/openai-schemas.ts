@@ -60,6 +60,13 @@ export const chatCompletionSchema = z.object({
   })),
 });
 
-export const openAiErrorSchema = z.object({
-  error: z.object({ message: z.string(), type: z.string(), param: z.null(), code: z.string() }),
-});
+export const openAiErrorSchema = z
+  .object({
+    error: z.object({
+      message: z.string().describe('What went wrong, for people; a 400 names the field.'),
+      type: z.string().describe("OpenAI's error type: invalid_request_error, authentication_error, permission_error, not_found_error, rate_limit_error or server_error."),
+      param: z.null(),
+      code: z.string().describe('A code of the error table (README, Errors).'),
+    }),
+  })
+  .meta({ id: 'OpenAiErrorBody', description: "The body of a failed request under /v1: OpenAI's error shape, holding the contract's code and message." });

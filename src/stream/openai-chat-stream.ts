@@ -70,11 +70,15 @@ export class OpenAiChatStream {
       case 'finish':
         return [this.chunk({}, this.finishReason)];
       case 'error':
-        // The official client throws an APIError for a frame holding `error`.
-        return [frame(openAiErrorBody(event.code, event.message))];
+        return this.failed(event.code, event.message);
       default:
         return [];
     }
+  }
+
+  /** A failure after the stream started: a frame holding `error`, for which the official client throws an APIError. */
+  failed(code: ErrorCode, message: string): string[] {
+    return [frame(openAiErrorBody(code, message))];
   }
 
   /** The whole answer as one `chat.completion` (a request with `stream: false`). */
