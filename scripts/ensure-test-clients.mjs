@@ -22,7 +22,9 @@ export function mastraClientFolder(nodeVersion = process.versions.node) {
 
 /** True when every package the folder's lockfile names is installed at the locked version. */
 function isInstalled(folder) {
-  const lock = JSON.parse(readFileSync(join(folder, 'package-lock.json'), 'utf8'));
+  const lockPath = join(folder, 'package-lock.json');
+  if (!existsSync(lockPath)) throw new Error(`ensure-test-clients: ${lockPath} is missing; the client folder must hold its package.json and lockfile`);
+  const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
   const direct = Object.keys(lock.packages?.['']?.dependencies ?? {});
   return direct.every((name) => {
     const manifest = join(folder, 'node_modules', name, 'package.json');
@@ -37,7 +39,8 @@ export function ensureClientFolder(folder) {
   // --ignore-scripts: nothing in these trees needs an install script, and none may download anything.
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: folder, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0 || !isInstalled(folder)) {
-    throw new Error(`ensure-test-clients: npm ci failed in ${folder} (exit ${result.status}); the Mastra client tests cannot run without it. Run it by hand to see why (the npm registry must be reachable).`);
+    const reason = result.error !== undefined ? result.error.message : `exit ${result.status}`;
+    throw new Error(`ensure-test-clients: npm ci failed in ${folder} (${reason}); the Mastra client tests cannot run without it. Run it by hand to see why (the npm registry must be reachable).`);
   }
 }
 
