@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
+import { embeddingModelName } from '../src/providers/select-models.js';
 import { loadConfig } from '../src/config.js';
 import { fastapiDirectory, ingestFiles, markdownFiles, sharedDataDirectory } from './ingest-speed-child.js';
 
@@ -72,7 +73,7 @@ export async function startLoadServer(environment: Record<string, string | undef
       documents,
       chunks,
       ingestedThrough: providerConfigured ? 'POST /tools/ingest' : 'IngestService, before start-up (no embedding calls)',
-      embeddingModel: providerConfigured ? config.provider.embeddingModel : null,
+      embeddingModel: providerConfigured ? embeddingModelName(config.provider) : null,
       async close() {
         await app.close();
         await rm(root, { recursive: true, force: true });

@@ -17,6 +17,9 @@ import { installRateLimit } from './routes/rate-limit.js';
 import { serverOptions } from './routes/server-options.js';
 import { installUnreadBodyRelease } from './routes/unread-body.js';
 import { healthRoute } from './routes/health-route.js';
+import { openAiRoutes } from './routes/openai-routes.js';
+import { mcpRoute } from './routes/mcp-route.js';
+import { mastraRoutes } from './routes/mastra-routes.js';
 import { apiReference } from './routes/openapi.js';
 import { playgroundRoute } from './routes/playground-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
@@ -112,6 +115,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2Routes, { search, agent, defaultNamespace: config.defaultNamespace, storagePath: config.storagePath });
+  await app.register(mastraRoutes, { agent, defaultNamespace: config.defaultNamespace, modelId: models.chat?.id });
   await app.register(variant2IngestRoutes, {
     ingest,
     defaultNamespace: config.defaultNamespace,
@@ -121,6 +125,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const catalog = new CatalogService(store);
   for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
+  await app.register(mcpRoute, { search, catalog, ingest, defaultNamespace: config.defaultNamespace, topK: config.topK, version });
+  await app.register(openAiRoutes, { prefix: '/v1', agent, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;

@@ -7,7 +7,6 @@ import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grant
 import { sanitizeNamespace } from './store/namespace-name.js';
 
 const defaultChatModel = 'gpt-4o-mini';
-const defaultEmbeddingModel = 'text-embedding-3-small';
 
 const optionalText = z
   .string()
@@ -37,7 +36,8 @@ const environmentSchema = z.object({
   LLM_API_KEY: optionalText,
   LLM_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   KNOWLEDGE_AGENT_MODEL: optionalText.default(defaultChatModel),
-  KNOWLEDGE_AGENT_EMBEDDING_MODEL: optionalText.default(defaultEmbeddingModel),
+  // Left out: chosen from the provider settings (see selectModels).
+  KNOWLEDGE_AGENT_EMBEDDING_MODEL: optionalText,
   KNOWLEDGE_AGENT_TOP_K: integerText(0, 20).default(4),
   KNOWLEDGE_AGENT_TEMPERATURE: z
     .string()
@@ -85,8 +85,11 @@ export interface Config {
     readonly baseUrl: string | undefined;
     /** `extractive` answers by quoting the snippets, with no provider. */
     readonly chatModel: string;
-    /** `local` embeds with the bundled all-MiniLM-L6-v2 model, with no provider. */
-    readonly embeddingModel: string;
+    /**
+     * `local` embeds with the bundled all-MiniLM-L6-v2 model, with no provider; another name is the provider's model.
+     * Undefined: the provider's default with the provider's public endpoint, the local model otherwise (see selectModels).
+     */
+    readonly embeddingModel: string | undefined;
     /** Sampling temperature, 0..2. */
     readonly temperature: number;
   };

@@ -8,6 +8,7 @@ export const errorCatalogue = {
   unauthorized: { status: 401, description: 'No token, or a token the service does not know.' },
   forbidden: { status: 403, description: 'The token does not grant access to this namespace.' },
   not_found: { status: 404, description: 'No such route or resource.' },
+  model_not_found: { status: 404, description: 'The OpenAI-compatible API has no model of this name (models are knowledge/<namespace>).' },
   method_not_allowed: { status: 405, description: 'The path exists but not with this method; the Allow header lists the methods it takes.' },
   request_timeout: { status: 408, description: 'The client took too long to send the request line and headers, or the whole request.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the service accepts.' },

@@ -37,6 +37,8 @@ export interface GeneratedAnswer {
   readonly retrieval:
     | { readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string }; readonly snippets: readonly Snippet[]; readonly notice?: string }
     | undefined;
+  /** Calls of platform tools the model made instead of answering; the caller runs them and asks again. */
+  readonly platformToolCalls: readonly { readonly toolCallId: string; readonly toolName: string; readonly argumentsText: string }[];
 }
 
 type Retriever = (namespace: string, query: string, signal: AbortSignal) => Promise<SearchOutcome>;
@@ -72,19 +74,21 @@ export class AgentService {
     });
   }
 
-  /** Runs Variant 2 to completion; a failed run is an error, not a partial answer. */
+  /** Runs Variant 2 to completion (generate, non-streamed chat completions); a failed run is an error, not a partial answer. */
   async generate(request: AgentRequest): Promise<GeneratedAnswer> {
     let text = '';
     let retrieval: GeneratedAnswer['retrieval'];
     let sources: readonly string[] = [];
+    const platformToolCalls: GeneratedAnswer['platformToolCalls'][number][] = [];
     for await (const event of this.variant2Run(request)) {
       if (event.type === 'retrieval-start') retrieval = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, snippets: [] };
       else if (event.type === 'retrieval-result' && retrieval !== undefined) retrieval = { ...retrieval, snippets: event.snippets, ...(event.notice === undefined ? {} : { notice: event.notice }) };
       else if (event.type === 'text-delta') text += event.delta;
       else if (event.type === 'finish') sources = event.sources;
+      else if (event.type === 'frontend-tool-call') platformToolCalls.push({ toolCallId: event.toolCallId, toolName: event.toolName, argumentsText: event.argumentsText });
       else if (event.type === 'error') throw new KnowledgeError(event.code, event.message);
     }
-    return { text, sources, retrieval };
+    return { text, sources, retrieval, platformToolCalls };
   }
 
   private retrieve(namespace: string, query: string, signal: AbortSignal): Promise<SearchOutcome> {

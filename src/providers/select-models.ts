@@ -8,6 +8,8 @@ import { createLocalEmbeddingModel } from './local-embedding-model.js';
 import { createOpenAiCompatible } from './openai-compatible.js';
 
 export const localEmbeddingModelName = 'local';
+/** The provider's small embedding model, used when the provider is the default public endpoint and no model is named. */
+export const defaultProviderEmbeddingModel = 'text-embedding-3-small';
 
 export interface SelectedModels {
   /** Undefined: the agent endpoints answer 503. */
@@ -16,19 +18,30 @@ export interface SelectedModels {
   readonly embeddings: EmbeddingModel | undefined;
 }
 
+/**
+ * The embedding model to use: the one named; else, with the provider's public endpoint and a key, its small model;
+ * else (no key, or LLM_BASE_URL pointing at Ollama, vLLM, llama.cpp's server...) the local model, because a local
+ * server need not serve any embedding model, let alone one of that name.
+ */
+export function embeddingModelName(config: Config['provider']): string {
+  if (config.embeddingModel !== undefined) return config.embeddingModel;
+  return config.apiKey !== undefined && config.baseUrl === undefined ? defaultProviderEmbeddingModel : localEmbeddingModelName;
+}
+
 export async function selectModels(config: Config['provider'], log: { warn(message: string): void }): Promise<SelectedModels> {
+  const embeddingModel = embeddingModelName(config);
   const provider = config.apiKey === undefined
     ? undefined
     : createOpenAiCompatible({
         apiKey: config.apiKey,
         baseUrl: config.baseUrl,
         chatModel: config.chatModel,
-        embeddingModel: config.embeddingModel,
+        embeddingModel,
         temperature: config.temperature,
       });
 
   let embeddings: EmbeddingModel | undefined = provider?.embeddings;
-  if (config.embeddingModel === localEmbeddingModelName || provider === undefined) {
+  if (embeddingModel === localEmbeddingModelName || provider === undefined) {
     try {
       embeddings = await createLocalEmbeddingModel();
     } catch (error) {

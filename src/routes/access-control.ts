@@ -10,14 +10,19 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     credential: Credential | null;
+    /** The policy, for routes that act with more than one kind of access (the MCP endpoint reads and writes). */
+    accessPolicy: AccessPolicy | null;
   }
 }
 
 export function installAccessControl(app: FastifyInstance, policy: AccessPolicy): void {
   app.decorateRequest('credential', null);
+  app.decorateRequest('accessPolicy', null);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
-    if (access !== undefined) request.credential = policy.authenticate(access, request.headers);
+    if (access === undefined) return;
+    request.accessPolicy = policy;
+    request.credential = policy.authenticate(access, request.headers);
   });
 }
 
@@ -36,5 +41,16 @@ export function mayAccess(request: FastifyRequest, namespace: string): boolean {
 export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string, field = 'namespace'): string {
   const namespace = sanitizeNamespace(requestedNamespace, field);
   if (request.credential !== null) authorize(request.credential, namespace);
+  return namespace;
+}
+
+/**
+ * For a route declared `access: 'read'` that also writes (the MCP endpoint's ingest tool): checks the request's token
+ * as a write token (401) and that it covers the namespace (403); returns the sanitized name.
+ */
+export function authorizeNamespaceForWriting(request: FastifyRequest, requestedNamespace: string): string {
+  const namespace = sanitizeNamespace(requestedNamespace);
+  if (request.accessPolicy === null) throw new Error('authorizeNamespaceForWriting needs a route that declares its access');
+  authorize(request.accessPolicy.authenticate('write', request.headers), namespace);
   return namespace;
 }

@@ -39,6 +39,24 @@ function allowedMethods(app: FastifyInstance, methods: ReadonlySet<string>, path
   return [...methods].filter((method) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null).sort();
 }
 
+/** Any error a route or hook raised, as the catalogue's failure it stands for (validation, body limits, unknown errors). */
+export function toKnowledgeError(request: FastifyRequest, error: FastifyError): KnowledgeError {
+  if (isKnowledgeError(error)) return error;
+  if (hasZodFastifySchemaValidationErrors(error) || error.validation !== undefined) {
+    return new KnowledgeError('invalid_request', describeValidation(error));
+  }
+  const code = codeOfStatus[error.statusCode ?? 500];
+  if (code !== undefined) {
+    const message =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'the request body is larger than the service accepts'
+      : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}; send application/json`
+      : error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the body is not valid JSON'
+      : error.message;
+    return new KnowledgeError(code, message);
+  }
+  return knownFailure(request, error);
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   // Every method some route takes, so a wrong method on a known path can be told from an unknown path.
   const methods = new Set<string>();
@@ -60,23 +78,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (isKnowledgeError(error)) {
-      return reply.code(error.status).send(errorBody(error.code, error.message));
-    }
-    if (hasZodFastifySchemaValidationErrors(error) || error.validation !== undefined) {
-      return reply.code(400).send(errorBody('invalid_request', describeValidation(error)));
-    }
-    const status = error.statusCode ?? 500;
-    const code = codeOfStatus[status];
-    if (code !== undefined) {
-      const message =
-        error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'the request body is larger than the service accepts'
-        : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}; send application/json`
-        : error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the body is not valid JSON'
-        : error.message;
-      return reply.code(status).send(errorBody(code, message));
-    }
-    const failure = knownFailure(request, error);
+    const failure = toKnowledgeError(request, error);
     return reply.code(failure.status).send(errorBody(failure.code, failure.message));
   });
 }

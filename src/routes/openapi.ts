@@ -29,6 +29,8 @@ export interface RouteDocumentation {
   readonly success: { readonly description: string; readonly content: Readonly<Record<string, z.ZodType>> };
   /** Error codes of this route beyond the ones `commonErrors` derives from how the route is declared. */
   readonly errors?: readonly ErrorCode[];
+  /** The error body's schema and its example, when it is not the contract's (the OpenAI-compatible routes). */
+  readonly errorBody?: { readonly schema: z.ZodType; readonly example: (code: ErrorCode, message: string) => unknown };
 }
 
 declare module 'fastify' {
@@ -65,6 +67,8 @@ const tags = [
   { name: 'Ingest', description: 'Add documents to a namespace (URLs, files, text, uploads, whole doc sites).' },
   { name: 'Search', description: 'Search a namespace: embedding (Variant 1) or lexical BM25 (Variant 2) ranking, or hybrid.' },
   { name: 'Agent', description: 'Grounded, cited answers: Variant 1 SSE or AG-UI streams, and Variant 2 non-streaming generate.' },
+  { name: 'OpenAI-compatible', description: 'Chat completions and models in OpenAI\'s wire format: the model `knowledge/<namespace>` is the assistant over that namespace.' },
+  { name: 'MCP', description: 'The Model Context Protocol (Streamable HTTP): search, read, list and ingest tools for assistants.' },
   { name: 'Catalog', description: 'List and delete namespaces and documents (under /tools and under /api).' },
   { name: 'Service', description: 'Health and this reference.' },
 ];
@@ -125,13 +129,13 @@ function codesByStatus(codes: readonly ErrorCode[]): Map<string, ErrorCode[]> {
 }
 
 /** One response per status, listing the codes this route answers with it. */
-function errorResponses(byStatus: ReadonlyMap<string, readonly ErrorCode[]>) {
+function errorResponses(byStatus: ReadonlyMap<string, readonly ErrorCode[]>, schema: z.ZodType) {
   return Object.fromEntries(
     [...byStatus].map(([status, codes]) => [
       status,
       {
         description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].description}`).join('\n\n'),
-        content: { 'application/json': { schema: errorBodySchema } },
+        content: { 'application/json': { schema } },
       },
     ]),
   );
@@ -166,7 +170,7 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
             description: documentation.success.description,
             content: Object.fromEntries(Object.entries(documentation.success.content).map(([mediaType, schema]) => [mediaType, { schema }])),
           },
-          ...errorResponses(errors),
+          ...errorResponses(errors, documentation.errorBody?.schema ?? errorBodySchema),
         },
       },
     });
@@ -174,7 +178,7 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
     const responses = documented.schema.response as Record<string, { content: Record<string, Record<string, unknown>> }>;
     for (const [status, [code = 'internal_error']] of errors) {
       const media = responses[status]?.content['application/json'];
-      if (media !== undefined) media.example = errorBody(code, errorCatalogue[code].description);
+      if (media !== undefined) media.example = (documentation.errorBody?.example ?? errorBody)(code, errorCatalogue[code].description);
     }
     const methods = typeof route.method === 'string' ? [route.method] : route.method;
     const result: Record<string, unknown> = { ...documented.schema, operationId: operationId(methods[0] ?? 'get', route.url) };

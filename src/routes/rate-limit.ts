@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { KnowledgeError } from '../errors.js';
 
 /** The routes the limit applies to (also listed in the API reference). */
-export const rateLimitedRoutes: ReadonlySet<string> = new Set(['/tools/ingest', '/api/tools/ingest', '/api/tools/ingest/execute', '/agent', '/api/agents/knowledge/generate']);
+export const rateLimitedRoutes: ReadonlySet<string> = new Set(['/tools/ingest', '/api/tools/ingest', '/api/tools/ingest/execute', '/agent', '/api/agents/knowledge/generate', '/v1/chat/completions', '/api/agents/knowledge/stream']);
 
 export async function installRateLimit(app: FastifyInstance, requestsPerMinute: number): Promise<void> {
   if (requestsPerMinute === 0) return;

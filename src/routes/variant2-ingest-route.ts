@@ -14,7 +14,7 @@ import { multipartOptions, readMultipartForm, type FormFile, type MultipartLimit
 import type { RouteDocumentation } from './openapi.js';
 import { parseBody } from './parse-body.js';
 import { crawlSchema, maxSourcesPerRequest, namespaceFieldSchema } from './variant1-schemas.js';
-import { toolExecuteBodySchema, toolExecuteQuerySchema, variant2IngestResponseSchema } from './variant2-schemas.js';
+import { firstNamespace, toolExecuteBodySchema, toolExecuteQuerySchema, variant2IngestResponseSchema } from './variant2-schemas.js';
 
 export interface Variant2IngestRouteOptions {
   readonly ingest: IngestService;
@@ -48,7 +48,7 @@ const maxFormFields = 20;
 const maxFormFieldBytes = 2_000_000;
 
 // For the API reference: the bodies as the handler checks them (each source on its own, by toVariant2Source).
-const documentedJsonBody = variant2IngestBodySchema.extend({
+export const variant2IngestBodyDocumentation = variant2IngestBodySchema.extend({
   sources: z
     .array(z.union([z.string().describe('An http(s) URL is fetched; any other string is stored as text.'), variant2SourceObjectSchema]))
     .min(1)
@@ -196,15 +196,18 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
       schema: {
         tags: ['Ingest'],
         summary: "Ingest sources, as Mastra's tool execution (Variant 2)",
-        description: `Mastra's client SDK form of the JSON \`/api/tools/ingest\`: the same body under \`data\`. ${ingestDescription} Progress: \`Accept: application/x-ndjson\`.`,
+        description: `Mastra's client SDK form of the JSON \`/api/tools/ingest\`: the same body under \`data\`; without \`data.namespace\`, the \`namespace\` of \`runtimeContext\` (or \`requestContext\`). ${ingestDescription} Progress: \`Accept: application/x-ndjson\`.`,
         body: toolExecuteBodySchema(variant2IngestBodySchema),
         querystring: toolExecuteQuerySchema,
         // Progress only by the Accept header here: the query schema keeps `runId` alone.
-        documentation: documentation({ 'application/json': toolExecuteBodySchema(documentedJsonBody) }),
+        documentation: documentation({ 'application/json': toolExecuteBodySchema(variant2IngestBodyDocumentation) }),
       },
       config: { access: 'write' },
     },
-    async (request, reply) => ingest(request, reply, request.body.data),
+    async (request, reply) => {
+      const { data, runtimeContext, requestContext } = request.body;
+      return ingest(request, reply, { ...data, namespace: firstNamespace(data, runtimeContext, requestContext) });
+    },
   );
 
   // Multipart parsing is registered for the upload route only, in its own context.
@@ -224,7 +227,7 @@ export const variant2IngestRoutes: FastifyPluginAsyncZod<Variant2IngestRouteOpti
         tags: ['Ingest'],
         summary: 'Ingest sources and uploaded files (Variant 2)',
         description: `A JSON body, or multipart/form-data with a \`namespace\` field, an optional \`sources\` field and any number of files (50 at most). ${ingestDescription} An upload of nothing but unsupported files is a 415.`,
-        documentation: documentation({ 'application/json': documentedJsonBody, 'multipart/form-data': documentedFormBody }, progressQuerySchema),
+        documentation: documentation({ 'application/json': variant2IngestBodyDocumentation, 'multipart/form-data': documentedFormBody }, progressQuerySchema),
       },
       config: { access: 'write' },
     }, async (request, reply) => {

@@ -15,6 +15,8 @@ import {
   searchDocsResponseSchema,
   toolExecuteBodySchema,
   toolExecuteQuerySchema,
+  firstNamespace,
+  mastraNamespace,
   type SearchDocsBody,
 } from './variant2-schemas.js';
 
@@ -61,21 +63,26 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
     config: { access: 'read' },
   }, async (request) => searchDocs(request, request.body));
 
-  app.post(
-    '/api/tools/searchDocs/execute',
-    {
+  // Mastra's client runs a tool at /api/tools/<id>/execute (client.getTool) or through its agent (agent.executeTool).
+  for (const [url, summary] of [
+    ['/api/tools/searchDocs/execute', "Search a namespace lexically, as Mastra's tool execution (Variant 2)"],
+    ['/api/agents/knowledge/tools/searchDocs/execute', "Search a namespace lexically, as the Mastra agent's tool execution (Variant 2)"],
+  ] as const) {
+    app.post(url, {
       schema: {
         tags: ['Search'],
-        summary: "Search a namespace lexically, as Mastra's tool execution (Variant 2)",
-        description: `Mastra's client SDK form of \`/api/tools/searchDocs\`: the same fields under \`data\`. ${searchDescription}`,
+        summary,
+        description: `Mastra's client SDK form of \`/api/tools/searchDocs\`: the same fields under \`data\`; without \`data.namespace\`, the \`namespace\` of \`runtimeContext\` (or \`requestContext\`). ${searchDescription}`,
         body: toolExecuteBodySchema(searchDocsBodySchema),
         querystring: toolExecuteQuerySchema,
         documentation: searchDocumentation,
       },
       config: { access: 'read' },
-    },
-    async (request) => searchDocs(request, request.body.data),
-  );
+    }, async (request) => {
+      const { data, runtimeContext, requestContext } = request.body;
+      return searchDocs(request, { ...data, namespace: firstNamespace(data, runtimeContext, requestContext) });
+    });
+  }
 
   app.post('/api/agents/knowledge/generate', {
     preValidation: async () => {
@@ -87,7 +94,7 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
       description:
         'Searches the namespace (`toolParams.namespace`) for the newest user message, then answers from the snippets, citing them as [n]; ' +
         'the text ends with `Sources: <file names>`. Messages are sanitized (unknown roles dropped, content parts flattened, each message and the history capped). ' +
-        "Mastra's `threadId`, `resourceId` and `runtimeContext` are accepted and ignored. 503 `Agent not initialized` without a provider key.",
+        "Mastra's `threadId` and `resourceId` are accepted and ignored; without `toolParams.namespace`, the `namespace` of `runtimeContext` (or `requestContext`) is used. 503 `Agent not initialized` without a provider key.",
       body: generateBodySchema,
       documentation: {
         success: jsonSuccess('The answer, its sources and the retrieval call.', generateResponseSchema),
@@ -102,7 +109,7 @@ export const variant2Routes: FastifyPluginAsyncZod<Variant2RouteOptions> = async
       if (!reply.raw.writableFinished) controller.abort();
     });
     const answer = await options.agent.generate({
-      namespace: authorizeNamespace(request, request.body.toolParams?.namespace ?? options.defaultNamespace),
+      namespace: authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace),
       messages: request.body.messages,
       platformTools: [],
       signal: controller.signal,

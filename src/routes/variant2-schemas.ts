@@ -13,9 +13,15 @@ export const searchDocsBodySchema = z.object({
 });
 export type SearchDocsBody = z.infer<typeof searchDocsBodySchema>;
 
-/** Mastra's client SDK sends `{data, runtimeContext}` to `/api/tools/<id>/execute`. */
+const contextSchema = z.record(z.string(), z.unknown()).optional();
+
+/** Mastra's client SDK sends `{data, runtimeContext}` (0.x; `requestContext` in 1.x) to `/api/tools/<id>/execute`. */
 export const toolExecuteBodySchema = <Schema extends z.ZodType>(data: Schema) =>
-  z.object({ data, runtimeContext: z.record(z.string(), z.unknown()).optional().describe('Accepted, not used.') });
+  z.object({
+    data,
+    runtimeContext: contextSchema.describe("Mastra's runtime context: its `namespace` is used when `data` names none."),
+    requestContext: contextSchema.describe('The same under the name Mastra 1.x uses.'),
+  });
 
 export const toolExecuteQuerySchema = z.object({ runId: z.string().optional().describe("Mastra's run id; accepted, not used.") });
 
@@ -25,10 +31,11 @@ export const generateBodySchema = z
   .object({
     messages: z.array(chatMessageSchema).min(1, 'must hold at least one message').max(500),
     toolParams: namespaceHolder.optional(),
-    // Sent by Mastra's client SDK; accepted, not needed.
+    // Sent by Mastra's client SDK: threadId and resourceId are accepted, not needed; a context's `namespace` is used.
     threadId: z.string().optional(),
     resourceId: z.string().optional(),
-    runtimeContext: z.unknown().optional(),
+    runtimeContext: z.unknown().optional().describe("Mastra's runtime context: its `namespace` is used when `toolParams` names none."),
+    requestContext: z.unknown().optional().describe('The same under the name Mastra 1.x uses.'),
   })
   .loose();
 export type GenerateBody = z.infer<typeof generateBodySchema>;
@@ -96,11 +103,21 @@ export const generateResponseSchema = z.object({
   ).describe('The retrieval made before the answer.'),
 });
 
+/** The first non-empty `namespace` field of these objects, in order. */
+export function firstNamespace(...holders: unknown[]): string | undefined {
+  for (const holder of holders) {
+    const namespace = (holder as { namespace?: unknown } | null | undefined)?.namespace;
+    if (typeof namespace === 'string' && namespace !== '') return namespace;
+  }
+  return undefined;
+}
+
 /** The first of toolParams.namespace, forwardedProps.namespace, state.namespace (CONTRACT section 4). */
 export function agUiNamespace(input: AgUiRunInput): string | undefined {
-  const fromObject = (value: unknown) => {
-    const namespace = (value as { namespace?: unknown } | null | undefined)?.namespace;
-    return typeof namespace === 'string' && namespace !== '' ? namespace : undefined;
-  };
-  return fromObject(input.toolParams) ?? fromObject(input.forwardedProps) ?? fromObject(input.state);
+  return firstNamespace(input.toolParams, input.forwardedProps, input.state);
+}
+
+/** Mastra bodies: `toolParams.namespace`, then the client's runtime context (0.x) or request context (1.x). */
+export function mastraNamespace(input: { toolParams?: unknown; runtimeContext?: unknown; requestContext?: unknown }): string | undefined {
+  return firstNamespace(input.toolParams, input.runtimeContext, input.requestContext);
 }

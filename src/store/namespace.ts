@@ -1,7 +1,7 @@
 // One namespace: its Markdown documents on disk, the index files beside them (snapshot + journal), and the index in memory.
 // Every change goes through one queue; changes that arrive together are committed with one journal append.
 import { statSync, type Stats } from 'node:fs';
-import { link, mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { forEachConcurrently } from '../concurrency.js';
@@ -9,7 +9,7 @@ import { isKnowledgeError } from '../errors.js';
 import type { VectorHit } from '../search/vector-index.js';
 import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
-import { renderDocument } from './front-matter.js';
+import { parseDocument, renderDocument } from './front-matter.js';
 import { IndexFiles } from './index-files.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { NamespaceIndex } from './namespace-index.js';
@@ -134,6 +134,12 @@ export class Namespace {
 
   chunk(id: string): StoredChunk | undefined {
     return this.index.chunk(id);
+  }
+
+  /** The Markdown of a stored document, without its front matter; undefined when the namespace has no such document. */
+  async documentBody(file: string): Promise<string | undefined> {
+    if (this.index.document(file) === undefined) return undefined;
+    return parseDocument(await readFile(join(this.directory, file), 'utf8')).body;
   }
 
   findByHash(hash: string): StoredDocument | undefined {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
-  agUiAgentBody, executeBody, generateBody, searchDocsBody, variant1AgentBody, variant1IngestBody, variant1SearchBody, variant2IngestBody,
+  agUiAgentBody, executeBody,
+  chatCompletionBody, generateBody, searchDocsBody, variant1AgentBody, variant1IngestBody, variant1SearchBody, variant2IngestBody,
 } from '../support/fuzz-bodies.js';
 import { responseProblems, send, storageProblems, type LeakRules } from '../support/fuzz-checks.js';
 import { catalogRequest, healthRequest, jsonRequest, multipartIngestRequest, queryString, unknownRouteRequest, type FuzzRequest } from '../support/fuzz-requests.js';
@@ -108,6 +109,8 @@ describe('fuzzing every route', { concurrency: false }, () => {
   it('POST /api/tools/searchDocs', async () => fuzz(jsonRequest(targets, path('/api/tools/searchDocs'), searchDocsBody), 200));
   it('POST /api/tools/searchDocs/execute', async () => fuzz(jsonRequest(targets, withQuery('/api/tools/searchDocs/execute'), executeBody(searchDocsBody)), 200));
   it('POST /api/agents/knowledge/generate', async () => fuzz(jsonRequest(targets, path('/api/agents/knowledge/generate'), generateBody), 250));
+  it('POST /api/agents/knowledge/stream', async () => fuzz(jsonRequest(targets, path('/api/agents/knowledge/stream'), generateBody), 150));
+  it('POST /v1/chat/completions', async () => fuzz(jsonRequest(targets, path('/v1/chat/completions'), chatCompletionBody), 200));
   it('listing and deleting under /tools and /api', async () => fuzz(catalogRequest(targets), 200));
   it('GET /health', async () => fuzz(healthRequest(targets), 150));
   it('unknown paths and methods', async () => fuzz(unknownRouteRequest(targets), 300));

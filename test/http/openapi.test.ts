@@ -29,6 +29,13 @@ const contractOperations = [
   'post /api/tools/searchDocs',
   'post /api/tools/searchDocs/execute',
   'post /api/agents/knowledge/generate',
+  'post /api/agents/knowledge/stream',
+  'get /api/agents',
+  'get /api/agents/knowledge',
+  'get /api/tools',
+  'post /v1/chat/completions',
+  'get /v1/models',
+  'post /mcp',
   ...['/tools', '/api'].flatMap((prefix) => [
     `get ${prefix}/namespaces`,
     `get ${prefix}/documents`,
@@ -240,7 +247,9 @@ describe('API reference', () => {
       for (const [status, response] of Object.entries(responses)) {
         assert.equal(typeof (response as JsonObject).description, 'string', `${key} ${status} has a description`);
         if (status === '200') continue;
-        assert.deepEqual(mediaSchema((response as JsonObject).content, 'application/json'), { $ref: '#/components/schemas/ErrorBody' }, `${key} ${status} is the error body`);
+        // The OpenAI-compatible routes answer OpenAI's error shape, which holds the contract's code and message.
+        const body = path.startsWith('/v1/') ? 'OpenAiErrorBody' : 'ErrorBody';
+        assert.deepEqual(mediaSchema((response as JsonObject).content, 'application/json'), { $ref: `#/components/schemas/${body}` }, `${key} ${status} is the error body`);
       }
       assert.ok(isObject(responses['500']), `${key} documents the generic 500`);
     }
@@ -442,6 +451,10 @@ describe('API reference', () => {
     await assertDocumented('delete', '/tools/documents', await request('delete', '/tools/documents?namespace=guide', { headers: writer }));
     await assertDocumented('post', '/agent', await request('post', '/agent', { body: { messages: 'not a list' }, headers: reader }));
     await assertDocumented('get', '/openapi.json', await request('get', '/openapi.json'));
+    await assertDocumented('get', '/v1/models', await request('get', '/v1/models', { headers: reader }));
+    await assertDocumented('post', '/v1/chat/completions', await request('post', '/v1/chat/completions', { body: { model: 'knowledge/guide', messages: [{ role: 'user', content: 'rotation' }] }, headers: reader }));
+    await assertDocumented('post', '/v1/chat/completions', await request('post', '/v1/chat/completions', { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, headers: reader }));
+    await assertDocumented('post', '/v1/chat/completions', await request('post', '/v1/chat/completions', { body: { model: 'knowledge/guide', messages: [] }, headers: reader }));
   });
 
   it('serves /docs as HTML whose scripts and styles all come from this server, with no other host named', async () => {

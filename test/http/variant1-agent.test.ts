@@ -228,7 +228,14 @@ describe('the provider key', () => {
       assert.match(generate, /provider_error/);
       const search = await (await service.post('/tools/search', { query: 'hi' })).text();
       assert.match(agUi, /RUN_ERROR/);
-      for (const text of [ingestBody, raw, generate, agUi, search, ...service.logs]) {
+      // The other wire formats of the same run: OpenAI chat (streamed and not) and Mastra's stream.
+      const chat = await (await service.post('/v1/chat/completions', { model: 'knowledge/docs', messages: [{ role: 'user', content: 'hi' }] })).text();
+      const chatStream = await (await service.post('/v1/chat/completions', { model: 'knowledge/docs', stream: true, messages: [{ role: 'user', content: 'hi' }] })).text();
+      const mastraStream = await (await service.post('/api/agents/knowledge/stream', { messages: [{ role: 'user', content: 'hi' }] })).text();
+      assert.match(chat, /provider_error/);
+      assert.match(chatStream, /provider_error/);
+      assert.match(mastraStream, /provider_error/);
+      for (const text of [ingestBody, raw, generate, agUi, search, chat, chatStream, mastraStream, ...service.logs]) {
         assert.ok(!text.includes(testApiKey), `key leaked: ${text.slice(0, 200)}`);
         assert.ok(!/sk-te\*+/.test(text), `masked key leaked: ${text.slice(0, 200)}`);
       }

@@ -1,5 +1,5 @@
 // Closing the app (what SIGTERM does) while streams and requests are open: AG-UI runs end with RUN_ERROR
-// shutting_down, Variant 1 streams with an error event and [DONE], a non-streaming answer with 503, an NDJSON ingest
+// shutting_down, Variant 1, OpenAI chat and Mastra streams with an error event and [DONE], a non-streaming answer with 503, an NDJSON ingest
 // in flight finishes with its result, and a request that still arrives gets 503 shutting_down.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
@@ -51,12 +51,12 @@ describe('closing the app with streams and requests open', () => {
     await provider.close();
   });
 
-  async function streamUntilText(body: unknown) {
+  async function streamUntilText(body: unknown, path = '/agent') {
     provider.queueChat({ text: longAnswer, delayMs: 20 });
-    const response = await service.post('/agent', body);
+    const response = await service.post(path, body);
     assert.equal(response.status, 200);
     const stream = readStream(response);
-    await stream.waitFor((text) => /"type":"(text_message|TEXT_MESSAGE_CONTENT)"/.test(text));
+    await stream.waitFor((text) => /"type":"(text_message|TEXT_MESSAGE_CONTENT|text-delta)"|"delta":\{"content"/.test(text));
     return stream;
   }
 
@@ -82,6 +82,26 @@ describe('closing the app with streams and requests open', () => {
     await closed;
     assert.equal(events.at(-1), '[DONE]');
     assert.deepEqual(events.at(-2), { type: 'error', code: 'shutting_down', message: 'the service is shutting down; send the request again' });
+  });
+
+  it('ends an OpenAI chat stream with an error frame shutting_down, then [DONE]', async () => {
+    const stream = await streamUntilText({ model: 'knowledge/ops', stream: true, messages: [{ role: 'user', content: 'How often do tokens rotate?' }] }, '/v1/chat/completions');
+    const closed = service.close();
+    const events = parseSseData(await stream.done) as (Event | string)[];
+    await closed;
+    assert.equal(events.at(-1), '[DONE]');
+    assert.equal((events.at(-2) as { error?: { code?: string } }).error?.code, 'shutting_down');
+  });
+
+  it("ends a Mastra stream with an error chunk shutting_down, then [DONE]", async () => {
+    const stream = await streamUntilText({ messages: [{ role: 'user', content: 'How often do tokens rotate?' }], runtimeContext: { namespace: 'ops' } }, '/api/agents/knowledge/stream');
+    const closed = service.close();
+    const events = parseSseData(await stream.done) as (Event | string)[];
+    await closed;
+    assert.equal(events.at(-1), '[DONE]');
+    const last = events.at(-2) as { type?: string; payload?: { error?: { code?: string } } };
+    assert.equal(last.type, 'error');
+    assert.equal(last.payload?.error?.code, 'shutting_down');
   });
 
   it('answers a non-streaming generate cut short with 503 shutting_down', async () => {

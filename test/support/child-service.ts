@@ -52,6 +52,8 @@ function childEnvironment(options: ChildServiceOptions, port: number): NodeJS.Pr
     KNOWLEDGE_AGENT_RATE_LIMIT: '0',
     LLM_API_KEY: testApiKey,
     LLM_BASE_URL: options.providerUrl,
+    // With LLM_BASE_URL and no model named the service would embed locally; the provider double's embeddings are meant.
+    KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'text-embedding-3-small',
     HOST: '127.0.0.1',
     PORT: String(port),
     ...options.environment,

@@ -140,8 +140,20 @@ export const agUiAgentBody = bodyOf(
 );
 
 export const generateBody = bodyOf(
-  { messages: messageList(variant1Message), toolParams: namespaceHolder, threadId: mostly(anyText), resourceId: mostly(anyText), runtimeContext: strangeValue },
+  { messages: messageList(variant1Message), toolParams: namespaceHolder, threadId: mostly(anyText), resourceId: mostly(anyText), runtimeContext: strangeValue, requestContext: namespaceHolder },
   ['messages'],
+);
+
+/** OpenAI chat completions: the model names the namespace (`knowledge/<namespace>`). */
+export const chatCompletionBody = bodyOf(
+  {
+    model: mostly(fc.oneof(fc.constantFrom('knowledge', 'knowledge/docs', 'knowledge/handmade', 'knowledge/', 'knowledge/../x', 'gpt-4o-mini'), namespaceValue.map((name) => `knowledge/${String(name)}`), anyText)),
+    messages: messageList(variant1Message),
+    stream: mostly(fc.oneof(fc.boolean(), strangeValue)),
+    tools: mostly(fc.array(fc.oneof(platformTool.map((tool) => ({ type: 'function', function: tool })), platformTool), { maxLength: 3 })),
+    temperature: mostly(fc.oneof(fc.double(), anyText)),
+  },
+  ['model', 'messages'],
 );
 
 // --- Parts of multipart uploads -----------------------------------------------------------------------------

@@ -75,7 +75,8 @@ function leaks(request: FuzzRequest, response: FuzzResponse, rules: LeakRules): 
   return problems;
 }
 
-function errorBodyProblem(status: number, text: string): string | undefined {
+/** Under /v1 errors have OpenAI's shape: the contract's code and message, plus `type` and `param`. */
+function errorBodyProblem(status: number, text: string, openAi = false): string | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -86,7 +87,8 @@ function errorBodyProblem(status: number, text: string): string | undefined {
   if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error' || typeof error !== 'object' || error === null) {
     return 'the body is not {"error":{...}}';
   }
-  if (Object.keys(error).sort().join() !== 'code,message') return `error has keys ${Object.keys(error).join(',')}, not code and message`;
+  const keys = openAi ? 'code,message,param,type' : 'code,message';
+  if (Object.keys(error).sort().join() !== keys) return `error has keys ${Object.keys(error).join(',')}, not ${keys}`;
   if (typeof error.message !== 'string' || error.message === '') return 'error.message is not a non-empty string';
   if (!isCatalogued(error.code)) return `error.code ${JSON.stringify(error.code)} is not in the catalogue`;
   if (perSourceCodes.has(error.code)) return `error.code ${error.code} is a per-source code, not a request error`;
@@ -122,6 +124,32 @@ function variant1StreamProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** OpenAI chat chunks or Mastra chunks: JSON frames, an error (if any) only last, then `data: [DONE]` once. */
+function doneTerminatedStreamProblem(format: 'openai' | 'mastra', text: string): string | undefined {
+  if (!text.endsWith('data: [DONE]\n\n')) return `the ${format} stream does not end with data: [DONE]`;
+  const frames = text.split('\n\n').filter((frame) => frame !== '').slice(0, -1);
+  if (frames.includes('data: [DONE]')) return '[DONE] is sent more than once';
+  for (const [index, frame] of frames.entries()) {
+    if (!frame.startsWith('data: ') || frame.includes('\n')) return `malformed frame ${JSON.stringify(frame.slice(0, 200))}`;
+    let chunk: { object?: unknown; type?: unknown; error?: { code?: unknown }; payload?: { error?: { code?: unknown } } };
+    try {
+      chunk = JSON.parse(frame.slice('data: '.length)) as typeof chunk;
+    } catch {
+      return `frame is not JSON: ${JSON.stringify(frame.slice(0, 200))}`;
+    }
+    const errorCode = format === 'openai' ? chunk.error?.code : chunk.type === 'error' ? chunk.payload?.error?.code : undefined;
+    const isError = format === 'openai' ? chunk.error !== undefined : chunk.type === 'error';
+    if (isError) {
+      if (index !== frames.length - 1) return 'a chunk follows the error';
+      const problem = streamedErrorProblem(errorCode);
+      if (problem !== undefined) return problem;
+    } else if (format === 'openai' ? chunk.object !== 'chat.completion.chunk' : typeof chunk.type !== 'string') {
+      return `unexpected ${format} chunk ${JSON.stringify(frame.slice(0, 200))}`;
+    }
+  }
+  return undefined;
+}
+
 function agUiStreamProblem(text: string): string | undefined {
   const events = parseSseData(text) as { type?: unknown; code?: unknown }[];
   const types = events.map((event) => event?.type);
@@ -145,8 +173,15 @@ function successBodyProblem(request: FuzzRequest, text: string, storageRoot: str
   }
   const route = request.path.split('?')[0] ?? '';
   if (route === '/health') return body.status === 'healthy' ? undefined : 'health is not healthy';
+  if (route === '/v1/chat/completions') {
+    return body.object === 'chat.completion' && typeof body.choices?.[0]?.message === 'object' ? undefined : 'chat completions answered without a chat.completion';
+  }
   if (route === '/api/agents/knowledge/generate') {
     return typeof body.text === 'string' && Array.isArray(body.sources) && Array.isArray(body.toolCalls) ? undefined : 'generate answered without text, sources and toolCalls';
+  }
+  // Mastra's listings and the OpenAI model list: maps and lists without a namespace of their own.
+  if (['/api/tools', '/api/agents', '/api/agents/knowledge', '/v1/models'].includes(route)) {
+    return typeof body === 'object' && body !== null && !Array.isArray(body) ? undefined : `${route} answered something other than an object`;
   }
   if (route.endsWith('/namespaces')) {
     const names: unknown[] = Array.isArray(body.namespaces) ? body.namespaces.map((entry: { name?: unknown }) => entry?.name) : [undefined];
@@ -194,7 +229,7 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
   if (request.method === 'HEAD') return problems;
   if (response.status >= 400) {
     if (!response.contentType.startsWith('application/json')) problems.push(`a ${response.status} has content type ${JSON.stringify(response.contentType)}`);
-    const problem = errorBodyProblem(response.status, response.text);
+    const problem = errorBodyProblem(response.status, response.text, request.path.startsWith('/v1/'));
     if (problem !== undefined) problems.push(problem);
     return problems;
   }
@@ -204,7 +239,10 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
   }
   if (isStream) {
     const format = request.stream ?? (response.text.includes('"RUN_STARTED"') ? 'ag-ui' : 'variant1');
-    const problem = format === 'ag-ui' ? agUiStreamProblem(response.text) : variant1StreamProblem(response.text);
+    const problem =
+      format === 'ag-ui' ? agUiStreamProblem(response.text)
+      : format === 'openai' || format === 'mastra' ? doneTerminatedStreamProblem(format, response.text)
+      : variant1StreamProblem(response.text);
     if (problem !== undefined) problems.push(problem);
     return problems;
   }

@@ -11,7 +11,7 @@ export interface FuzzRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
   /** The SSE format a streamed answer must have: known when the body is a JSON object sent to POST /agent. */
-  readonly stream?: 'variant1' | 'ag-ui';
+  readonly stream?: 'variant1' | 'ag-ui' | 'openai' | 'mastra';
 }
 
 /** Counterexamples print the request, with long bodies cut, instead of hundreds of kilobytes. */
@@ -97,7 +97,10 @@ const bodyForm: fc.Arbitrary<BodyForm> = fc.oneof(
 );
 
 function streamFormat(path: string, value: unknown): FuzzRequest['stream'] {
-  if (!path.startsWith('/agent') || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (path === '/api/agents/knowledge/stream') return 'mastra';
+  if (path === '/v1/chat/completions') return (value as { stream?: unknown }).stream === true ? 'openai' : undefined;
+  if (!path.startsWith('/agent')) return undefined;
   return 'threadId' in value || 'runId' in value ? 'ag-ui' : 'variant1';
 }
 

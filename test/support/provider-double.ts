@@ -62,6 +62,11 @@ export interface ProviderDoubleOptions {
   embed?: (text: string) => ArrayLike<number>;
   /** Wait this long (milliseconds) before answering each embeddings request, like a remote provider. */
   embeddingDelayMs?: number;
+  /**
+   * Serve embeddings only for these models; any other is a 404 as Ollama answers it (`model "x" not found`).
+   * An empty list is a local server that serves only chat.
+   */
+  embeddingModels?: readonly string[];
 }
 
 interface EmbeddingFailure {
@@ -106,6 +111,8 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
         object: 'list',
         data: modelList.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'provider-double' })),
       });
+    } else if (route === 'POST /v1/embeddings' && options.embeddingModels !== undefined && !options.embeddingModels.includes(body?.model)) {
+      sendError(response, 404, `model "${String(body?.model)}" not found, try pulling it first`, { code: 'model_not_found' });
     } else if (route === 'POST /v1/embeddings') {
       if (options.embeddingDelayMs !== undefined && options.embeddingDelayMs > 0) await sleep(options.embeddingDelayMs);
       answerEmbeddings(response, body);

@@ -49,7 +49,9 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     KNOWLEDGE_AGENT_RATE_LIMIT: '0',
     PORT: '0',
     ...(apiKey === undefined ? {} : { LLM_API_KEY: apiKey }),
-    ...(options.providerUrl === undefined ? {} : { LLM_BASE_URL: options.providerUrl }),
+    // With LLM_BASE_URL set and no embedding model named, the service embeds locally (a local server may serve no
+    // embeddings); the provider double serves them, and tests that use it mean its embeddings.
+    ...(options.providerUrl === undefined ? {} : { LLM_BASE_URL: options.providerUrl, KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'text-embedding-3-small' }),
     ...options.environment,
   });
   const logs: string[] = [];

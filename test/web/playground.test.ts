@@ -46,6 +46,45 @@ const cachingPage = `<!doctype html><html><head><title>Caching</title></head><bo
 <footer>Internal docs</footer>
 </body></html>`;
 
+const cdnPage = `<!doctype html><html><head><title>CDN</title></head><body><main><article>
+<h1>CDN</h1><p>Static assets are served from the CDN in three regions.</p>
+</article></main></body></html>`;
+
+/** An answer in Markdown with everything a renderer could get wrong, streamed back as the AG-UI events /agent sends. */
+const markdownAnswer = [
+  '## Clearing the cache',
+  '',
+  'Send `Cache-Control: no-cache` to **bypass** the cache [1]. See [the CDN guide](https://cdn.example/guide) or https://cdn.example/faq.',
+  '',
+  '1. Deploy the release [1]',
+  '2. Check the *Age* header',
+  '',
+  '```sh',
+  'curl -H "Cache-Control: no-cache" https://service.example/ [1]',
+  '<b>not bold</b>',
+  '```',
+  '',
+  'Markup stays text: <img src=x onerror="window.__injected=1"> <script>window.__injected=2</script> [a trap](javascript:window.__injected=3)',
+  '',
+  'Sources: caching.md',
+].join('\n');
+
+function agUiPlayback(answer: string): string {
+  const events = [
+    { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+    { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'searchDocs' },
+    { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"namespace":"handbook","query":"cache"}' },
+    { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+    { type: 'TOOL_CALL_RESULT', messageId: 'm0', toolCallId: 'c1', role: 'tool', content: JSON.stringify({ results: [{ file: 'caching.md', title: 'Caching', score: 1, excerpt: 'Responses are cached for five minutes at the edge.' }] }) },
+    { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    // Deltas that split marks, fences and citations in the middle.
+    ...(answer.match(/[\s\S]{1,7}/g) ?? []).map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta })),
+    { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+    { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+  ];
+  return events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
+}
+
 describe('web playground', () => {
   let service: TestService;
   let site: StaticSite;
@@ -59,7 +98,7 @@ describe('web playground', () => {
     const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: repositoryRoot, encoding: 'utf8' });
     assert.equal(build.status, 0, `scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
     service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
-    site = await startStaticSite({ '/caching.html': { body: cachingPage } });
+    site = await startStaticSite({ '/caching.html': { body: cachingPage }, '/cdn.html': { body: cdnPage } });
     workDirectory = await mkdtemp(join(tmpdir(), 'playground-test-'));
     await writeFile(join(workDirectory, 'deployment.md'), deploymentGuide);
     await writeFile(join(workDirectory, 'onboarding.md'), onboardingGuide);
@@ -150,6 +189,11 @@ describe('web playground', () => {
     assert.match(answer, /cached for five minutes/);
     assert.ok((await turn.locator('.answer-body button.citation').count()) >= 1, 'at least one citation');
     assert.match((await turn.locator('.answer-sources').textContent()) ?? '', /Sources.*caching\.md/);
+    // A source that came from a web page links to it.
+    const sourceLink = turn.locator('.answer-sources a.source-chip');
+    await sourceLink.waitFor();
+    assert.equal(await sourceLink.getAttribute('href'), `${site.url}/caching.html`);
+    assert.equal(await sourceLink.getAttribute('rel'), 'noopener noreferrer nofollow');
   });
 
   it('opens a citation with its snippet, title and source; Escape closes it and returns focus', stepTimeout, async () => {
@@ -186,6 +230,75 @@ describe('web playground', () => {
       assert.match((await column.locator('.result-title').first().textContent()) ?? '', /Onboarding/, mode);
       assert.match((await column.locator('.result-score').first().textContent()) ?? '', /^\d+\.\d+$/, mode);
     }
+  });
+
+  it('renders an answer\'s Markdown safely: headings, lists, code blocks, links; markup stays text', stepTimeout, async () => {
+    await page.route('**/agent', (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: agUiPlayback(markdownAnswer) }));
+    await page.locator('#question').fill('How do I bypass the cache?');
+    await page.locator('#question').press('Enter');
+    const turn = page.locator('.turn').last();
+    await turn.locator('.answer[data-state="done"]').waitFor();
+    await page.unroute('**/agent');
+    const body = turn.locator('.answer-body');
+    assert.equal(await body.locator('h4').textContent(), 'Clearing the cache');
+    assert.equal(await body.locator('p code').first().textContent(), 'Cache-Control: no-cache');
+    assert.equal(await body.locator('strong').textContent(), 'bypass');
+    assert.equal(await body.locator('ol > li').count(), 2);
+    assert.equal(await body.locator('ol em').textContent(), 'Age');
+    const code = body.locator('pre.md-code code');
+    assert.equal(await code.getAttribute('data-language'), 'sh');
+    assert.equal(await code.textContent(), 'curl -H "Cache-Control: no-cache" https://service.example/ [1]\n<b>not bold</b>', 'code is verbatim: no citation, link or markup inside');
+    const links = body.locator('a');
+    assert.deepEqual(await links.evaluateAll((anchors) => anchors.map((anchor) => [anchor.textContent, anchor.getAttribute('href'), anchor.getAttribute('target'), anchor.getAttribute('rel')])), [
+      ['the CDN guide', 'https://cdn.example/guide', '_blank', 'noopener noreferrer nofollow'],
+      ['https://cdn.example/faq', 'https://cdn.example/faq', '_blank', 'noopener noreferrer nofollow'],
+    ]);
+    assert.equal(await body.locator('button.citation').count(), 2, 'citations in text and lists, not in code');
+    // Markup is shown as the text it is; a javascript: link keeps only its label.
+    assert.match((await body.textContent()) ?? '', /<img src=x onerror="window.__injected=1"> <script>window.__injected=2<\/script> a trap$/);
+    assert.equal(await body.locator('img, script, b').count(), 0);
+    assert.equal(await page.evaluate('window.__injected'), undefined);
+    await turn.locator('.answer-sources a.source-chip').waitFor();
+    await mkdir(join(repositoryRoot, 'test-artifacts'), { recursive: true });
+    await turn.screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground-markdown.png') });
+  });
+
+  it('stores pasted URLs and pasted text as separate sources', stepTimeout, async () => {
+    await page.locator('#paste-input').fill(`${site.url}/cdn.html\n\n# Release notes\n\nVersion 2 moves assets to the CDN.`);
+    assert.equal(await page.locator('#paste-hint').textContent(), '1 URL, fetched by the service; and text, added as the document "Release notes".');
+    await page.getByRole('button', { name: 'Add to namespace' }).click();
+    await page.locator('#ingest-status .status-row:not([data-status="pending"])').nth(1).waitFor();
+    const rows = page.locator('#ingest-status .status-row');
+    assert.equal(await rows.count(), 2);
+    const statuses = await rows.evaluateAll((elements) => elements.map((row) => [row.querySelector('.status-name')?.textContent, row.getAttribute('data-status'), row.querySelector('.status-detail')?.textContent]));
+    assert.deepEqual(statuses.map(([name, status]) => [name, status]), [[`${site.url}/cdn.html`, 'saved'], ['Release notes', 'saved']]);
+    assert.match(String(statuses[0]?.[2]), /cdn\.md$/);
+    assert.match(String(statuses[1]?.[2]), /release-notes\.md$/);
+  });
+
+  it('shows a long namespace name whole in the picker', stepTimeout, async () => {
+    const longName = `platform-engineering-runbooks-${'and-handbooks-'.repeat(2)}2026`.slice(0, 64);
+    const response = await service.post('/tools/ingest', { namespace: longName, sources: [{ type: 'text', title: 'Runbook', value: 'Restart the worker first.' }] });
+    assert.equal(response.status, 200);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.locator(`#namespace-select option[value="${longName}"]`).waitFor({ state: 'attached' });
+    await page.locator('#namespace-select').selectOption(longName);
+    // The width the chosen option's text needs in the select's font, against the width the select gives it.
+    const fits = (await page.evaluate(`(() => {
+      const select = document.querySelector('#namespace-select');
+      const probe = document.createElement('span');
+      probe.style.font = getComputedStyle(select).font;
+      probe.style.whiteSpace = 'pre';
+      probe.textContent = select.selectedOptions[0].textContent;
+      document.body.append(probe);
+      const needed = probe.getBoundingClientRect().width;
+      probe.remove();
+      const style = getComputedStyle(select);
+      return { needed, available: select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+    })()`)) as { needed: number; available: number };
+    assert.ok(fits.needed + 16 <= fits.available, `the name needs ${fits.needed}px and has ${fits.available}px`);
+    await page.locator('.namespace-bar').screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground-namespace.png') });
+    await page.locator('#namespace-select').selectOption('handbook');
   });
 
   it('takes the screenshots, with no errors in the page', stepTimeout, async () => {

@@ -1,7 +1,5 @@
-// Pure text handling of a streamed answer: what can be shown yet, where its citations are, and its Sources line.
+// Pure text handling of a streamed answer: what can be shown yet, and its Sources line (markdown.ts reads the rest).
 // No DOM here, so the rules are unit-tested under Node.
-
-export type AnswerPart = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'citation'; readonly number: number };
 
 const sourcesLabel = 'Sources:';
 
@@ -18,21 +16,6 @@ export function settledLength(text: string): number {
   const partialCitation = /\[\d*$/.exec(text.slice(0, end));
   if (partialCitation !== null) end = partialCitation.index;
   return text.slice(0, end).trimEnd().length;
-}
-
-/** Text and `[n]` citations in order; `[n]` beyond `snippetCount` (or 0) stays text. */
-export function splitCitations(text: string, snippetCount: number): AnswerPart[] {
-  const parts: AnswerPart[] = [];
-  let last = 0;
-  for (const match of text.matchAll(/\[(\d{1,3})\]/g)) {
-    const number = Number(match[1]);
-    if (number < 1 || number > snippetCount) continue;
-    if (match.index > last) parts.push({ kind: 'text', text: text.slice(last, match.index) });
-    parts.push({ kind: 'citation', number });
-    last = match.index + match[0].length;
-  }
-  if (last < text.length) parts.push({ kind: 'text', text: text.slice(last) });
-  return parts;
 }
 
 /** The complete answer split into its body and the labels of its final `Sources:` line (empty for "none"). */

@@ -1,15 +1,20 @@
-// A streamed answer on screen: text appended as it settles (in an aria-live region), `[n]` citations as buttons
-// that open their snippet, and the final Sources line shown apart.
+// A streamed answer on screen: its Markdown rendered as it settles (in an aria-live region; never as HTML), `[n]`
+// citations as buttons that open their snippet, and the final Sources line shown apart, each source linking to the
+// page it came from when it came from one.
 import type { RetrievedSnippet } from './api-types.js';
-import { settledLength, splitCitations, splitSources } from './answer-text.js';
+import { settledLength, splitSources } from './answer-text.js';
 import type { CitationDetails } from './citation-popover.js';
 import { h } from './dom.js';
+import { parseMarkdown, safeHref } from './markdown.js';
+import { renderMarkdown } from './markdown-view.js';
 
 export interface AnswerViewOptions {
   /** The snippets of the retrieval step (citation n is snippets[n - 1]); read when a citation is shown. */
   readonly snippets: () => readonly RetrievedSnippet[];
   readonly bindCitation: (button: HTMLButtonElement, details: () => CitationDetails) => void;
   readonly sourceOf: (snippet: RetrievedSnippet) => Promise<string | undefined>;
+  /** The original source (URL, path, upload name) of a document, by its file name. */
+  readonly sourceOfFile: (file: string) => Promise<string | undefined>;
 }
 
 export class AnswerView {
@@ -45,7 +50,7 @@ export class AnswerView {
           ? [h('span', { className: 'source-chip is-none', text: 'none' })]
           : sources.map((label) => {
               const cited = snippets.find((snippet) => snippet.file === label || snippet.title === label);
-              return h('span', { className: 'source-chip', text: cited === undefined || cited.title === label ? label : `${cited.title} (${label})` });
+              return this.sourceChip(cited === undefined || cited.title === label ? label : `${cited.title} (${label})`, cited?.file ?? label);
             })),
       );
       this.sources.hidden = false;
@@ -65,16 +70,23 @@ export class AnswerView {
     return this.text.trim() === '';
   }
 
+  /** A Sources entry: a link to the original page once its document's source turns out to be a web address. */
+  private sourceChip(text: string, file: string): HTMLElement {
+    const chip = h('span', { className: 'source-chip', text });
+    void this.options.sourceOfFile(file).then((source) => {
+      const href = source === undefined ? undefined : safeHref(source);
+      if (href === undefined || !/^https?:/i.test(href) || !chip.isConnected) return;
+      chip.replaceWith(h('a', { className: 'source-chip is-link', text, attributes: { href, target: '_blank', rel: 'noopener noreferrer nofollow', title: source ?? href } }));
+    }, () => undefined);
+    return chip;
+  }
+
+  /** Renders the first `end` characters as Markdown, again as a whole: a mark may close only later in the stream. */
   private render(end: number): void {
     if (end <= this.shown) return;
-    const snippetCount = this.options.snippets().length;
-    for (const part of splitCitations(this.text.slice(this.shown, end), snippetCount)) {
-      if (part.kind === 'text') {
-        this.body.append(part.text);
-        continue;
-      }
-      const number = part.number;
-      const snippet = this.options.snippets()[number - 1];
+    const snippets = this.options.snippets();
+    const citation = (number: number) => {
+      const snippet = snippets[number - 1];
       const button = h('button', {
         className: 'citation',
         text: String(number),
@@ -84,8 +96,9 @@ export class AnswerView {
         const cited = this.options.snippets()[number - 1] as RetrievedSnippet;
         return { number, snippet: cited, source: this.options.sourceOf(cited) };
       });
-      this.body.append(button);
-    }
+      return button;
+    };
+    this.body.replaceChildren(...renderMarkdown(parseMarkdown(this.text.slice(0, end), snippets.length), citation));
     this.shown = end;
   }
 }

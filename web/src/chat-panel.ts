@@ -152,6 +152,7 @@ export class ChatPanel {
             snippets: () => turn.snippets,
             bindCitation: (button, details) => this.popover.attach(button, details),
             sourceOf: async (snippet) => (await this.documents.lookup(namespace, snippet.file))?.source,
+            sourceOfFile: async (file) => (await this.documents.lookup(namespace, file))?.source,
           });
           turn.add(turn.answer.element);
           break;

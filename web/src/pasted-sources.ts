@@ -1,5 +1,5 @@
-// What the "URLs or text" box holds: one URL source per line when every line is an http(s) URL, otherwise the
-// whole box is one text document (the service applies the same rule to each Variant 2 string source).
+// What the "URLs or text" box holds: each line that is only an http(s) URL is a URL source (fetched by the service),
+// and everything else in the box, kept as written, is one text document beside them.
 
 export type PastedSource = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'text'; readonly title: string; readonly text: string };
 
@@ -21,10 +21,11 @@ function titleOf(text: string): string {
 }
 
 export function parsePasted(value: string): PastedSource[] {
-  const lines = value.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  if (lines.length === 0) return [];
-  if (lines.every(isWebAddress)) return [...new Set(lines)].map((url) => ({ kind: 'url', url }));
-  return [{ kind: 'text', title: titleOf(value), text: value.trim() }];
+  const lines = value.split('\n');
+  const urls = [...new Set(lines.map((line) => line.trim()).filter(isWebAddress))];
+  // The text without the URL lines; a URL inside a sentence stays part of the text.
+  const text = lines.filter((line) => !isWebAddress(line.trim())).join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return [...urls.map((url): PastedSource => ({ kind: 'url', url })), ...(text === '' ? [] : [{ kind: 'text' as const, title: titleOf(text), text }])];
 }
 
 /** The JSON source the Variant 2 ingest route takes for it. */
@@ -34,8 +35,13 @@ export function toRequestSource(source: PastedSource): unknown {
 
 /** What the box will add, in words. */
 export function describePasted(sources: readonly PastedSource[]): string {
-  const first = sources[0];
-  if (first === undefined) return 'One URL per line, or any text.';
-  if (first.kind === 'text') return `Text, added as the document "${first.title}".`;
-  return sources.length === 1 ? '1 URL, fetched by the service.' : `${sources.length} URLs, fetched by the service.`;
+  if (sources.length === 0) return 'One URL per line, or any text.';
+  const urls = sources.filter((source) => source.kind === 'url').length;
+  const text = sources.find((source) => source.kind === 'text');
+  const parts = [
+    ...(urls === 0 ? [] : [urls === 1 ? '1 URL, fetched by the service' : `${urls} URLs, fetched by the service`]),
+    ...(text === undefined ? [] : [`text, added as the document "${text.title}"`]),
+  ];
+  const sentence = parts.join('; and ');
+  return `${sentence[0]?.toUpperCase() ?? ''}${sentence.slice(1)}.`;
 }

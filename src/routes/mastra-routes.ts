@@ -1,0 +1,170 @@
+// The rest of Mastra's server API that its client SDK calls: the streamed answer (`agent.stream`), the agent's details
+// and the agent and tool listings. The tools are the Variant 2 routes `searchDocs` and `ingest`.
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AgentService } from '../agent/agent-service.js';
+import { instructions } from '../agent/prompt.js';
+import { KnowledgeError } from '../errors.js';
+import { MastraStream, mastraDoneFrame } from '../stream/mastra-stream.js';
+import { openSseStream } from '../stream/sse-response.js';
+import { authorizeNamespace } from './access-control.js';
+import { knownFailure } from './error-handler.js';
+import { jsonSuccess } from './openapi.js';
+import { variant2IngestBodyDocumentation } from './variant2-ingest-route.js';
+import { generateBodySchema, mastraNamespace, searchDocsBodySchema } from './variant2-schemas.js';
+
+export interface MastraRouteOptions {
+  readonly agent: AgentService;
+  readonly defaultNamespace: string;
+  /** The chat model's id, shown in the agent's details. */
+  readonly modelId: string | undefined;
+}
+
+export const mastraAgentId = 'knowledge';
+
+/**
+ * A tool as Mastra's server lists it: the schemas are JSON Schema serialized as superjson writes it (`{"json": ...}`),
+ * which is what Mastra's playground and client parse.
+ */
+function describeTool(id: string, description: string, input: z.ZodType) {
+  return { id, description, inputSchema: JSON.stringify({ json: z.toJSONSchema(input, { io: 'input' }) }), outputSchema: JSON.stringify({ json: {} }) };
+}
+
+const tools = {
+  searchDocs: describeTool(
+    'searchDocs',
+    'Searches a namespace of the documentation (BM25 by default; `mode` embedding or hybrid) and returns the best files with excerpts. Run it with POST /api/tools/searchDocs/execute.',
+    searchDocsBodySchema,
+  ),
+  ingest: describeTool(
+    'ingest',
+    'Adds URLs, Markdown or text to a namespace (write tokens only). Run it with POST /api/tools/ingest/execute.',
+    variant2IngestBodyDocumentation,
+  ),
+};
+type ToolId = keyof typeof tools;
+
+const toolSchema = z.object({ id: z.string(), description: z.string(), inputSchema: z.string().describe('superjson of the JSON Schema: `{"json": <schema>}`.'), outputSchema: z.string() });
+const agentDetailsSchema = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  instructions: z.string(),
+  tools: z.record(z.string(), toolSchema),
+  workflows: z.record(z.string(), z.unknown()),
+  agents: z.record(z.string(), z.unknown()),
+  provider: z.string(),
+  modelId: z.string(),
+});
+
+export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (app, options) => {
+  const details = () => ({
+    name: mastraAgentId,
+    description: 'The documentation expert: answers from the ingested docs of a namespace, citing them, with a closing Sources line.',
+    instructions,
+    // The agent's own tool is the retrieval it runs before every answer.
+    tools: { searchDocs: tools.searchDocs },
+    workflows: {},
+    agents: {},
+    provider: 'openai-compatible',
+    modelId: options.modelId ?? 'none',
+    modelVersion: 'v2',
+    defaultGenerateOptions: {},
+    defaultStreamOptions: {},
+  });
+
+  app.get('/api/agents', {
+    schema: {
+      tags: ['Agent'],
+      summary: "List the agents (Mastra's client SDK: getAgents)",
+      description: 'One agent, `knowledge`, with its details.',
+      documentation: { success: jsonSuccess('The agents by id.', z.record(z.string(), agentDetailsSchema)) },
+    },
+    config: { access: 'read' },
+  }, async () => ({ [mastraAgentId]: details() }));
+
+  app.get(`/api/agents/${mastraAgentId}`, {
+    schema: {
+      tags: ['Agent'],
+      summary: "The agent's details (Mastra's client SDK: agent.details)",
+      description: 'Name, instructions, tools and model of the `knowledge` agent.',
+      documentation: { success: jsonSuccess('The details.', agentDetailsSchema) },
+    },
+    config: { access: 'read' },
+  }, async () => details());
+
+  app.get('/api/tools', {
+    schema: {
+      tags: ['Agent'],
+      summary: "List the tools (Mastra's client SDK: getTools)",
+      description: '`searchDocs` and `ingest`, with their input schemas (JSON Schema, serialized as Mastra serializes it).',
+      documentation: { success: jsonSuccess('The tools by id.', z.record(z.string(), toolSchema)) },
+    },
+    config: { access: 'read' },
+  }, async () => tools);
+
+  const toolParams = z.object({ toolId: z.string().describe('`searchDocs` or `ingest`.') });
+  const toolById = (toolId: string, available: readonly ToolId[]) => {
+    const found = available.find((id) => id === toolId);
+    if (found === undefined) throw new KnowledgeError('not_found', `there is no tool ${JSON.stringify(toolId)}`);
+    return tools[found];
+  };
+  app.get('/api/tools/:toolId', {
+    schema: {
+      tags: ['Agent'],
+      summary: "One tool (Mastra's client SDK: getTool(id).details)",
+      description: 'The tool and its input schema; 404 for another id.',
+      params: toolParams,
+      documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
+    },
+    config: { access: 'read' },
+  }, async (request) => toolById(request.params.toolId, ['searchDocs', 'ingest']));
+  app.get(`/api/agents/${mastraAgentId}/tools/:toolId`, {
+    schema: {
+      tags: ['Agent'],
+      summary: "One tool of the agent (Mastra's client SDK: agent.getTool)",
+      description: 'The agent has one tool, `searchDocs`; 404 for another id.',
+      params: toolParams,
+      documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
+    },
+    config: { access: 'read' },
+  }, async (request) => toolById(request.params.toolId, ['searchDocs']));
+
+  app.post(`/api/agents/${mastraAgentId}/stream`, {
+    // The 503 comes before validation: without a provider nothing the body says can be answered.
+    preValidation: async () => {
+      if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
+    },
+    schema: {
+      tags: ['Agent'],
+      summary: "Answer from the docs as Mastra's agent stream (Mastra's client SDK: agent.stream)",
+      description:
+        'The same answer as `/api/agents/knowledge/generate`, streamed in the chunk format of Mastra\'s `agent.stream`: `data: {"type","runId","from":"AGENT","payload"}` frames ' +
+        '`start`, `step-start`, `tool-call` and `tool-result` for the `searchDocs` retrieval, `text-start`, `text-delta`, `text-end`, `step-finish`, `finish` (its metadata lists the cited `sources`), ' +
+        'or `error`; then `data: [DONE]`. The namespace is `toolParams.namespace`, else the `namespace` of `runtimeContext` (or `requestContext`), else the default.',
+      body: generateBodySchema,
+      documentation: {
+        success: { description: 'Server-Sent Events of Mastra stream chunks, then `data: [DONE]`.', content: { 'text/event-stream': z.string() } },
+        errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
+      },
+    },
+    config: { access: 'read' },
+  }, async (request, reply) => {
+    const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
+    const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
+    const chunks = new MastraStream(runId, randomUUID());
+    const stream = openSseStream(reply);
+    await stream.write(chunks.started());
+    try {
+      for await (const event of options.agent.variant2Run({ namespace, messages: request.body.messages, platformTools: [], signal: stream.signal })) {
+        await stream.write(chunks.frames(event));
+        if (stream.signal.aborted || event.type === 'error') break;
+      }
+    } catch (error) {
+      const failure = knownFailure(request, error);
+      await stream.write(chunks.frames({ type: 'error', code: failure.code, message: failure.message }));
+    }
+    await stream.write([mastraDoneFrame]);
+    stream.end();
+  });
+};

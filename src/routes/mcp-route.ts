@@ -1,0 +1,66 @@
+// /mcp: the Model Context Protocol over its Streamable HTTP transport (the official SDK), stateless: every POST gets
+// a server and transport of its own, bound to the caller's token. GET and DELETE (sessions, server-sent streams) are 405.
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createKnowledgeMcpServer, type McpServices } from '../mcp/knowledge-mcp-server.js';
+import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess } from './access-control.js';
+
+export type McpRouteOptions = McpServices;
+
+const jsonRpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') }).describe('A JSON-RPC 2.0 message of the Model Context Protocol.');
+
+const description =
+  'The Model Context Protocol (Streamable HTTP transport, stateless: no session id). Tools: `search_docs` (namespace, query, mode, top_k), ' +
+  '`read_document` (namespace, file), `list_namespaces`, `list_documents` (namespace), and `ingest` (namespace, sources; needs a write token when ' +
+  'KNOWLEDGE_AGENT_WRITE_TOKENS is set). Read tokens as on the other read routes. Send `Accept: application/json, text/event-stream`.';
+
+export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, options) => {
+  app.post('/mcp', {
+    schema: {
+      tags: ['MCP'],
+      summary: 'Model Context Protocol endpoint (Streamable HTTP)',
+      description,
+      body: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]),
+      documentation: {
+        success: {
+          description: 'The JSON-RPC response, as JSON or as Server-Sent Events (the client\'s Accept header chooses).',
+          content: { 'application/json': z.looseObject({ jsonrpc: z.literal('2.0') }), 'text/event-stream': z.string() },
+        },
+      },
+    },
+    config: { access: 'read' },
+  }, async (request, reply) => {
+    const server = createKnowledgeMcpServer(options, {
+      readNamespace: (namespace) => authorizeNamespace(request, namespace),
+      writeNamespace: (namespace) => authorizeNamespaceForWriting(request, namespace),
+      mayRead: (namespace) => mayAccess(request, namespace),
+      logError: (error) => request.log.error({ err: error }, 'unexpected error in an MCP tool'),
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    reply.hijack();
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+
+  const notAllowed = {
+    schema: {
+      tags: ['MCP'],
+      summary: 'Not offered: the MCP endpoint is stateless',
+      description: 'Always 405 with a JSON-RPC error, as the Streamable HTTP transport prescribes for a server without sessions or a server-initiated event stream.',
+    },
+  };
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      ...notAllowed,
+      handler: async (_request, reply) =>
+        reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }),
+    });
+  }
+};

@@ -1,0 +1,135 @@
+// The OpenAI-compatible API under /v1: chat completions (streamed or not) and the model list. A model is the
+// assistant over one namespace; the answer is the agent's usual grounded, cited one. Errors use OpenAI's shape.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AgentService } from '../agent/agent-service.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
+import { KnowledgeError } from '../errors.js';
+import { openSseStream } from '../stream/sse-response.js';
+import { OpenAiChatStream, openAiDoneFrame, openAiErrorBody } from '../stream/openai-chat-stream.js';
+import { authorizeNamespace, mayAccess } from './access-control.js';
+import { knownFailure, toKnowledgeError } from './error-handler.js';
+import { jsonSuccess } from './openapi.js';
+import {
+  chatCompletionBodySchema,
+  chatCompletionSchema,
+  modelListSchema,
+  modelOfNamespace,
+  openAiErrorSchema,
+  modelSchema,
+  namespaceOfModel,
+  type ChatCompletionBody,
+} from './openai-schemas.js';
+
+export interface OpenAiRouteOptions {
+  readonly agent: AgentService;
+  readonly catalog: CatalogService;
+  readonly defaultNamespace: string;
+}
+
+/** When this process started: the `created` time of every model (namespaces record no creation time). */
+const startedAt = Math.floor(Date.now() / 1000);
+
+function toModel(namespace: string) {
+  return { id: modelOfNamespace(namespace), object: 'model' as const, created: startedAt, owned_by: 'knowledge-agent' };
+}
+
+async function streamCompletion(request: FastifyRequest, reply: FastifyReply, options: OpenAiRouteOptions, body: ChatCompletionBody, namespace: string): Promise<void> {
+  const completion = new OpenAiChatStream(body.model);
+  const stream = openSseStream(reply);
+  await stream.write(completion.started());
+  try {
+    const events = options.agent.variant2Run({ namespace, messages: body.messages, platformTools: platformTools(body), signal: stream.signal });
+    for await (const event of events) {
+      await stream.write(completion.frames(event));
+      if (stream.signal.aborted || event.type === 'error') break;
+    }
+  } catch (error) {
+    const failure = knownFailure(request, error);
+    await stream.write(completion.failed(failure.code, failure.message));
+  }
+  await stream.write([openAiDoneFrame]);
+  stream.end();
+}
+
+function platformTools(body: ChatCompletionBody) {
+  return (body.tools ?? []).map((tool) => ({ name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }));
+}
+
+/** Every /v1 route documents OpenAI's error body. */
+const errorBody = { schema: openAiErrorSchema, example: openAiErrorBody };
+
+export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (app, options) => {
+  // OpenAI's clients read `error.message`, `error.type` and `error.code`; the body still holds the contract's code and message.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const failure = toKnowledgeError(request, error);
+    return reply.code(failure.status).send(openAiErrorBody(failure.code, failure.message));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(openAiErrorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  app.get('/models', {
+    schema: {
+      tags: ['OpenAI-compatible'],
+      summary: 'List the models (OpenAI-compatible)',
+      description: 'One model per namespace the token may read, `knowledge/<namespace>`, and always the default namespace\'s.',
+      documentation: { success: jsonSuccess('The models.', modelListSchema), errorBody },
+    },
+    config: { access: 'read' },
+  }, async (request) => {
+    const names = new Set([options.defaultNamespace, ...(await options.catalog.namespaces()).map((summary) => summary.name)]);
+    return { object: 'list' as const, data: [...names].filter((name) => mayAccess(request, name)).sort().map(toModel) };
+  });
+
+  app.get('/models/*', {
+    schema: {
+      tags: ['OpenAI-compatible'],
+      summary: 'Describe one model (OpenAI-compatible)',
+      description: '`GET /v1/models/knowledge/docs`: the model of that namespace; 404 `model_not_found` for any other name.',
+      params: z.object({ '*': z.string().describe('The model, e.g. `knowledge/docs`.') }),
+      documentation: { success: jsonSuccess('The model.', modelSchema), errors: ['model_not_found', 'invalid_namespace', 'forbidden'], errorBody },
+    },
+    config: { access: 'read' },
+  }, async (request) => toModel(authorizeNamespace(request, namespaceOfModel(request.params['*'], options.defaultNamespace))));
+
+  app.post('/chat/completions', {
+    // The 503 comes before validation, as on the other agent routes.
+    preValidation: async () => {
+      if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
+    },
+    schema: {
+      tags: ['OpenAI-compatible'],
+      summary: 'Answer from the docs as a chat completion (OpenAI-compatible)',
+      description:
+        'The model `knowledge/<namespace>` searches that namespace for the newest user message and answers from the snippets, citing them as [n], ' +
+        'with `Sources: <file names>` as the last line, exactly as the other agent routes. With `stream: true` the answer arrives as ' +
+        '`chat.completion.chunk` events ending `data: [DONE]`; a failure after the stream started is a frame `{"error":{...}}` before `[DONE]`. ' +
+        'System messages are dropped and sampling options ignored, so answers stay grounded. Errors: `{"error":{"message","type","param","code"}}`.',
+      body: chatCompletionBodySchema,
+      documentation: {
+        success: {
+          description: 'A `chat.completion`, or with `stream: true` Server-Sent Events of `chat.completion.chunk`, then `data: [DONE]`.',
+          content: { 'application/json': chatCompletionSchema, 'text/event-stream': z.string().describe('`data: <chat.completion.chunk>` frames, then `data: [DONE]`.') },
+        },
+        errors: ['agent_not_initialized', 'model_not_found', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
+        errorBody,
+      },
+    },
+    config: { access: 'read' },
+  }, async (request, reply) => {
+    const body = request.body;
+    const namespace = authorizeNamespace(request, namespaceOfModel(body.model, options.defaultNamespace));
+    if (body.stream === true) return streamCompletion(request, reply, options, body, namespace);
+
+    // A client that leaves before the answer is sent aborts the provider call.
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const answer = await options.agent.generate({ namespace, messages: body.messages, platformTools: platformTools(body), signal: controller.signal });
+    const toolCalls = answer.platformToolCalls.map((call) => ({ id: call.toolCallId, type: 'function' as const, function: { name: call.toolName, arguments: call.argumentsText } }));
+    return new OpenAiChatStream(body.model).completion(answer.text, toolCalls);
+  });
+};

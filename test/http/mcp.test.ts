@@ -1,0 +1,118 @@
+// The MCP endpoint driven by the official SDK client (StreamableHTTPClientTransport) against the real server:
+// tool listing, search in each mode, reading a document, listings limited to the token, ingest with write tokens only.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import { startService, type TestService } from '../support/service.js';
+
+type ToolResult = { isError?: boolean; content: { type: string; text?: string }[] };
+
+function textOf(result: unknown): string {
+  return (result as ToolResult).content.map((part) => part.text ?? '').join('');
+}
+
+describe('MCP server', () => {
+  let provider: ProviderDouble;
+  let service: TestService;
+  const clients: Client[] = [];
+
+  async function connect(token?: string): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/mcp`), {
+      requestInit: token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
+    });
+    const client = new Client({ name: 'knowledge-agent-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  before(async () => {
+    provider = await startProviderDouble();
+    service = await startService({
+      providerUrl: provider.baseUrl,
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook;omni-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
+    });
+    for (const namespace of ['handbook', 'secret']) {
+      const response = await service.post('/tools/ingest', {
+        namespace,
+        sources: [
+          { type: 'text', title: 'Token rotation', value: '# Token rotation\n\nTokens rotate every 90 days. Admins may rotate earlier with `rotate-now`.' },
+          { type: 'text', title: 'Backups', value: '# Backups\n\nBackups run nightly at 02:00 and are kept for 30 days.' },
+        ],
+      }, { authorization: 'Bearer omni-token' });
+      assert.equal(response.status, 200);
+    }
+  });
+
+  after(async () => {
+    for (const client of clients) await client.close();
+    await service.dispose();
+    await provider.close();
+  });
+
+  it('lists its tools with their input schemas', async () => {
+    const client = await connect('reader-token');
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['ingest', 'list_documents', 'list_namespaces', 'read_document', 'search_docs']);
+    const search = tools.find((tool) => tool.name === 'search_docs');
+    assert.deepEqual(Object.keys(search?.inputSchema.properties ?? {}).sort(), ['mode', 'namespace', 'query', 'top_k']);
+    assert.deepEqual(search?.inputSchema.required, ['query']);
+  });
+
+  it('searches a namespace in each mode, with top_k', async () => {
+    const client = await connect('reader-token');
+    for (const mode of ['lexical', 'embedding', 'hybrid']) {
+      const result = await client.callTool({ name: 'search_docs', arguments: { namespace: 'handbook', query: 'how often do tokens rotate', mode, top_k: 1 } });
+      assert.notEqual(result.isError, true, textOf(result));
+      const body = JSON.parse(textOf(result)) as { mode: string; results: { file: string; title: string; source: string; text: string }[] };
+      assert.equal(body.mode, mode);
+      assert.equal(body.results.length, 1);
+      if (mode === 'lexical') assert.equal(body.results[0]?.file, 'token-rotation.md');
+    }
+  });
+
+  it('reads a stored document', async () => {
+    const client = await connect('reader-token');
+    const result = await client.callTool({ name: 'read_document', arguments: { namespace: 'handbook', file: 'backups.md' } });
+    assert.match(textOf(result), /^# Backups\n\nSource: text\n/);
+    assert.match(textOf(result), /Backups run nightly at 02:00/);
+    const missing = await client.callTool({ name: 'read_document', arguments: { namespace: 'handbook', file: 'nope.md' } });
+    assert.equal(missing.isError, true);
+    assert.match(textOf(missing), /^not_found: /);
+  });
+
+  it('lists only the namespaces and documents the token may read', async () => {
+    const client = await connect('reader-token');
+    const namespaces = JSON.parse(textOf(await client.callTool({ name: 'list_namespaces', arguments: {} }))) as { namespaces: { name: string; documents: number }[] };
+    assert.deepEqual(namespaces.namespaces.map((namespace) => namespace.name), ['handbook']);
+    const documents = JSON.parse(textOf(await client.callTool({ name: 'list_documents', arguments: { namespace: 'handbook' } }))) as { documents: { file: string }[] };
+    assert.deepEqual(documents.documents.map((document) => document.file), ['backups.md', 'token-rotation.md']);
+    const forbidden = await client.callTool({ name: 'search_docs', arguments: { namespace: 'secret', query: 'tokens' } });
+    assert.equal(forbidden.isError, true);
+    assert.match(textOf(forbidden), /^forbidden: /);
+  });
+
+  it('ingests with a write token only, into the namespaces it covers', async () => {
+    const reader = await connect('reader-token');
+    const refused = await reader.callTool({ name: 'ingest', arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] } });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /^unauthorized: /);
+
+    const writer = await connect('writer-token');
+    const outside = await writer.callTool({ name: 'ingest', arguments: { namespace: 'docs', sources: [{ type: 'text', value: 'x' }] } });
+    assert.match(textOf(outside), /^forbidden: /);
+    const saved = await writer.callTool({ name: 'ingest', arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] } });
+    assert.notEqual(saved.isError, true, textOf(saved));
+    assert.deepEqual((JSON.parse(textOf(saved)) as { documents: { status: string; file: string }[] }).documents.map((document) => [document.status, document.file]), [['saved', 'on-call.md']]);
+    const found = await writer.callTool({ name: 'search_docs', arguments: { namespace: 'handbook', query: 'on-call rotation weekly', mode: 'lexical' } });
+    assert.equal((JSON.parse(textOf(found)) as { results: { file: string }[] }).results[0]?.file, 'on-call.md');
+  });
+
+  it('refuses a client without a token before any MCP message is handled', async () => {
+    await assert.rejects(connect(), /401|unauthorized/i);
+    const response = await fetch(`${service.baseUrl}/mcp`, { method: 'GET', headers: { authorization: 'Bearer reader-token' } });
+    assert.equal(response.status, 405);
+  });
+});
