@@ -46,21 +46,6 @@ export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, opti
     await server.connect(transport);
     await transport.handleRequest(request.raw, reply.raw, request.body);
   });
-
-  const notAllowed = {
-    schema: {
-      tags: ['MCP'],
-      summary: 'Not offered: the MCP endpoint is stateless',
-      description: 'Always 405 with a JSON-RPC error, as the Streamable HTTP transport prescribes for a server without sessions or a server-initiated event stream.',
-    },
-  };
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/mcp',
-      ...notAllowed,
-      handler: async (_request, reply) =>
-        reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }),
-    });
-  }
+  // GET and DELETE (server-sent streams, sessions) are not offered: the generic 405 with `Allow: POST` answers them,
+  // as the Streamable HTTP transport prescribes for a stateless server.
 };
