@@ -108,6 +108,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await search.close();
     await store.close();
     await converter.close();
+    await models.embeddings?.close?.();
   });
 
   await app.register(healthRoute, {
