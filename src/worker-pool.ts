@@ -180,12 +180,14 @@ export class WorkerPool {
 
 /**
  * The worker side: answers each job the pool posts with `handle`'s result, or with the error it threw (a
- * KnowledgeError keeps its code; any other error reaches the caller as a plain Error).
+ * KnowledgeError keeps its code; any other error reaches the caller as a plain Error). Background workers (the
+ * default) run at a lower priority than the event loop.
  */
-export function serveJobs<Message, Result>(handle: (message: Message) => Result | Promise<Result>): void {
+export function serveJobs<Message, Result>(handle: (message: Message) => Result | Promise<Result>, options: { background?: boolean } = {}): void {
   const port = parentPort;
   if (port === null) throw new Error('serveJobs runs only in a worker thread');
-  lowerThreadPriority();
+  // Part of answering a request (a search's query embedding): keeps the event loop's priority.
+  if (options.background ?? true) lowerThreadPriority();
   port.on('message', (message: Message) => {
     Promise.resolve()
       .then(() => handle(message))
@@ -205,7 +207,7 @@ const workerNiceness = 10;
 /**
  * Jobs are background work: when the cores are busy, the event loop's thread (health checks, searches) should get
  * the CPU first. On Linux `/proc/thread-self` names this thread's id, and a priority set on a thread id applies to
- * that thread alone (threads it starts later, such as onnxruntime's, inherit it). Elsewhere workers keep the
+ * that thread alone (threads it starts later inherit it). Elsewhere workers keep the
  * process's priority.
  */
 function lowerThreadPriority(): void {

@@ -19,6 +19,8 @@ export interface InferenceSettings {
   readonly maxTokens: number;
   /** onnxruntime intra-op threads. */
   readonly threads: number;
+  /** Serves searches' queries: runs at the event loop's priority, not lower as bulk work does. */
+  readonly interactive: boolean;
 }
 
 const modelFile = join('onnx', 'model_q4.onnx');

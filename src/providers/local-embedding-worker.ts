@@ -5,15 +5,16 @@ import { serveJobs } from '../worker-pool.js';
 import { describe, embedTexts, loadModel, type InferenceSettings } from './local-embedding-inference.js';
 
 const settings = workerData as InferenceSettings;
-const model = loadModel(settings.modelDirectory, settings.threads);
-// A failed load is reported by every job (as embeddings_unavailable), not as an unhandled rejection that ends the worker.
-model.catch(() => {});
+// Loaded with the first job, once serveJobs has set this thread's priority: onnxruntime's threads inherit it. A failed
+// load is reported by every job (as embeddings_unavailable).
+let model: ReturnType<typeof loadModel> | undefined;
 
 serveJobs<readonly string[], Float32Array[]>(async (texts) => {
+  model ??= loadModel(settings.modelDirectory, settings.threads);
   const loaded = await model;
   try {
     return await embedTexts(loaded, texts, settings);
   } catch (error) {
     throw isKnowledgeError(error) ? error : new KnowledgeError('embedding_failed', `the local embedding model failed: ${describe(error)}`, { cause: error });
   }
-});
+}, { background: !settings.interactive });
