@@ -4,6 +4,7 @@
 // Run: npm run bench:local-ingest [-- --runs 2]
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,8 @@ async function serve(): Promise<void> {
     process.exit(0);
   };
   process.on('disconnect', () => void stop());
+  // Peak RSS of the whole service (main thread and workers), in kilobytes.
+  process.on('message', () => process.send?.({ type: 'peak-rss', kilobytes: process.resourceUsage().maxRSS }));
 }
 
 function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
@@ -64,17 +67,27 @@ async function post(baseUrl: string, path: string, body: unknown): Promise<unkno
   return response.json();
 }
 
-/** Ingests with progress lines, so a long request (minutes on a busy machine) never meets the client's headers timeout. */
+/** A POST without a client-side time limit: an ingest may take many minutes on a busy machine (fetch gives up after 5). */
+function postWithoutTimeout(url: string, body: unknown): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
+      const parts: Buffer[] = [];
+      response.on('data', (part: Buffer) => parts.push(part));
+      response.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
+
 async function ingest(baseUrl: string, namespace: string, files: readonly string[]): Promise<number> {
   let chunks = 0;
   for (let start = 0; start < files.length; start += sourcesPerRequest) {
     const sources = files.slice(start, start + sourcesPerRequest).map((path) => ({ type: 'file', path }));
-    const response = await fetch(`${baseUrl}/tools/ingest?progress=ndjson`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ namespace, sources }) });
-    const lines = (await response.text()).trim().split('\n');
-    const last = JSON.parse(lines.at(-1) ?? '{}') as { type: string; result?: { chunks_added: number; errors: unknown[] } };
-    if (last.type !== 'result' || last.result === undefined) throw new Error(`ingest failed: ${lines.at(-1)}`);
-    if (last.result.errors.length > 0) throw new Error(`ingest failed: ${JSON.stringify(last.result.errors[0])}`);
-    chunks += last.result.chunks_added;
+    const result = JSON.parse(await postWithoutTimeout(`${baseUrl}/tools/ingest`, { namespace, sources })) as { chunks_added: number; errors: unknown[] };
+    if (!Array.isArray(result.errors) || result.errors.length > 0) throw new Error(`ingest failed: ${JSON.stringify(result)}`);
+    chunks += result.chunks_added;
   }
   return chunks;
 }
@@ -118,6 +131,11 @@ async function measure(): Promise<void> {
       ingesting = false;
       await searching;
       console.log(`run ${run}: ${seconds.toFixed(1)} s for ${chunks} chunks (${(chunks / seconds).toFixed(0)} chunks/s); load average ${loadavg()[0]?.toFixed(1)}`);
+      const peakRss = await new Promise<number>((resolve) => {
+        child.once('message', (message) => resolve((message as { kilobytes: number }).kilobytes));
+        child.send('peak-rss');
+      });
+      console.log(`  peak RSS of the service: ${(peakRss / 1024).toFixed(0)} MB`);
       console.log(`  lexical searches meanwhile:   ${latency(lexical)}`);
       console.log(`  embedding searches meanwhile: ${latency(embedding)}`);
     } finally {

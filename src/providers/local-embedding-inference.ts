@@ -19,8 +19,11 @@ export interface InferenceSettings {
   readonly maxTokens: number;
   /** onnxruntime intra-op threads. */
   readonly threads: number;
-  /** Serves searches' queries: runs at the event loop's priority, not lower as bulk work does. */
-  readonly interactive: boolean;
+  /**
+   * Runs at a lower CPU priority than the event loop. Not the model's lanes: the query lane serves searches, and a bulk
+   * lane below every other process's priority starves on a shared machine (measured: ~0.3 of a core at load 11).
+   */
+  readonly background: boolean;
 }
 
 const modelFile = join('onnx', 'model_q4.onnx');

@@ -61,7 +61,7 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
     maxBatchTokens: positiveInteger('maxBatchTokens', options.maxBatchTokens ?? 8192),
     maxTokens,
     threads: positiveInteger('threads', options.threads ?? Math.min(2, availableParallelism()), 64),
-    interactive: false,
+    background: false,
   };
   const workers = positiveInteger('workers', options.workers ?? 1, 16);
   const missing = requiredFiles.filter((file) => !existsSync(join(settings.modelDirectory, file)));
@@ -74,8 +74,8 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
   const entry = workerEntry(import.meta.url, 'local-embedding-worker');
   const resourceLimits = { maxOldGenerationSizeMb: workerMemoryMb };
   const bulk = new WorkerPool({ entry, size: workers, resourceLimits, workerData: settings, failure: embeddingFailure });
-  // One thread: a query is a few tokens. It runs at the event loop's priority, above the bulk lane.
-  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1, interactive: true }, failure: embeddingFailure });
+  // One thread: a query is a few tokens.
+  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1 }, failure: embeddingFailure });
   const close = async () => {
     await Promise.all([bulk.close(), queries.close()]);
   };

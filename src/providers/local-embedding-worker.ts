@@ -17,4 +17,4 @@ serveJobs<readonly string[], Float32Array[]>(async (texts) => {
   } catch (error) {
     throw isKnowledgeError(error) ? error : new KnowledgeError('embedding_failed', `the local embedding model failed: ${describe(error)}`, { cause: error });
   }
-}, { background: !settings.interactive });
+}, { background: settings.background });
