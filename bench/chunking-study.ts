@@ -2,6 +2,7 @@
 // (bench/fastapi-questions.json), how often a chunk holding the answer ranks in the top 4, and its MRR@10.
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { loadSource } from '../src/ingest/load-source.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { indexCorpus, runQueries, type CorpusChunk, type CorpusDocument, type QueryLists } from './chunked-corpus.js';
@@ -35,13 +36,16 @@ function markdownFiles(directory: string): string[] {
     });
 }
 
+// Markdown pages are converted in place, so this converter never starts a worker.
+const markdownConverter = new DocumentConverter({ workers: 1 });
+
 /** Each page loaded the way a file ingest loads it: front matter stripped, title from the first heading. */
 export async function loadDocsPages(root: string): Promise<CorpusDocument[]> {
   const realRoot = realpathSync(root);
   const limits = { maxSourceBytes: 64 << 20, maxTextBytes: 64 << 20, downloadTimeoutMs: 0, allowPrivateUrls: false, fileRoots: [realRoot] };
   const pages: CorpusDocument[] = [];
   for (const file of markdownFiles(realRoot)) {
-    const loaded = await loadSource({ kind: 'file', path: file }, limits);
+    const loaded = await loadSource({ kind: 'file', path: file }, limits, markdownConverter);
     pages.push({ id: relative(realRoot, file), title: loaded.title, text: loaded.markdown.trim() });
   }
   return pages;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
+import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { IngestService, type IngestReport } from '../src/ingest/ingest-service.js';
 import type { IngestSource } from '../src/ingest/ingest-source.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
@@ -59,9 +60,11 @@ export async function ingestFiles(paths: readonly string[], embeddings?: Embeddi
       warn: (message) => console.warn(`warning: ${message}`),
     });
     await store.initialize();
+    const converter = new DocumentConverter({ workers: 1 });
     const ingest = new IngestService({
       store,
       embeddings,
+      converter,
       limits,
       logError: (message, error) => console.error(message, error),
     });
@@ -70,6 +73,7 @@ export async function ingestFiles(paths: readonly string[], embeddings?: Embeddi
     const started = performance.now();
     const report: IngestReport = await ingest.ingest('docs', sources);
     await store.close();
+    await converter.close();
     const ms = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;

@@ -12,6 +12,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
 import { embeddingText } from '../src/ingest/embedding-text.js';
+import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { IngestService } from '../src/ingest/ingest-service.js';
 import type { IngestSource } from '../src/ingest/ingest-source.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
@@ -180,10 +181,14 @@ function createStore(root: string): KnowledgeStore {
   });
 }
 
+// The benchmark ingests Markdown only, which is converted in place: this converter never starts a worker.
+const markdownConverter = new DocumentConverter({ workers: 1 });
+
 function createIngest(store: KnowledgeStore, embeddings: EmbeddingModel, concurrency?: number): IngestService {
   return new IngestService({
     store,
     embeddings,
+    converter: markdownConverter,
     limits: { maxSourceBytes: 6_000_000, maxTextBytes: 200_000, downloadTimeoutMs: 15_000, allowPrivateUrls: false, fileRoots: [] },
     ...(concurrency === undefined ? {} : { concurrency }),
     logError: (message, error) => progress(`ingest error: ${message}: ${String(error)}`),

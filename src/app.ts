@@ -6,6 +6,7 @@ import { AgentService } from './agent/agent-service.js';
 import { AccessPolicy } from './auth/access-policy.js';
 import type { Config } from './config.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
+import { DocumentConverter } from './ingest/document-converter.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
 import { installAccessControl, mayAccess } from './routes/access-control.js';
@@ -76,8 +77,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await store.initialize();
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
   const search = new SearchService(store, models.embeddings, config.limits.maxResults, logError);
+  const converter = new DocumentConverter({ workers: config.conversionWorkers });
   const ingest = new IngestService({
     store,
+    converter,
     embeddings: models.embeddings,
     limits: {
       maxSourceBytes: config.limits.maxSourceBytes,
@@ -104,6 +107,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onClose', async () => {
     await search.close();
     await store.close();
+    await converter.close();
+    await models.embeddings?.close?.();
   });
 
   await app.register(healthRoute, {

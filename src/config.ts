@@ -1,6 +1,7 @@
 // Configuration: read once from the environment at start-up, validated with one schema, frozen.
 // Every other module receives the Config; nothing else reads process.env.
 import { accessSync, constants, mkdirSync, realpathSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
@@ -66,7 +67,16 @@ const environmentSchema = z.object({
     .toLowerCase()
     .pipe(z.enum(['embedding', 'lexical', 'hybrid'], { error: 'must be embedding, lexical or hybrid' }))
     .default('hybrid'),
+  KNOWLEDGE_AGENT_CONVERSION_WORKERS: integerText(1, 64).optional(),
 });
+
+/**
+ * Two conversions at once even on 2 cores: one slow page (up to its time limit) then never holds up the rest, and
+ * the event loop still gets its share of the CPU from the operating system's scheduler.
+ */
+export function defaultConversionWorkers(cores = availableParallelism()): number {
+  return Math.min(4, Math.max(2, cores - 1));
+}
 
 /** Variant 2 names accepted for the same settings; the Variant 1 name wins when both are set. */
 const aliases: Record<string, string> = {
@@ -121,6 +131,8 @@ export interface Config {
     /** A connection with no traffic either way during a request; 0 turns it off. */
     readonly idleMs: number;
   };
+  /** Worker threads converting HTML and PDF documents at once. */
+  readonly conversionWorkers: number;
   readonly limits: {
     /** Bytes per file or download. */
     readonly maxSourceBytes: number;
@@ -256,6 +268,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
       keepAliveMs: values.KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS,
       idleMs: values.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
     }),
+    conversionWorkers: values.KNOWLEDGE_AGENT_CONVERSION_WORKERS ?? defaultConversionWorkers(),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,

@@ -31,6 +31,9 @@ export const errorCatalogue = {
   fetch_failed: { status: 502, description: 'Downloading the URL failed or answered with an error status.' },
   document_unreadable: { status: 422, description: 'The content could not be converted to text (broken PDF, no text layer).' },
   document_empty: { status: 422, description: 'The source holds no text.' },
+  document_too_complex: { status: 422, description: 'The HTML page has more elements or deeper nesting than a page may have (100,000 elements, 5,000 levels).' },
+  conversion_timed_out: { status: 422, description: 'Converting the document to Markdown took longer than its time limit (30 s).' },
+  conversion_out_of_memory: { status: 422, description: 'Converting the document to Markdown needed more memory than a conversion may use (512 MB).' },
   // Provider errors (per source at ingest, or an `error` event during an agent run).
   embedding_failed: { status: 502, description: 'The embedding provider failed after retries.' },
   provider_error: { status: 502, description: 'The language-model provider answered with an error or broke its stream.' },

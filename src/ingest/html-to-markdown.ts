@@ -1,6 +1,8 @@
 // Turns a fetched HTML page into clean Markdown of its main content, ready for chunking and search.
 import type TurndownService from 'turndown';
 import { linkedom, readability, turndown, turndownGfm } from './html-libraries.js';
+import { KnowledgeError } from '../errors.js';
+import { defaultHtmlLimits, measureHtml, type HtmlLimits } from './html-complexity.js';
 
 export interface HtmlMarkdown {
   title: string | null;
@@ -64,7 +66,19 @@ const rowMark = '\uE001';
 
 const converter = createConverter();
 
-export function htmlToMarkdown(html: string, options: { url?: string } = {}): HtmlMarkdown {
+/**
+ * Throws `document_too_complex` for a page with more elements or deeper nesting than `limits` allow, before building
+ * its DOM: the time and memory that takes grow with both, steeply with depth.
+ */
+export function htmlToMarkdown(html: string, options: { url?: string; limits?: HtmlLimits } = {}): HtmlMarkdown {
+  const limits = options.limits ?? defaultHtmlLimits;
+  const { elements, depth } = measureHtml(html, limits);
+  if (elements > limits.maxElements) {
+    throw new KnowledgeError('document_too_complex', `the page has more than ${limits.maxElements.toLocaleString('en-US')} elements`);
+  }
+  if (depth > limits.maxDepth) {
+    throw new KnowledgeError('document_too_complex', `the page nests elements more than ${limits.maxDepth.toLocaleString('en-US')} levels deep`);
+  }
   try {
     return convert(html, options.url);
   } catch {

@@ -12,6 +12,7 @@ import { chunkMarkdown } from './chunk-markdown.js';
 import { embeddingText } from './embedding-text.js';
 import { crawlSite } from './crawl-site.js';
 import { fetchUrl } from './fetch-url.js';
+import type { DocumentConverter } from './document-converter.js';
 import { describeSource, type CrawlRequest, type IngestSource, type InvalidSource } from './ingest-source.js';
 import { fetchLimits, loadSource, type SourceLimits } from './load-source.js';
 
@@ -71,6 +72,8 @@ export interface IngestServiceOptions {
   /** Undefined when no embedding provider is configured: documents are stored for lexical search, vectors wait. */
   readonly embeddings: EmbeddingModel | undefined;
   readonly limits: SourceLimits;
+  /** Converts HTML and PDF off the event loop. */
+  readonly converter: DocumentConverter;
   /** Sources of one request processed at once. */
   readonly concurrency?: number;
   readonly logError: (message: string, error: unknown) => void;
@@ -215,7 +218,7 @@ export class IngestService {
     const label = describeSource(source);
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
     try {
-      const loaded = await loadSource(source, this.options.limits);
+      const loaded = await loadSource(source, this.options.limits, this.options.converter);
       const body = loaded.markdown.trim();
       if (body === '') throw new KnowledgeError('document_empty', `${label} holds no text`);
       const hash = contentHash(body);

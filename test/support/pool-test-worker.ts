@@ -1,0 +1,33 @@
+// A worker for the WorkerPool tests: each job names what the worker does, including the ways a worker can go wrong.
+import { KnowledgeError } from '../../src/errors.js';
+import { serveJobs } from '../../src/worker-pool.js';
+
+export type PoolTestJob =
+  | { readonly kind: 'echo'; readonly value: unknown }
+  | { readonly kind: 'knowledge-error' }
+  | { readonly kind: 'plain-error' }
+  | { readonly kind: 'spin' }
+  | { readonly kind: 'exhaust-memory' }
+  | { readonly kind: 'exit' }
+  | { readonly kind: 'thread-id' };
+
+const hoard: unknown[] = [];
+
+serveJobs<PoolTestJob, unknown>(async (job) => {
+  switch (job.kind) {
+    case 'echo':
+      return job.value;
+    case 'knowledge-error':
+      throw new KnowledgeError('document_unreadable', 'the fixture cannot read this');
+    case 'plain-error':
+      throw new Error('something unexpected');
+    case 'spin':
+      for (;;);
+    case 'exhaust-memory':
+      for (;;) hoard.push(new Array(1_000_000).fill(hoard.length));
+    case 'exit':
+      process.exit(3);
+    case 'thread-id':
+      return (await import('node:worker_threads')).threadId;
+  }
+});

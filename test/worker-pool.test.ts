@@ -1,0 +1,69 @@
+// The worker pool: results and errors cross the thread boundary; a worker past its time or memory limit, or one that
+// exits, fails only its own job and is replaced; the pool never runs more workers than its size.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { KnowledgeError } from '../src/errors.js';
+import { WorkerPool, type WorkerFailure } from '../src/worker-pool.js';
+import type { PoolTestJob } from './support/pool-test-worker.js';
+
+const failureCodes = { 'timed-out': 'conversion_timed_out', 'out-of-memory': 'conversion_out_of_memory', crashed: 'document_unreadable' } as const;
+
+function createPool(size: number): WorkerPool {
+  const pool = new WorkerPool({
+    entry: new URL('./support/pool-test-worker.ts', import.meta.url),
+    size,
+    resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+    failure: (reason: WorkerFailure, detail) => new KnowledgeError(failureCodes[reason], `${reason}: ${detail}`),
+  });
+  after(() => pool.close());
+  return pool;
+}
+
+const run = (pool: WorkerPool, job: PoolTestJob, timeoutMs?: number) => pool.run<unknown>(job, timeoutMs === undefined ? {} : { timeoutMs });
+
+describe('WorkerPool', () => {
+  it('returns what the worker returns and rethrows a KnowledgeError with its code', async () => {
+    const pool = createPool(1);
+    assert.deepEqual(await run(pool, { kind: 'echo', value: { list: [1, 'two'], bytes: new Uint8Array([3]) } }), { list: [1, 'two'], bytes: new Uint8Array([3]) });
+    await assert.rejects(run(pool, { kind: 'knowledge-error' }), { name: 'KnowledgeError', code: 'document_unreadable', message: 'the fixture cannot read this' });
+    await assert.rejects(run(pool, { kind: 'plain-error' }), (error: unknown) => !(error instanceof KnowledgeError) && (error as Error).message === 'something unexpected');
+  });
+
+  it('stops a job past its time limit and serves the next job with a new worker', async () => {
+    const pool = createPool(1);
+    const before = await run(pool, { kind: 'thread-id' });
+    await assert.rejects(run(pool, { kind: 'spin' }, 200), { code: 'conversion_timed_out' });
+    const afterwards = await run(pool, { kind: 'thread-id' });
+    assert.notEqual(afterwards, before);
+  });
+
+  it('stops a worker past its memory limit without harming the process', async () => {
+    const pool = createPool(1);
+    await assert.rejects(run(pool, { kind: 'exhaust-memory' }), { code: 'conversion_out_of_memory' });
+    assert.equal(await run(pool, { kind: 'echo', value: 'still serving' }), 'still serving');
+  });
+
+  it('fails the job of a worker that exits, and replaces it', async () => {
+    const pool = createPool(1);
+    await assert.rejects(run(pool, { kind: 'exit' }), { code: 'document_unreadable', message: /exited with code 3/ });
+    assert.equal(await run(pool, { kind: 'echo', value: 1 }), 1);
+  });
+
+  it('runs at most `size` jobs at once, the rest in order', async () => {
+    const pool = createPool(2);
+    const threads = await Promise.all(Array.from({ length: 6 }, () => run(pool, { kind: 'thread-id' })));
+    assert.ok(new Set(threads).size <= 2, `jobs ran in ${new Set(threads).size} workers`);
+  });
+
+  it('drops a waiting job when its signal aborts, and refuses jobs once closed', async () => {
+    const pool = createPool(1);
+    const running = run(pool, { kind: 'spin' }, 300);
+    const controller = new AbortController();
+    const waiting = pool.run({ kind: 'echo', value: 'never' }, { signal: controller.signal });
+    controller.abort();
+    await assert.rejects(waiting, { name: 'AbortError' });
+    await assert.rejects(running, { code: 'conversion_timed_out' });
+    await pool.close();
+    await assert.rejects(run(pool, { kind: 'echo', value: 1 }), { code: 'shutting_down' });
+  });
+});
