@@ -3,7 +3,7 @@
 import { chunkMarkdown, type ChunkOptions } from '../src/ingest/chunk-markdown.js';
 import { embeddingText } from '../src/ingest/embedding-text.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
-import type { RankedHit } from '../src/search/fusion.js';
+import { medianChunkCount, type RankedHit } from '../src/search/fusion.js';
 import { LexicalIndex } from '../src/search/lexical-index.js';
 import { VectorIndex } from '../src/search/vector-index.js';
 import { embedWithCache, type EmbedOptions } from './embedding-cache.js';
@@ -77,8 +77,7 @@ export async function indexCorpus(
   const chunkByKey = new Map(chunks.map((chunk) => [chunk.key, chunk]));
   const chunksOf = new Map<string, number>();
   for (const chunk of chunks) chunksOf.set(chunk.documentId, (chunksOf.get(chunk.documentId) ?? 0) + 1);
-  const sizes = [...chunksOf.values()].sort((left, right) => left - right);
-  const median = Math.max(1, sizes[Math.floor(sizes.length / 2)] ?? 1);
+  const median = medianChunkCount([...chunksOf.values()]);
   const documentOf = (key: string): string | undefined => chunkByKey.get(key)?.documentId;
   return {
     chunks,

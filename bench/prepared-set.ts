@@ -1,7 +1,7 @@
 // A BEIR set indexed through the service's code, with every query's lexical and embedding chunk lists kept
 // deep enough that any mode or fusion can be scored from them without searching again.
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
-import { diversifyByDocument } from '../src/search/diversify.js';
+import { diversificationDepth, diversifyByDocument } from '../src/search/diversify.js';
 import { hybridRanking, type HybridSettings, type RankedHit } from '../src/search/fusion.js';
 import type { BeirSet } from './beir-set.js';
 import { documentRanking, indexCorpus, runQueries, type ChunkedCorpus, type QueryLists } from './chunked-corpus.js';
@@ -51,7 +51,7 @@ export async function prepareSet(set: BeirSet, model: EmbeddingModel, listDepth:
 
 /** The chunks a search with `limit` returns in `mode`, computed the way SearchService.search does (diversified by document). */
 export function modeHits(lists: QueryLists, corpus: ChunkedCorpus, mode: SearchMode, limit: number, fusion: HybridFusion): readonly RankedHit[] {
-  const depth = Math.max(4 * limit, 20);
+  const depth = diversificationDepth(limit);
   const ranked = mode === 'lexical' ? lists.lexical.slice(0, depth) : mode === 'embedding' ? lists.embedding.slice(0, depth) : fusion.rank(lists, corpus, Math.max(depth, fusion.depth));
   return diversifyByDocument(ranked, corpus.documentOf).slice(0, limit);
 }

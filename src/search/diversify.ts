@@ -5,6 +5,11 @@ import type { RankedHit } from './fusion.js';
 /** Chunks of one document among the first results before the others' turn; the agent's 4 snippets span two pages at least. */
 export const maxHitsPerDocument = 2;
 
+/** Hits to read before diversifying so that `limit` of them remain even when one document holds many of the best. */
+export function diversificationDepth(limit: number): number {
+  return Math.max(4 * limit, 20);
+}
+
 export function diversifyByDocument(hits: readonly RankedHit[], documentOf: (key: string) => string | undefined, perDocument = maxHitsPerDocument): RankedHit[] {
   const first: RankedHit[] = [];
   const deferred: RankedHit[] = [];

@@ -104,6 +104,12 @@ export interface HybridInput {
   readonly relativeSize?: (key: string) => number;
 }
 
+/** The median of documents' chunk counts (at least 1): the size a document's own is compared with for the discount. */
+export function medianChunkCount(chunkCounts: readonly number[]): number {
+  const sorted = [...chunkCounts].sort((left, right) => left - right);
+  return Math.max(1, sorted[Math.floor(sorted.length / 2)] ?? 1);
+}
+
 /** The hits with each score divided by relativeSize^exponent (sizes of 1 or less are left alone), best first again. */
 export function discountBySize(hits: readonly RankedHit[], relativeSize: ((key: string) => number) | undefined, exponent: number): RankedHit[] {
   if (relativeSize === undefined || exponent === 0) return [...hits];

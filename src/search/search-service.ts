@@ -5,8 +5,8 @@ import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
-import { diversifyByDocument } from './diversify.js';
-import { hybridCandidateDepth, hybridRanking, type RankedHit } from './fusion.js';
+import { diversificationDepth, diversifyByDocument } from './diversify.js';
+import { hybridCandidateDepth, hybridRanking, medianChunkCount, type RankedHit } from './fusion.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
 
 export const searchModes = ['embedding', 'lexical', 'hybrid'] as const;
@@ -43,8 +43,6 @@ export function missingNamespaceNotice(namespace: string): string {
 
 /** Candidates taken from each list before fusing (see fusion.ts). */
 const fusionDepth = hybridCandidateDepth;
-/** Hits a single-mode search reads so that diversifying by document still has `limit` to give. */
-const diversityDepth = (limit: number): number => Math.max(4 * limit, 20);
 /** Pending chunks embedded while a search waits; a larger backlog is embedded in the background. */
 const maxPendingEmbeddedInline = 64;
 
@@ -78,7 +76,7 @@ export class SearchService {
     const lexical = (notice?: string): SearchOutcome => ({
       ...base,
       mode: 'lexical',
-      hits: ranked(namespace.searchLexical(query, diversityDepth(limit))),
+      hits: ranked(namespace.searchLexical(query, diversificationDepth(limit))),
       ...(notice === undefined ? {} : { notice }),
     });
     if (options.mode === 'lexical') return lexical();
@@ -91,9 +89,9 @@ export class SearchService {
     const embeddings = this.embeddings as EmbeddingModel;
     const [vector] = await embeddings.embed([query], options.signal);
     if (options.mode === 'embedding') {
-      return { ...base, mode: 'embedding', hits: ranked(namespace.searchVectors(vector as Float32Array, diversityDepth(limit))) };
+      return { ...base, mode: 'embedding', hits: ranked(namespace.searchVectors(vector as Float32Array, diversificationDepth(limit))) };
     }
-    const depth = Math.max(diversityDepth(limit), fusionDepth);
+    const depth = Math.max(diversificationDepth(limit), fusionDepth);
     const fused = hybridRanking({
       lexical: namespace.searchLexical(query, depth),
       query: vector as Float32Array,
@@ -119,8 +117,7 @@ export class SearchService {
     const version = `${namespace.documents.length}:${namespace.chunkCount}`;
     const cached = this.medians.get(namespace);
     if (cached?.version === version) return cached.median;
-    const sizes = namespace.documents.map((document) => document.chunks.length).sort((left, right) => left - right);
-    const median = Math.max(1, sizes[Math.floor(sizes.length / 2)] ?? 1);
+    const median = medianChunkCount(namespace.documents.map((document) => document.chunks.length));
     this.medians.set(namespace, { version, median });
     return median;
   }

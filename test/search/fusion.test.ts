@@ -6,6 +6,7 @@ import {
   discountBySize,
   feedbackQuery,
   hybridRanking,
+  medianChunkCount,
   reciprocalRankFusion,
   relativeScoreFusion,
   scaleToBest,
@@ -209,4 +210,9 @@ describe('diversifyByDocument', () => {
     const single = hits(['a:1', 3], ['a:2', 2], ['a:3', 1]);
     assert.deepEqual(diversifyByDocument(single, documentOf, 1), single);
   });
+});
+
+describe('medianChunkCount', () => {
+  const cases: [number[], number][] = [[[], 1], [[5], 5], [[1, 9, 3], 3], [[4, 1, 2, 8], 4], [[0, 0, 0], 1]];
+  for (const [counts, expected] of cases) it(`${JSON.stringify(counts)} -> ${expected}`, () => assert.equal(medianChunkCount(counts), expected));
 });
