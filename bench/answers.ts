@@ -9,8 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { startBenchApp } from './bench-app.js';
 import { markdownFiles } from './ingest-speed-child.js';
 import { fastapiDocsDirectory, fastapiQuestionsFile, loadQuestionFile, type FollowUp, type GradedQuestion } from './fastapi-set.js';
 import { formatTable } from './ranking-scores.js';
@@ -114,21 +113,13 @@ try {
 const { questions, follow_ups: followUps } = loadQuestionFile(options.questions);
 const storage = fileURLToPath(new URL('./.cache/answers-knowledge', import.meta.url));
 mkdirSync(storage, { recursive: true });
-const config = loadConfig({
+const { app, baseUrl } = await startBenchApp({
   KNOWLEDGE_AGENT_MODEL: 'extractive',
   ...process.env,
-  HOST: '127.0.0.1',
-  PORT: '0',
   KNOWLEDGE_AGENT_STORAGE_PATH: storage,
   KNOWLEDGE_AGENT_FILE_ROOTS: fastapiDocsDirectory,
-  KNOWLEDGE_AGENT_RATE_LIMIT: '0',
   KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: 'fastapi-answers',
 });
-const app = await buildApp(config, { logger: false });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const address = app.server.address();
-if (address === null || typeof address === 'string') throw new Error('the server has no port');
-const baseUrl = `http://127.0.0.1:${address.port}`;
 
 try {
   const started = performance.now();

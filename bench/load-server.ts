@@ -6,9 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.js';
 import { embeddingModelName } from '../src/providers/select-models.js';
-import { loadConfig } from '../src/config.js';
+import { startBenchApp } from './bench-app.js';
 import { fastapiDirectory, ingestFiles, markdownFiles, sharedDataDirectory } from './ingest-speed-child.js';
 
 export interface LoadServer {
@@ -41,18 +40,11 @@ export async function startLoadServer(environment: Record<string, string | undef
       if (run.failures.length > 0) throw new Error(`pre-ingest failed: ${run.failures[0]}`);
       [documents, chunks] = [run.documents, run.chunks];
     }
-    const config = loadConfig({
+    const { app, config, port } = await startBenchApp({
       ...Object.fromEntries(['LLM_API_KEY', 'LLM_BASE_URL', 'KNOWLEDGE_AGENT_EMBEDDING_MODEL'].map((name) => [name, environment[name]])),
-      HOST: '127.0.0.1',
-      PORT: '0',
       KNOWLEDGE_AGENT_STORAGE_PATH: root,
       KNOWLEDGE_AGENT_FILE_ROOTS: sharedDataDirectory,
-      KNOWLEDGE_AGENT_RATE_LIMIT: '0',
     });
-    const app = await buildApp(config, { logger: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('the server has no port');
     if (providerConfigured) {
       for (let start = 0; start < files.length; start += sourcesPerRequest) {
         const response = await app.inject({
@@ -69,7 +61,7 @@ export async function startLoadServer(environment: Record<string, string | undef
       }
     }
     return {
-      port: address.port,
+      port,
       documents,
       chunks,
       ingestedThrough: providerConfigured ? 'POST /tools/ingest' : 'IngestService, before start-up (no embedding calls)',

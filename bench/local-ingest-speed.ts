@@ -20,22 +20,14 @@ const searchIntervalMs = 20;
 const queries = ['query parameters with default values', 'dependency injection with yield', 'OAuth2 password flow', 'background tasks', 'CORS middleware', 'path parameters types', 'response model exclude unset', 'upload files'];
 
 async function serve(): Promise<void> {
-  const { buildApp } = await import('../src/app.js');
-  const { loadConfig } = await import('../src/config.js');
+  const { startBenchApp } = await import('./bench-app.js');
   const root = await mkdtemp(join(tmpdir(), 'knowledge-agent-local-ingest-'));
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
+  const { app, port } = await startBenchApp({
     KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'local',
     KNOWLEDGE_AGENT_STORAGE_PATH: root,
     KNOWLEDGE_AGENT_FILE_ROOTS: sharedDataDirectory,
-    KNOWLEDGE_AGENT_RATE_LIMIT: '0',
   });
-  const app = await buildApp(config, { logger: false });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('the server has no port');
-  process.send?.({ type: 'ready', port: address.port });
+  process.send?.({ type: 'ready', port });
   const stop = async () => {
     await app.close().catch(() => {});
     await rm(root, { recursive: true, force: true }).catch(() => {});

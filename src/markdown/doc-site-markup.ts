@@ -24,7 +24,7 @@ const htmlElements = new Set([
 ]);
 /** Presentational tags that terminal transcripts in code blocks carry (colours, underlines). */
 const presentationalInCode = /<\/?(?:span|font|u|b|strong|em|i)\b[^<>]*>/gi;
-const console = new Set(['', 'console', 'bash', 'sh', 'shell', 'shell-session', 'text', 'txt']);
+const consoleLanguages = new Set(['', 'console', 'bash', 'sh', 'shell', 'shell-session', 'text', 'txt']);
 
 function titleCase(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
@@ -80,7 +80,7 @@ export function normalizeDocSiteMarkup(markdown: string): string {
     }
     const opener = fencePattern.exec(line);
     if (opener !== null) {
-      fence = { marker: opener[1] as string, console: console.has((opener[2] ?? '').toLowerCase()) };
+      fence = { marker: opener[1] as string, console: consoleLanguages.has((opener[2] ?? '').toLowerCase()) };
       output.push(line);
       continue;
     }
