@@ -112,9 +112,9 @@ export class SearchService {
     };
   }
 
-  /** Recomputed only when the namespace's document or chunk count changed: the median moves slowly. */
+  /** Recomputed only when the namespace's document or chunk count changed (checked without listing the documents). */
   private medianDocumentChunks(namespace: Namespace): number {
-    const version = `${namespace.documents.length}:${namespace.chunkCount}`;
+    const version = `${namespace.documentCount}:${namespace.chunkCount}`;
     const cached = this.medians.get(namespace);
     if (cached?.version === version) return cached.median;
     const median = medianChunkCount(namespace.documents.map((document) => document.chunks.length));

@@ -107,8 +107,13 @@ export class Namespace {
     return namespace;
   }
 
+  /** A new array of every document: for listings, not for hot paths (see documentCount). */
   get documents(): readonly StoredDocument[] {
     return this.index.documents;
+  }
+
+  get documentCount(): number {
+    return this.index.documentCount;
   }
 
   get chunkCount(): number {
