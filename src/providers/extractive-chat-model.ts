@@ -91,14 +91,12 @@ function candidates(request: ChatRequest): Candidate[] {
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
       const codeFollows = blocks.slice(index + 1, index + 3).some((next) => next.kind === 'code');
+      const blockCoverage = coverage(weights, blockTerms);
+      const headingCoverage = coverage(weights, heading);
+      if (blockCoverage === 0 && !(codeFollows && headingCoverage > 0)) return [];
       const howTo = wantsCode ? (codeFollows ? codeBlockBonus : 0) + (hasInlineCode ? inlineCodeBonus : 0) : 0;
       const score =
-        coverage(weights, blockTerms) +
-        headingWeight * coverage(weights, heading) +
-        howTo +
-        (hasInlineCode && instruction.test(block.text) ? instructionBonus : 0) -
-        rankPenalty * rank;
-      if (coverage(weights, blockTerms) === 0 && !(codeFollows && coverage(weights, heading) > 0)) return [];
+        blockCoverage + headingWeight * headingCoverage + howTo + (hasInlineCode && instruction.test(block.text) ? instructionBonus : 0) - rankPenalty * rank;
       // A sentence that introduces what the snippet cut off ("In short:" at its end) says nothing on its own.
       if (index === blocks.length - 1 && block.text.trimEnd().endsWith(':')) return [];
       return [{ snippet, rank, blocks, start: index, terms: new Set([...blockTerms, ...heading]), blockTerms, score }];
