@@ -1,15 +1,34 @@
 // Hybrid rankings that were measured against each other (bench/quality.ts --fusion). Only the one chosen lives in
 // src/search/fusion.ts; the others stay here, as plain functions, so the choice can be re-measured.
 import {
+  byScoreThenKey,
   hybridCandidateDepth,
   hybridSettings,
   reciprocalRankFusion,
-  relativeScoreFusion,
-  scaleToBest,
   type HybridSettings,
   type RankedHit,
 } from '../src/search/fusion.js';
 import { feedbackFusion, listFusion, type HybridFusion } from './prepared-set.js';
+
+/**
+ * Each score over the best score of its list: 1 for the best hit, and the natural zero of BM25 and cosine kept, so a
+ * list whose head barely stands out (a flat list) moves the fusion less than one with a clear winner. A negative
+ * score counts as zero, like a key the list does not hold; a list with no positive score counts for nothing.
+ */
+export function scaleToBest(hits: readonly RankedHit[]): Map<string, number> {
+  let best = 0;
+  for (const hit of hits) best = Math.max(best, hit.score);
+  return new Map(hits.map((hit) => [hit.key, best > 0 ? Math.max(0, hit.score) / best : 0]));
+}
+
+/** denseWeight * embedding + (1 - denseWeight) * lexical over scores scaled to each list's best (0 where absent). */
+export function relativeScoreFusion(lexical: readonly RankedHit[], embedding: readonly RankedHit[], denseWeight: number): RankedHit[] {
+  if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be from 0 to 1, got ${denseWeight}`);
+  const fused = new Map<string, number>();
+  for (const [key, score] of scaleToBest(lexical)) fused.set(key, (1 - denseWeight) * score);
+  for (const [key, score] of scaleToBest(embedding)) fused.set(key, (fused.get(key) ?? 0) + denseWeight * score);
+  return [...fused].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
+}
 
 type Normalizer = (hits: readonly RankedHit[]) => { readonly normalized: Map<string, number>; readonly missing: number };
 
@@ -40,14 +59,14 @@ const normalizers = {
     const low = mean - 3 * deviation;
     return { normalized: new Map(hits.map((hit) => [hit.key, deviation > 0 ? (hit.score - low) / (6 * deviation) : 1])), missing: 0 };
   },
-  /** Score over the list's best score (src/search/fusion.ts scaleToBest); an absent key counts as 0. */
+  /** Score over the list's best score (scaleToBest); an absent key counts as 0. */
   relative: (hits) => ({ normalized: scaleToBest(hits), missing: 0 }),
 } satisfies Record<string, Normalizer>;
 
 export type NormalizerName = keyof typeof normalizers;
 
 function sorted(scores: Map<string, number>): RankedHit[] {
-  return [...scores].map(([key, score]) => ({ key, score })).sort((left, right) => right.score - left.score || (left.key < right.key ? -1 : 1));
+  return [...scores].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
 }
 
 function convex(normalize: Normalizer, lexicalHits: readonly RankedHit[], embeddingHits: readonly RankedHit[], denseWeight: number): RankedHit[] {
@@ -126,7 +145,7 @@ export function agreementFusion(normalizer: NormalizerName, low: number, high: n
   );
 }
 
-/** src/search/fusion.ts relativeScoreFusion alone (the chosen ranking without its feedback round). */
+/** relativeScoreFusion alone (the earlier hybrid without its feedback round). */
 export function relativeFusion(denseWeight: number, depth: number): HybridFusion {
   return listFusion(`relative score fusion, dense ${denseWeight}, depth ${depth}`, depth, (lexical, embedding) =>
     relativeScoreFusion(lexical, embedding, denseWeight),

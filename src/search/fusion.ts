@@ -6,7 +6,8 @@ export interface RankedHit {
   readonly score: number;
 }
 
-const byScoreThenKey = (left: RankedHit, right: RankedHit): number => right.score - left.score || (left.key < right.key ? -1 : left.key > right.key ? 1 : 0);
+/** Best score first; ties by key, so every ranking is deterministic. */
+export const byScoreThenKey = (left: RankedHit, right: RankedHit): number => right.score - left.score || (left.key < right.key ? -1 : left.key > right.key ? 1 : 0);
 
 /**
  * Reciprocal rank fusion: each list gives a key weight / (k + rank), ranks from 1. Robust to the lists'
@@ -17,26 +18,6 @@ export function reciprocalRankFusion(lists: readonly { readonly hits: readonly R
   for (const { hits, weight } of lists) {
     hits.forEach((hit, index) => fused.set(hit.key, (fused.get(hit.key) ?? 0) + weight / (k + index + 1)));
   }
-  return [...fused].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
-}
-
-/**
- * Each score over the best score of its list: 1 for the best hit, and the natural zero of BM25 and cosine kept, so a
- * list whose head barely stands out (a flat list) moves the fusion less than one with a clear winner. A negative
- * score counts as zero, like a key the list does not hold; a list with no positive score counts for nothing.
- */
-export function scaleToBest(hits: readonly RankedHit[]): Map<string, number> {
-  let best = 0;
-  for (const hit of hits) best = Math.max(best, hit.score);
-  return new Map(hits.map((hit) => [hit.key, best > 0 ? Math.max(0, hit.score) / best : 0]));
-}
-
-/** denseWeight * embedding + (1 - denseWeight) * lexical over scores scaled to each list's best (0 where absent). */
-export function relativeScoreFusion(lexical: readonly RankedHit[], embedding: readonly RankedHit[], denseWeight: number): RankedHit[] {
-  if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be from 0 to 1, got ${denseWeight}`);
-  const fused = new Map<string, number>();
-  for (const [key, score] of scaleToBest(lexical)) fused.set(key, (1 - denseWeight) * score);
-  for (const [key, score] of scaleToBest(embedding)) fused.set(key, (fused.get(key) ?? 0) + denseWeight * score);
   return [...fused].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
 }
 

@@ -1,6 +1,7 @@
 // Fusion math: reciprocal rank fusion, scaling to the best score, relative score fusion, Rocchio feedback, hybrid ranking.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { relativeScoreFusion, scaleToBest } from '../../bench/fusion-candidates.js';
 import { diversifyByDocument } from '../../src/search/diversify.js';
 import {
   discountBySize,
@@ -8,8 +9,6 @@ import {
   hybridRanking,
   medianChunkCount,
   reciprocalRankFusion,
-  relativeScoreFusion,
-  scaleToBest,
   type RankedHit,
 } from '../../src/search/fusion.js';
 
