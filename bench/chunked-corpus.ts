@@ -4,8 +4,8 @@ import { chunkMarkdown, type ChunkOptions } from '../src/ingest/chunk-markdown.j
 import { embeddingText } from '../src/ingest/embedding-text.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { medianChunkCount, type RankedHit } from '../src/search/fusion.js';
-import { LexicalIndex } from '../src/search/lexical-index.js';
-import { VectorIndex } from '../src/search/vector-index.js';
+import { LexicalIndex } from '../src/indexes/lexical-index.js';
+import { VectorIndex } from '../src/indexes/vector-index.js';
 import { embedWithCache, type EmbedOptions } from './embedding-cache.js';
 
 export interface CorpusDocument {

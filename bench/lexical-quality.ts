@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, normalize, relative } from 'node:path';
-import { LexicalIndex, defaultLexicalIndexOptions, type LexicalIndexOptions } from '../src/search/lexical-index.js';
+import { LexicalIndex, defaultLexicalIndexOptions, type LexicalIndexOptions } from '../src/indexes/lexical-index.js';
 import { linearGain, mean, ndcgAt, recallAt, reciprocalRankAt, type RelevanceJudgments } from '../src/search/metrics.js';
 import { loadBeirSet, type BeirSet } from './beir-set.js';
 import { plainBm25Rankings } from './plain-bm25.js';

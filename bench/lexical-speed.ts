@@ -2,8 +2,8 @@
 // Run: npx tsx bench/lexical-speed.ts            (add --expose-gc after tsx for steadier memory figures)
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LexicalIndex } from '../src/search/lexical-index.js';
-import { tokenize } from '../src/search/tokenize.js';
+import { LexicalIndex } from '../src/indexes/lexical-index.js';
+import { tokenize } from '../src/indexes/tokenize.js';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../test/support/durability-documents.js';
 

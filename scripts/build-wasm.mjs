@@ -1,10 +1,10 @@
-// Compiles every WebAssembly text kernel in src/search/simd/*.wat into the .wasm beside it (committed, loaded at run time).
-// test/search/vector-index.test.ts recompiles the same way and compares bytes, so keep the options in step with it.
+// Compiles every WebAssembly text kernel in src/indexes/simd/*.wat into the .wasm beside it (committed, loaded at run time).
+// test/indexes/vector-index.test.ts recompiles the same way and compares bytes, so keep the options in step with it.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 
-const kernelDirectory = 'src/search/simd';
+const kernelDirectory = 'src/indexes/simd';
 const wabt = await wabtInit();
 
 for (const name of readdirSync(kernelDirectory).filter((file) => file.endsWith('.wat')).sort()) {

@@ -2,7 +2,7 @@
 // a language model is asked to rewrite it; without one (the extractive model), the earlier question's key words are
 // carried over. A question that does not lean on the conversation is searched as it is.
 import type { ChatMessage, ChatModel } from '../providers/chat-model.js';
-import { stopwords } from '../search/tokenize.js';
+import { stopwords } from '../indexes/tokenize.js';
 
 /** Earlier user questions whose words a chain of follow-ups carries. */
 const maxCarriedQuestions = 3;

@@ -4,7 +4,7 @@
 // Grounded by construction; used with KNOWLEDGE_AGENT_MODEL=extractive.
 import { normalizeDocSiteMarkup } from '../markdown/doc-site-markup.js';
 import { markdownBlocks, type MarkdownBlock } from '../markdown/markdown-blocks.js';
-import { queryTerms, tokenize } from '../search/tokenize.js';
+import { queryTerms, tokenize } from '../indexes/tokenize.js';
 import type { ChatModel, ChatRequest, ChatStreamPart, GroundingSnippet } from './chat-model.js';
 
 export const extractiveModelId = 'extractive';

@@ -1,5 +1,5 @@
 // Picks a short excerpt of a chunk around its densest cluster of query terms, for previews and citations.
-import { tokenize } from './tokenize.js';
+import { tokenize } from '../indexes/tokenize.js';
 
 const ellipsis = '…';
 const wordPattern = /\S+/g;

@@ -1,5 +1,5 @@
 // Fusing ranked lists (lexical and embedding) into one ranking: pure functions over keys, scores and vectors.
-import { dotAt } from './cosine.js';
+import { dotAt } from '../indexes/cosine.js';
 
 export interface RankedHit {
   readonly key: string;

@@ -6,8 +6,8 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
-import { withHeadroom } from '../search/growable-array.js';
-import type { LexicalSnapshot } from '../search/lexical-index.js';
+import { withHeadroom } from '../indexes/growable-array.js';
+import type { LexicalSnapshot } from '../indexes/lexical-index.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { EmbeddingInfo } from './index-ops.js';
 import { toPersistedDocument, toStoredDocument } from './persisted-document.js';

@@ -1,7 +1,7 @@
 // A namespace's index in memory: documents, chunks, the lexical index and the vectors, changed only by applying IndexOps
 // (the same ops the journal records), so what is replayed at start-up is exactly what happened while running.
-import { LexicalIndex } from '../search/lexical-index.js';
-import { VectorIndex, type VectorHit } from '../search/vector-index.js';
+import { LexicalIndex } from '../indexes/lexical-index.js';
+import { VectorIndex, type VectorHit } from '../indexes/vector-index.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import type { SnapshotContents } from './index-snapshot.js';
 import type { StoredChunk, StoredDocument } from './stored-document.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { forEachConcurrently } from '../concurrency.js';
 import { isKnowledgeError } from '../errors.js';
-import type { VectorHit } from '../search/vector-index.js';
+import type { VectorHit } from '../indexes/vector-index.js';
 import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
 import { parseDocument, renderDocument } from './front-matter.js';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { excerptAround } from '../../src/search/excerpt.js';
-import { queryTerms } from '../../src/search/tokenize.js';
+import { queryTerms } from '../../src/indexes/tokenize.js';
 
 const filler = (word: string, count: number): string => Array.from({ length: count }, (_, index) => `${word}${index}`).join(' ');
 const middle = `${filler('alpha', 30)} To declare dependencies use Depends in the function. ${filler('omega', 30)}`;

@@ -7,7 +7,7 @@ import {
   lengthNormalization,
   saturate,
   type FieldFrequency,
-} from '../../src/search/bm25.js';
+} from '../../src/indexes/bm25.js';
 
 function assertClose(actual: number, expected: number, tolerance = 1e-9): void {
   assert.ok(Math.abs(actual - expected) <= tolerance, `expected ${expected}, got ${actual}`);

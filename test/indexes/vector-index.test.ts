@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import wabtInit from 'wabt';
-import { cosineSimilarity, normalize } from '../../src/search/cosine.js';
-import { VectorIndex, type VectorHit } from '../../src/search/vector-index.js';
+import { cosineSimilarity, normalize } from '../../src/indexes/cosine.js';
+import { VectorIndex, type VectorHit } from '../../src/indexes/vector-index.js';
 
 describe('cosine', () => {
   const cases: { left: number[]; right: number[]; expected: number }[] = [
@@ -277,7 +277,7 @@ describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
 });
 
 describe('WebAssembly kernels', () => {
-  const kernelDirectory = new URL('../../src/search/simd/', import.meta.url);
+  const kernelDirectory = new URL('../../src/indexes/simd/', import.meta.url);
   const sources = readdirSync(kernelDirectory).filter((name) => name.endsWith('.wat'));
 
   it('has kernels to check', () => assert.ok(sources.includes('int8-dot.wat')));

@@ -3,15 +3,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { bm25fTermScore, inverseDocumentFrequency } from '../../src/search/bm25.js';
+import { bm25fTermScore, inverseDocumentFrequency } from '../../src/indexes/bm25.js';
 import {
   LexicalIndex,
   defaultLexicalIndexOptions,
   type LexicalFields,
   type LexicalIndexOptions,
   type LexicalSnapshot,
-} from '../../src/search/lexical-index.js';
-import { tokenize } from '../../src/search/tokenize.js';
+} from '../../src/indexes/lexical-index.js';
+import { tokenize } from '../../src/indexes/tokenize.js';
 import { sharedDataDirectory } from '../support/shared-data.js';
 
 const corpus: Record<string, LexicalFields> = {

@@ -1,7 +1,7 @@
 // Typed arrays that grow in place within their buffer's headroom, and by copying past it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { grown, withHeadroom } from '../../src/search/growable-array.js';
+import { grown, withHeadroom } from '../../src/indexes/growable-array.js';
 
 describe('grown', () => {
   it('widens in place within the headroom, with zeros past the old end', () => {

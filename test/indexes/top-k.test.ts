@@ -1,7 +1,7 @@
 // TopK: the k best ids of a stream, best first, ties to the lower id.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TopK } from '../../src/search/top-k.js';
+import { TopK } from '../../src/indexes/top-k.js';
 
 function topK(capacity: number, offers: [number, number][]): [number, number][] {
   const best = new TopK(capacity);

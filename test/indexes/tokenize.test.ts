@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { queryTerms, stem, stopwords, tokenize } from '../../src/search/tokenize.js';
+import { queryTerms, stem, stopwords, tokenize } from '../../src/indexes/tokenize.js';
 
 describe('tokenize', () => {
   const cases: { name: string; text: string; terms: string[] }[] = [
