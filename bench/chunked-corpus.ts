@@ -1,7 +1,7 @@
 // Indexes a corpus the way the service does (chunkMarkdown, LexicalIndex fields, embeddingText vectors in a
 // VectorIndex) and runs queries against it, keeping the raw scores of both lists for fusing.
 import { chunkMarkdown, type ChunkOptions } from '../src/ingest/chunk-markdown.js';
-import { embeddingText } from '../src/ingest/embedding-text.js';
+import { embeddingText } from '../src/embedding/embedding-text.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { medianChunkCount, type RankedHit } from '../src/search/fusion.js';
 import { LexicalIndex } from '../src/indexes/lexical-index.js';

@@ -7,6 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ChunkEmbedder } from '../src/embedding/chunk-embedder.js';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
 import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { IngestService, type IngestReport } from '../src/ingest/ingest-service.js';
@@ -63,7 +64,7 @@ export async function ingestFiles(paths: readonly string[], embeddings?: Embeddi
     const converter = new DocumentConverter({ workers: 1 });
     const ingest = new IngestService({
       store,
-      embeddings,
+      embeddings: embeddings === undefined ? undefined : new ChunkEmbedder(store, embeddings, (message, error) => console.error(message, error)),
       converter,
       limits,
       logError: (message, error) => console.error(message, error),

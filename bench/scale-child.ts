@@ -11,7 +11,8 @@ import MiniSearch from 'minisearch';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
-import { embeddingText } from '../src/ingest/embedding-text.js';
+import { ChunkEmbedder } from '../src/embedding/chunk-embedder.js';
+import { embeddingText } from '../src/embedding/embedding-text.js';
 import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { IngestService } from '../src/ingest/ingest-service.js';
 import type { IngestSource } from '../src/ingest/ingest-source.js';
@@ -187,7 +188,7 @@ const markdownConverter = new DocumentConverter({ workers: 1 });
 function createIngest(store: KnowledgeStore, embeddings: EmbeddingModel, concurrency?: number): IngestService {
   return new IngestService({
     store,
-    embeddings,
+    embeddings: new ChunkEmbedder(store, embeddings, (message, error) => progress(`embedding error: ${message}: ${String(error)}`)),
     converter: markdownConverter,
     limits: { maxSourceBytes: 6_000_000, maxTextBytes: 200_000, downloadTimeoutMs: 15_000, allowPrivateUrls: false, fileRoots: [] },
     ...(concurrency === undefined ? {} : { concurrency }),
@@ -325,7 +326,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   for (let round = 0; round < 10; round++) for (const query of queries) hashEmbed(query);
   const queryEmbeddingMicroseconds = ((performance.now() - embedStarted) * 1000) / (10 * queries.length);
 
-  const search = new SearchService(store, model, 20, (message, error) => progress(`search error: ${message}: ${String(error)}`));
+  const search = new SearchService(store, new ChunkEmbedder(store, model, (message, error) => progress(`embedding error: ${message}: ${String(error)}`)), 20);
   const vectorHits = new Map<string, string[]>();
   const searchTimings = {} as Record<SearchMode, QueryTimings & { fallbacks: number; empty: number }>;
   for (const mode of ['lexical', 'embedding', 'hybrid'] as const) {

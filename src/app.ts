@@ -26,6 +26,7 @@ import { playgroundRoute } from './routes/playground-route.js';
 import { variant1Routes } from './routes/variant1-routes.js';
 import { variant2IngestRoutes } from './routes/variant2-ingest-route.js';
 import { variant2Routes } from './routes/variant2-routes.js';
+import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
 import { installRequestContext } from './logging/request-context.js';
@@ -76,12 +77,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   await store.initialize();
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
-  const search = new SearchService(store, models.embeddings, config.limits.maxResults, logError);
+  const embedder = models.embeddings === undefined ? undefined : new ChunkEmbedder(store, models.embeddings, logError);
+  const search = new SearchService(store, embedder, config.limits.maxResults);
   const converter = new DocumentConverter({ workers: config.conversionWorkers });
   const ingest = new IngestService({
     store,
     converter,
-    embeddings: models.embeddings,
+    embeddings: embedder,
     limits: {
       maxSourceBytes: config.limits.maxSourceBytes,
       maxTextBytes: config.limits.maxTextBytes,
@@ -105,7 +107,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // On close (SIGTERM, tests): stop background embedding, then let queued writes finish.
   app.addHook('onClose', async () => {
-    await search.close();
+    await embedder?.close();
     await store.close();
     await converter.close();
     await models.embeddings?.close?.();

@@ -27,14 +27,12 @@ export class CatalogService {
 
   async documents(namespaceName: string): Promise<{ namespace: string; documents: readonly StoredDocument[] }> {
     const namespace = await this.require(namespaceName);
-    await namespace.syncWithFolder();
     return { namespace: namespace.name, documents: [...namespace.documents].sort((left, right) => left.file.localeCompare(right.file)) };
   }
 
   /** One document and its Markdown; 404 for an unknown namespace or file. */
   async document(namespaceName: string, file: string): Promise<{ namespace: string; document: StoredDocument; markdown: string }> {
     const namespace = await this.require(namespaceName);
-    await namespace.syncWithFolder();
     const document = namespace.document(file);
     const markdown = document === undefined ? undefined : await namespace.documentBody(file).catch(() => undefined);
     if (document === undefined || markdown === undefined) throw new KnowledgeError('not_found', `namespace "${namespace.name}" has no document ${JSON.stringify(file)}`);

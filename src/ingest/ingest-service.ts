@@ -2,14 +2,13 @@
 // Sources are independent: one failing never stops the others, and each failure is reported with its reason.
 import { performance } from 'node:perf_hooks';
 import { forEachConcurrently } from '../concurrency.js';
+import type { ChunkEmbedder, EmbeddableChunk } from '../embedding/chunk-embedder.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
-import type { EmbeddingModel } from '../providers/embedding-model.js';
 import { contentHash } from '../store/content-hash.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { StoredDocument } from '../store/stored-document.js';
 import { chunkMarkdown } from './chunk-markdown.js';
-import { embeddingText } from './embedding-text.js';
 import { crawlSite } from './crawl-site.js';
 import { fetchUrl } from './fetch-url.js';
 import type { DocumentConverter } from './document-converter.js';
@@ -70,7 +69,7 @@ export type IngestProgress =
 export interface IngestServiceOptions {
   readonly store: KnowledgeStore;
   /** Undefined when no embedding provider is configured: documents are stored for lexical search, vectors wait. */
-  readonly embeddings: EmbeddingModel | undefined;
+  readonly embeddings: ChunkEmbedder | undefined;
   readonly limits: SourceLimits;
   /** Converts HTML and PDF off the event loop. */
   readonly converter: DocumentConverter;
@@ -195,16 +194,21 @@ export class IngestService {
   /**
    * The chunks' vectors, or a warning when the provider is down: lexical search needs no vectors, so the document is
    * stored without them and its chunks stay pending, to be embedded by the same mechanism as after a model change
-   * (SearchService embeds pending chunks at the next embedding search, once the provider answers again).
+   * (the ChunkEmbedder retries them in the background until the provider answers again).
    */
-  private async embed(request: RequestState, label: string, texts: string[]): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
+  private async embed(
+    request: RequestState,
+    label: string,
+    title: string,
+    chunks: readonly EmbeddableChunk[],
+  ): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
     const embeddings = this.options.embeddings;
     if (embeddings === undefined) return undefined;
     const withoutEmbeddings = (reason: string) => ({ warning: `stored without embeddings: ${reason}. It is found by lexical search now, and embedded once the provider answers again.` });
     // Once the provider was found down (after the client's retries), the request's other sources do not wait on it.
     if (request.providerDown !== undefined) return withoutEmbeddings(request.providerDown);
     try {
-      return { vectors: await embeddings.embed(texts) };
+      return { vectors: await embeddings.embedChunks(title, chunks) };
     } catch (error) {
       // Only a provider that is down: a refused key or a refused input would fail again every time.
       if (!isKnowledgeError(error) || error.code !== 'embedding_failed' || !error.temporary) throw error;
@@ -226,7 +230,7 @@ export class IngestService {
       if (known !== undefined) return { index, source: label, status: 'skipped', document: known };
 
       const chunks = chunkMarkdown(body);
-      const embedded = await this.embed(request, label, chunks.map((chunk) => embeddingText(loaded.title, chunk.headingPath, chunk.text)));
+      const embedded = await this.embed(request, label, loaded.title, chunks);
       const vectors = embedded?.vectors;
       const [outcome] = await namespace.commitDocuments([
         {
@@ -235,12 +239,13 @@ export class IngestService {
           ...(source.kind === 'upload' && source.folder !== undefined ? { folder: source.folder } : {}),
           body,
           hash,
-          embeddingModel: vectors === undefined ? null : (this.options.embeddings?.id ?? null),
+          embeddingModel: vectors === undefined ? null : (this.options.embeddings?.model.id ?? null),
           chunks: chunks.map((chunk, ordinal) => ({ ...chunk, embedding: vectors?.[ordinal] ?? null })),
         },
       ]);
       if (outcome === undefined) throw new Error('commit returned no outcome');
       const warning = outcome.status === 'skipped' ? undefined : embedded?.warning;
+      if (warning !== undefined) this.options.embeddings?.embedPendingLater(namespace);
       const noted = warning === undefined ? {} : { warning };
       return outcome.status === 'updated'
         ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced, ...noted }

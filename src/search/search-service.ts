@@ -1,7 +1,6 @@
 // Searches a namespace by embedding (cosine), lexically (BM25), or both fused (hybrid).
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
-import { embeddingText } from '../ingest/embedding-text.js';
-import type { EmbeddingModel } from '../providers/embedding-model.js';
+import type { ChunkEmbedder } from '../embedding/chunk-embedder.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
@@ -47,19 +46,14 @@ const fusionDepth = hybridCandidateDepth;
 const maxPendingEmbeddedInline = 64;
 
 export class SearchService {
-  /** One embedding job per namespace at a time, shared by the searches that wait for it. */
-  private readonly embeddingJobs = new Map<string, Promise<void>>();
-  /** Why the last embedding job of a namespace failed (the provider is down, say), until one succeeds. */
-  private readonly embeddingFailures = new Map<string, string>();
-  private readonly closing = new AbortController();
   private readonly medians = new WeakMap<Namespace, { version: string; median: number }>();
 
   constructor(
     private readonly store: KnowledgeStore,
-    private readonly embeddings: EmbeddingModel | undefined,
+    /** The embedding model and the owner of its pending chunks; undefined when no embedding model is configured. */
+    private readonly embeddings: ChunkEmbedder | undefined,
     /** Results any search returns at most. */
     private readonly maxResults: number,
-    private readonly logError: (message: string, error: unknown) => void,
   ) {}
 
   async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
@@ -70,7 +64,6 @@ export class SearchService {
     }
     const limit = Math.min(options.limit, this.maxResults);
     if (limit <= 0 || query.trim() === '') return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace.warnings, namespaceExists: true };
-    await namespace.syncWithFolder();
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
     const ranked = (hits: readonly RankedHit[]) => this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
     const lexical = (notice?: string): SearchOutcome => ({
@@ -86,8 +79,7 @@ export class SearchService {
       if (options.mode === 'embedding' && this.embeddings === undefined) throw new KnowledgeError('embeddings_unavailable', unavailable);
       return lexical(`${unavailable}; these results are ranked lexically`);
     }
-    const embeddings = this.embeddings as EmbeddingModel;
-    const [vector] = await embeddings.embed([query], options.signal);
+    const [vector] = await (this.embeddings as ChunkEmbedder).model.embed([query], options.signal);
     if (options.mode === 'embedding') {
       return { ...base, mode: 'embedding', hits: ranked(namespace.searchVectors(vector as Float32Array, diversificationDepth(limit))) };
     }
@@ -132,14 +124,14 @@ export class SearchService {
 
   /**
    * Why embedding ranking cannot be used right now, or undefined when it can. Chunks without vectors (placed by
-   * hand, stored without a provider, or embedded by another model) are embedded first: while the search waits when
-   * there are few, in the background when there are many.
+   * hand, stored without a provider, or embedded by another model) are embedded by the ChunkEmbedder: the search
+   * waits for it when there are few, and searches lexically meanwhile when there are many.
    */
   private async embeddingUnavailable(namespace: Namespace): Promise<string | undefined> {
     if (this.embeddings === undefined) return 'no embedding model is configured (set LLM_API_KEY or KNOWLEDGE_AGENT_EMBEDDING_MODEL=local)';
     const pending = namespace.pendingChunkCount;
     if (pending === 0) return undefined;
-    const job = this.embedPending(namespace, this.embeddings);
+    const job = this.embeddings.embedPending(namespace);
     const waiting = (reason: string) => `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); a later search embeds them`;
     if (pending <= maxPendingEmbeddedInline) {
       try {
@@ -151,33 +143,9 @@ export class SearchService {
         return waiting(error.message);
       }
     }
-    const failure = this.embeddingFailures.get(namespace.name);
-    return failure === undefined ? `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.id}` : waiting(failure);
-  }
-
-  private embedPending(namespace: Namespace, embeddings: EmbeddingModel): Promise<void> {
-    const running = this.embeddingJobs.get(namespace.name);
-    if (running !== undefined) return running;
-    const job = (async () => {
-      const pending = namespace.pendingChunks();
-      const texts = pending.map((chunk) => embeddingText(namespace.document(chunk.file)?.title ?? '', chunk.headingPath, chunk.text));
-      const vectors = await embeddings.embed(texts, this.closing.signal);
-      await namespace.storeEmbeddings(embeddings.id, pending.map((chunk, index) => ({ chunk, vector: vectors[index] as Float32Array })));
-      this.embeddingFailures.delete(namespace.name);
-    })().finally(() => this.embeddingJobs.delete(namespace.name));
-    this.embeddingJobs.set(namespace.name, job);
-    // A background job's failure is logged; a waiting search sees it through the promise it awaits.
-    job.catch((error: unknown) => {
-      if (this.closing.signal.aborted) return;
-      if (isKnowledgeError(error)) this.embeddingFailures.set(namespace.name, error.message);
-      this.logError(`embedding the pending chunks of ${namespace.name} failed`, error);
-    });
-    return job;
-  }
-
-  /** Stops background embedding and waits for it to end (what it had not stored is embedded after a restart). */
-  async close(): Promise<void> {
-    this.closing.abort();
-    await Promise.allSettled(this.embeddingJobs.values());
+    // Not awaited: its failure is logged and retried by the embedder.
+    job.catch(() => undefined);
+    const failure = this.embeddings.pendingFailure(namespace.name);
+    return failure === undefined ? `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.model.id}` : waiting(failure);
   }
 }

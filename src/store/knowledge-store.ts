@@ -48,15 +48,18 @@ export class KnowledgeStore {
   }
 
   /**
-   * The namespace if its folder exists; reads of an unknown namespace create nothing. That holds for a namespace opened
-   * earlier whose folder was removed by hand too: reading it would write its folder back (its next ingest does, and
-   * the reconciliation with the folder then drops what is gone). The check is synchronous, as in
-   * Namespace.syncWithFolder: it runs before every search.
+   * The namespace if its folder exists, current with its folder: documents placed in or removed from it by hand are
+   * reconciled here, on every read, which is what makes them searchable at once (see Namespace.syncWithFolder; one stat
+   * when nothing changed). Reads of an unknown namespace create nothing. That holds for a namespace opened earlier
+   * whose folder was removed by hand too: reading it would write its folder back (its next ingest does, and the
+   * reconciliation with the folder then drops what is gone). The check is synchronous for the same reason.
    */
   async existingNamespace(requestedName: string): Promise<Namespace | undefined> {
     const name = sanitizeNamespace(requestedName);
     if (!isFolder(join(this.options.root, name))) return undefined;
-    return this.namespace(name);
+    const namespace = await this.namespace(name);
+    await namespace.syncWithFolder();
+    return namespace;
   }
 
   /** Waits for every namespace's queued writes to finish, and folds each journal into its snapshot. */
