@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import type { ProviderSettings } from './providers/select-models.js';
 import { sanitizeNamespace } from './store/namespace-name.js';
 
 const defaultChatModel = 'gpt-4o-mini';
@@ -88,21 +89,7 @@ const aliases: Record<string, string> = {
 export interface Config {
   readonly host: string;
   readonly port: number;
-  readonly provider: {
-    /** Absent: the agent endpoints answer 503 and embeddings are unavailable. */
-    readonly apiKey: string | undefined;
-    /** Absent: the official client's default endpoint. */
-    readonly baseUrl: string | undefined;
-    /** `extractive` answers by quoting the snippets, with no provider. */
-    readonly chatModel: string;
-    /**
-     * `local` embeds with the bundled all-MiniLM-L6-v2 model, with no provider; another name is the provider's model.
-     * Undefined: the provider's default with the provider's public endpoint, the local model otherwise (see selectModels).
-     */
-    readonly embeddingModel: string | undefined;
-    /** Sampling temperature, 0..2. */
-    readonly temperature: number;
-  };
+  readonly provider: ProviderSettings;
   readonly topK: number;
   /** How the agent retrieves its snippets. */
   readonly retrieval: 'embedding' | 'lexical' | 'hybrid';

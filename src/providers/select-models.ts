@@ -1,6 +1,5 @@
 // Chooses the chat and embedding models from the configuration: the provider when a key is set,
 // the bundled local embedding model when there is none (or when asked for), the extractive answerer when asked for.
-import type { Config } from '../config.js';
 import type { ChatModel } from './chat-model.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import { createExtractiveChatModel, extractiveModelId } from './extractive-chat-model.js';
@@ -18,17 +17,34 @@ export interface SelectedModels {
   readonly embeddings: EmbeddingModel | undefined;
 }
 
+/** The provider settings of the configuration (see config.ts). */
+export interface ProviderSettings {
+  /** Absent: the agent endpoints answer 503 and embeddings are unavailable. */
+  readonly apiKey: string | undefined;
+  /** Absent: the official client's default endpoint. */
+  readonly baseUrl: string | undefined;
+  /** `extractive` answers by quoting the snippets, with no provider. */
+  readonly chatModel: string;
+  /**
+   * `local` embeds with the bundled all-MiniLM-L6-v2 model, with no provider; another name is the provider's model.
+   * Undefined: the provider's default with the provider's public endpoint, the local model otherwise (see selectModels).
+   */
+  readonly embeddingModel: string | undefined;
+  /** Sampling temperature, 0..2. */
+  readonly temperature: number;
+}
+
 /**
  * The embedding model to use: the one named; else, with the provider's public endpoint and a key, its small model;
  * else (no key, or LLM_BASE_URL pointing at Ollama, vLLM, llama.cpp's server...) the local model, because a local
  * server need not serve any embedding model, let alone one of that name.
  */
-export function embeddingModelName(config: Config['provider']): string {
+export function embeddingModelName(config: ProviderSettings): string {
   if (config.embeddingModel !== undefined) return config.embeddingModel;
   return config.apiKey !== undefined && config.baseUrl === undefined ? defaultProviderEmbeddingModel : localEmbeddingModelName;
 }
 
-export async function selectModels(config: Config['provider'], log: { warn(message: string): void }): Promise<SelectedModels> {
+export async function selectModels(config: ProviderSettings, log: { warn(message: string): void }): Promise<SelectedModels> {
   const embeddingModel = embeddingModelName(config);
   const provider = config.apiKey === undefined
     ? undefined
