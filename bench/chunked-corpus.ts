@@ -3,7 +3,8 @@
 import { chunkMarkdown, type ChunkOptions } from '../src/ingest/chunk-markdown.js';
 import { embeddingText } from '../src/embedding/embedding-text.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
-import { medianChunkCount, type RankedHit } from '../src/search/fusion.js';
+import type { ScoredHit } from '../src/indexes/scored-hit.js';
+import { medianChunkCount } from '../src/search/fusion.js';
 import { LexicalIndex } from '../src/indexes/lexical-index.js';
 import { VectorIndex } from '../src/indexes/vector-index.js';
 import { embedWithCache, type EmbedOptions } from './embedding-cache.js';
@@ -37,8 +38,8 @@ export interface ChunkedCorpus {
 }
 
 export interface QueryLists {
-  readonly lexical: readonly RankedHit[];
-  readonly embedding: readonly RankedHit[];
+  readonly lexical: readonly ScoredHit[];
+  readonly embedding: readonly ScoredHit[];
   /** The query's vector, for rankings that search again. */
   readonly vector: Float32Array;
 }
@@ -109,7 +110,7 @@ export async function runQueries(
 }
 
 /** Chunk hits to document ids, each document at the rank of its best chunk. */
-export function documentRanking(hits: readonly RankedHit[], corpus: ChunkedCorpus, count: number): string[] {
+export function documentRanking(hits: readonly ScoredHit[], corpus: ChunkedCorpus, count: number): string[] {
   const ranking: string[] = [];
   const seen = new Set<string>();
   for (const hit of hits) {

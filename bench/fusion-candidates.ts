@@ -6,8 +6,8 @@ import {
   hybridSettings,
   reciprocalRankFusion,
   type HybridSettings,
-  type RankedHit,
 } from '../src/search/fusion.js';
+import type { ScoredHit } from '../src/indexes/scored-hit.js';
 import { feedbackFusion, listFusion, type HybridFusion } from './prepared-set.js';
 
 /**
@@ -15,14 +15,14 @@ import { feedbackFusion, listFusion, type HybridFusion } from './prepared-set.js
  * list whose head barely stands out (a flat list) moves the fusion less than one with a clear winner. A negative
  * score counts as zero, like a key the list does not hold; a list with no positive score counts for nothing.
  */
-export function scaleToBest(hits: readonly RankedHit[]): Map<string, number> {
+export function scaleToBest(hits: readonly ScoredHit[]): Map<string, number> {
   let best = 0;
   for (const hit of hits) best = Math.max(best, hit.score);
   return new Map(hits.map((hit) => [hit.key, best > 0 ? Math.max(0, hit.score) / best : 0]));
 }
 
 /** denseWeight * embedding + (1 - denseWeight) * lexical over scores scaled to each list's best (0 where absent). */
-export function relativeScoreFusion(lexical: readonly RankedHit[], embedding: readonly RankedHit[], denseWeight: number): RankedHit[] {
+export function relativeScoreFusion(lexical: readonly ScoredHit[], embedding: readonly ScoredHit[], denseWeight: number): ScoredHit[] {
   if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be from 0 to 1, got ${denseWeight}`);
   const fused = new Map<string, number>();
   for (const [key, score] of scaleToBest(lexical)) fused.set(key, (1 - denseWeight) * score);
@@ -30,9 +30,9 @@ export function relativeScoreFusion(lexical: readonly RankedHit[], embedding: re
   return [...fused].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
 }
 
-type Normalizer = (hits: readonly RankedHit[]) => { readonly normalized: Map<string, number>; readonly missing: number };
+type Normalizer = (hits: readonly ScoredHit[]) => { readonly normalized: Map<string, number>; readonly missing: number };
 
-function moments(hits: readonly RankedHit[]): { mean: number; deviation: number } {
+function moments(hits: readonly ScoredHit[]): { mean: number; deviation: number } {
   if (hits.length === 0) return { mean: 0, deviation: 0 };
   const mean = hits.reduce((sum, hit) => sum + hit.score, 0) / hits.length;
   const variance = hits.reduce((sum, hit) => sum + (hit.score - mean) ** 2, 0) / hits.length;
@@ -65,11 +65,11 @@ const normalizers = {
 
 export type NormalizerName = keyof typeof normalizers;
 
-function sorted(scores: Map<string, number>): RankedHit[] {
+function sorted(scores: Map<string, number>): ScoredHit[] {
   return [...scores].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
 }
 
-function convex(normalize: Normalizer, lexicalHits: readonly RankedHit[], embeddingHits: readonly RankedHit[], denseWeight: number): RankedHit[] {
+function convex(normalize: Normalizer, lexicalHits: readonly ScoredHit[], embeddingHits: readonly ScoredHit[], denseWeight: number): ScoredHit[] {
   if (lexicalHits.length === 0 || embeddingHits.length === 0) return [...(lexicalHits.length === 0 ? embeddingHits : lexicalHits)];
   const lexical = normalize(lexicalHits);
   const embedding = normalize(embeddingHits);
@@ -82,13 +82,13 @@ function convex(normalize: Normalizer, lexicalHits: readonly RankedHit[], embedd
 }
 
 /** The best hit's z-score within its list: how far it stands out. */
-function headZ(hits: readonly RankedHit[]): number {
+function headZ(hits: readonly ScoredHit[]): number {
   const { mean, deviation } = moments(hits);
   return deviation > 0 ? ((hits[0]?.score ?? mean) - mean) / deviation : 0;
 }
 
 /** (s1 - s10) / (s1 - s_last): how steeply the head falls, 0 (flat) to 1. */
-function headGap(hits: readonly RankedHit[]): number {
+function headGap(hits: readonly ScoredHit[]): number {
   const first = hits[0]?.score ?? 0;
   const last = hits[hits.length - 1]?.score ?? 0;
   const tenth = hits[Math.min(10, hits.length) - 1]?.score ?? last;
@@ -96,7 +96,7 @@ function headGap(hits: readonly RankedHit[]): number {
 }
 
 /** Share of the lexical top 10 that is also in the embedding top 10. */
-function agreement(lexical: readonly RankedHit[], embedding: readonly RankedHit[]): number {
+function agreement(lexical: readonly ScoredHit[], embedding: readonly ScoredHit[]): number {
   const top = new Set(embedding.slice(0, 10).map((hit) => hit.key));
   return lexical.slice(0, 10).filter((hit) => top.has(hit.key)).length / 10;
 }

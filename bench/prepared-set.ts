@@ -2,7 +2,8 @@
 // deep enough that any mode or fusion can be scored from them without searching again.
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { diversificationDepth, diversifyByDocument } from '../src/search/diversify.js';
-import { hybridRanking, type HybridSettings, type RankedHit } from '../src/search/fusion.js';
+import type { ScoredHit } from '../src/indexes/scored-hit.js';
+import { hybridRanking, type HybridSettings } from '../src/search/fusion.js';
 import type { BeirSet } from './beir-set.js';
 import { documentRanking, indexCorpus, runQueries, type ChunkedCorpus, type QueryLists } from './chunked-corpus.js';
 import type { QueryRanking } from './ranking-scores.js';
@@ -14,11 +15,11 @@ export type SearchMode = (typeof searchModes)[number];
 export interface HybridFusion {
   readonly name: string;
   readonly depth: number;
-  readonly rank: (lists: QueryLists, corpus: ChunkedCorpus, depth: number) => RankedHit[];
+  readonly rank: (lists: QueryLists, corpus: ChunkedCorpus, depth: number) => ScoredHit[];
 }
 
 /** A hybrid ranking that only fuses the two lists of the query. */
-export function listFusion(name: string, depth: number, fuse: (lexical: readonly RankedHit[], embedding: readonly RankedHit[]) => RankedHit[]): HybridFusion {
+export function listFusion(name: string, depth: number, fuse: (lexical: readonly ScoredHit[], embedding: readonly ScoredHit[]) => ScoredHit[]): HybridFusion {
   return { name, depth, rank: (lists, _corpus, cut) => fuse(lists.lexical.slice(0, cut), lists.embedding.slice(0, cut)) };
 }
 
@@ -50,7 +51,7 @@ export async function prepareSet(set: BeirSet, model: EmbeddingModel, listDepth:
 }
 
 /** The chunks a search with `limit` returns in `mode`, computed the way SearchService.search does (diversified by document). */
-export function modeHits(lists: QueryLists, corpus: ChunkedCorpus, mode: SearchMode, limit: number, fusion: HybridFusion): readonly RankedHit[] {
+export function modeHits(lists: QueryLists, corpus: ChunkedCorpus, mode: SearchMode, limit: number, fusion: HybridFusion): readonly ScoredHit[] {
   const depth = diversificationDepth(limit);
   const ranked = mode === 'lexical' ? lists.lexical.slice(0, depth) : mode === 'embedding' ? lists.embedding.slice(0, depth) : fusion.rank(lists, corpus, Math.max(depth, fusion.depth));
   return diversifyByDocument(ranked, corpus.documentOf).slice(0, limit);

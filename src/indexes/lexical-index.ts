@@ -3,6 +3,7 @@
 import { inverseDocumentFrequency } from './bm25.js';
 import { grown } from './growable-array.js';
 import { PostingLists, blockHeader } from './posting-lists.js';
+import type { ScoredHit } from './scored-hit.js';
 import { queryTerms, tokenize } from './tokenize.js';
 import { TopK } from './top-k.js';
 
@@ -10,11 +11,6 @@ export interface LexicalFields {
   title: string;
   headings: string;
   body: string;
-}
-
-export interface LexicalHit {
-  key: string;
-  score: number;
 }
 
 export interface FieldSettings {
@@ -173,7 +169,7 @@ export class LexicalIndex {
   }
 
   /** The best `limit` chunks for `query`, best first; ties go to the chunk added earlier. */
-  search(query: string, limit: number): LexicalHit[] {
+  search(query: string, limit: number): ScoredHit[] {
     const wanted = Math.floor(limit);
     const documentCount = this.slotOfKey.size;
     if (!(wanted > 0) || documentCount === 0) return [];

@@ -1,13 +1,9 @@
 // Exact cosine search over one namespace's chunk vectors: an int8 SIMD scan finds candidates, float32 rows rescore them.
 import { dotAt, normalize } from './cosine.js';
 import { grown, grownCapacity } from './growable-array.js';
+import type { ScoredHit } from './scored-hit.js';
 import { QuantizedRows } from './simd/quantized-rows.js';
 import { TopK } from './top-k.js';
-
-export interface VectorHit {
-  readonly key: string;
-  readonly score: number;
-}
 
 export class VectorIndex {
   /** Unit rows, contiguous; row i belongs to keys[i] (undefined once removed, until compaction). */
@@ -95,7 +91,7 @@ export class VectorIndex {
    * `floor` exactly, only rows scoring at least `floor - margin` approximately can be among the best: those are
    * rescored exactly. Their number adapts to the data instead of being a fixed candidate pool.
    */
-  search(query: ArrayLike<number>, limit: number): VectorHit[] {
+  search(query: ArrayLike<number>, limit: number): ScoredHit[] {
     if (limit <= 0 || this.size === 0) return [];
     if (query.length !== this.dimensions) {
       throw new RangeError(`query of ${query.length} dimensions in an index of ${this.dimensions}`);

@@ -1,19 +1,15 @@
 // Fusing ranked lists (lexical and embedding) into one ranking: pure functions over keys, scores and vectors.
 import { dotAt } from '../indexes/cosine.js';
-
-export interface RankedHit {
-  readonly key: string;
-  readonly score: number;
-}
+import type { ScoredHit } from '../indexes/scored-hit.js';
 
 /** Best score first; ties by key, so every ranking is deterministic. */
-export const byScoreThenKey = (left: RankedHit, right: RankedHit): number => right.score - left.score || (left.key < right.key ? -1 : left.key > right.key ? 1 : 0);
+export const byScoreThenKey = (left: ScoredHit, right: ScoredHit): number => right.score - left.score || (left.key < right.key ? -1 : left.key > right.key ? 1 : 0);
 
 /**
  * Reciprocal rank fusion: each list gives a key weight / (k + rank), ranks from 1. Robust to the lists'
  * incomparable score scales; k dampens the head (60 in the original paper).
  */
-export function reciprocalRankFusion(lists: readonly { readonly hits: readonly RankedHit[]; readonly weight: number }[], k = 60): RankedHit[] {
+export function reciprocalRankFusion(lists: readonly { readonly hits: readonly ScoredHit[]; readonly weight: number }[], k = 60): ScoredHit[] {
   const fused = new Map<string, number>();
   for (const { hits, weight } of lists) {
     hits.forEach((hit, index) => fused.set(hit.key, (fused.get(hit.key) ?? 0) + weight / (k + index + 1)));
@@ -74,11 +70,11 @@ export const hybridCandidateDepth = 100;
 
 export interface HybridInput {
   /** Lexical hits with their BM25 scores, best first. */
-  readonly lexical: readonly RankedHit[];
+  readonly lexical: readonly ScoredHit[];
   /** The query's unit embedding. */
   readonly query: Float32Array;
   /** Cosine hits of the query vector, best first (the caller bounds how many). */
-  readonly embedding: readonly RankedHit[];
+  readonly embedding: readonly ScoredHit[];
   /** The stored unit vector of a hit's key, if it has one. */
   readonly vectorOf: (key: string) => Float32Array | undefined;
   /** Chunks of the hit's document over those of the namespace's median document; 1 when unknown. */
@@ -92,7 +88,7 @@ export function medianChunkCount(chunkCounts: readonly number[]): number {
 }
 
 /** The hits with each score divided by relativeSize^exponent (sizes of 1 or less are left alone), best first again. */
-export function discountBySize(hits: readonly RankedHit[], relativeSize: ((key: string) => number) | undefined, exponent: number): RankedHit[] {
+export function discountBySize(hits: readonly ScoredHit[], relativeSize: ((key: string) => number) | undefined, exponent: number): ScoredHit[] {
   if (relativeSize === undefined || exponent === 0) return [...hits];
   return hits.map(({ key, score }) => ({ key, score: score / Math.max(1, relativeSize(key)) ** exponent })).sort(byScoreThenKey);
 }
@@ -104,9 +100,9 @@ export function discountBySize(hits: readonly RankedHit[], relativeSize: ((key: 
  * feedback lets lexical evidence steer the embedding ranking at the cost of a few hundred dot products. Scores are
  * scaled so that a hit ranked first by both lists scores 1.
  */
-export function hybridRanking(input: HybridInput, settings: HybridSettings = hybridSettings): RankedHit[] {
+export function hybridRanking(input: HybridInput, settings: HybridSettings = hybridSettings): ScoredHit[] {
   const lexical = discountBySize(input.lexical, input.relativeSize, settings.sizeDiscount);
-  const fuse = (embedding: readonly RankedHit[]): RankedHit[] => {
+  const fuse = (embedding: readonly ScoredHit[]): ScoredHit[] => {
     const fused = reciprocalRankFusion(
       [
         { hits: lexical, weight: 1 },
@@ -129,7 +125,7 @@ export function hybridRanking(input: HybridInput, settings: HybridSettings = hyb
 }
 
 /** The candidates that have a vector, ranked by cosine with the unit vector `query` (stored vectors are unit too). */
-function cosineRanking(query: Float32Array, candidates: readonly RankedHit[], vectorOf: (key: string) => Float32Array | undefined): RankedHit[] {
+function cosineRanking(query: Float32Array, candidates: readonly ScoredHit[], vectorOf: (key: string) => Float32Array | undefined): ScoredHit[] {
   return candidates
     .flatMap(({ key }) => {
       const vector = vectorOf(key);

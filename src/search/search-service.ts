@@ -1,11 +1,12 @@
 // Searches a namespace by embedding (cosine), lexically (BM25), or both fused (hybrid).
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { ChunkEmbedder } from '../embedding/chunk-embedder.js';
+import type { ScoredHit } from '../indexes/scored-hit.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
 import { diversificationDepth, diversifyByDocument } from './diversify.js';
-import { hybridCandidateDepth, hybridRanking, medianChunkCount, type RankedHit } from './fusion.js';
+import { hybridCandidateDepth, hybridRanking, medianChunkCount } from './fusion.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
 
 export const searchModes = ['embedding', 'lexical', 'hybrid'] as const;
@@ -65,7 +66,7 @@ export class SearchService {
     const limit = Math.min(options.limit, this.maxResults);
     if (limit <= 0 || query.trim() === '') return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace.warnings, namespaceExists: true };
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
-    const ranked = (hits: readonly RankedHit[]) => this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
+    const ranked = (hits: readonly ScoredHit[]) => this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
     const lexical = (notice?: string): SearchOutcome => ({
       ...base,
       mode: 'lexical',
@@ -114,7 +115,7 @@ export class SearchService {
     return median;
   }
 
-  private resolve(namespace: Namespace, hits: readonly RankedHit[]): RetrievedChunk[] {
+  private resolve(namespace: Namespace, hits: readonly ScoredHit[]): RetrievedChunk[] {
     return hits.flatMap(({ key, score }) => {
       const chunk = namespace.chunk(key);
       const document = chunk === undefined ? undefined : namespace.document(chunk.file);

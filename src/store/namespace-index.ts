@@ -1,7 +1,8 @@
 // A namespace's index in memory: documents, chunks, the lexical index and the vectors, changed only by applying IndexOps
 // (the same ops the journal records), so what is replayed at start-up is exactly what happened while running.
 import { LexicalIndex } from '../indexes/lexical-index.js';
-import { VectorIndex, type VectorHit } from '../indexes/vector-index.js';
+import type { ScoredHit } from '../indexes/scored-hit.js';
+import { VectorIndex } from '../indexes/vector-index.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import type { SnapshotContents } from './index-snapshot.js';
 import type { StoredChunk, StoredDocument } from './stored-document.js';
@@ -114,11 +115,11 @@ export class NamespaceIndex {
     return this.vectors?.vector(id);
   }
 
-  searchVectors(query: Float32Array, limit: number): VectorHit[] {
+  searchVectors(query: Float32Array, limit: number): ScoredHit[] {
     return this.vectors?.search(query, limit) ?? [];
   }
 
-  searchLexical(query: string, limit: number): { key: string; score: number }[] {
+  searchLexical(query: string, limit: number): ScoredHit[] {
     return this.lexical.search(query, limit);
   }
 

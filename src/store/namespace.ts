@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { forEachConcurrently } from '../concurrency.js';
 import { isKnowledgeError } from '../errors.js';
-import type { VectorHit } from '../indexes/vector-index.js';
+import type { ScoredHit } from '../indexes/scored-hit.js';
 import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { DocumentFolder } from './document-folder.js';
 import { parseDocument, renderDocument } from './front-matter.js';
@@ -166,11 +166,11 @@ export class Namespace {
     return this.index.vectorOf(id);
   }
 
-  searchVectors(query: Float32Array, limit: number): VectorHit[] {
+  searchVectors(query: Float32Array, limit: number): ScoredHit[] {
     return this.index.searchVectors(query, limit);
   }
 
-  searchLexical(query: string, limit: number): { key: string; score: number }[] {
+  searchLexical(query: string, limit: number): ScoredHit[] {
     return this.index.searchLexical(query, limit);
   }
 

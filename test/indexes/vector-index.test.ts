@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import wabtInit from 'wabt';
 import { cosineSimilarity, normalize } from '../../src/indexes/cosine.js';
-import { VectorIndex, type VectorHit } from '../../src/indexes/vector-index.js';
+import type { ScoredHit } from '../../src/indexes/scored-hit.js';
+import { VectorIndex } from '../../src/indexes/vector-index.js';
 
 describe('cosine', () => {
   const cases: { left: number[]; right: number[]; expected: number }[] = [
@@ -74,7 +75,7 @@ describe('VectorIndex', () => {
 type Reference = Map<string, Float32Array>;
 
 /** Every live key scored by a plain float32 scan, best first, ties to the earlier row. */
-function naiveScan(reference: Reference, query: ArrayLike<number>): VectorHit[] {
+function naiveScan(reference: Reference, query: ArrayLike<number>): ScoredHit[] {
   const unitQuery = normalize(query);
   const scored = [...reference].map(([key, unit], row) => {
     let score = 0;

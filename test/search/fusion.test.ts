@@ -9,12 +9,12 @@ import {
   hybridRanking,
   medianChunkCount,
   reciprocalRankFusion,
-  type RankedHit,
 } from '../../src/search/fusion.js';
+import type { ScoredHit } from '../../src/indexes/scored-hit.js';
 
-const hits = (...entries: [key: string, score: number][]): RankedHit[] => entries.map(([key, score]) => ({ key, score }));
+const hits = (...entries: [key: string, score: number][]): ScoredHit[] => entries.map(([key, score]) => ({ key, score }));
 
-function assertHitsClose(actual: readonly RankedHit[], expected: readonly RankedHit[]): void {
+function assertHitsClose(actual: readonly ScoredHit[], expected: readonly ScoredHit[]): void {
   assert.deepEqual(actual.map((hit) => hit.key), expected.map((hit) => hit.key));
   actual.forEach((hit, index) => {
     const wanted = expected[index]?.score ?? Number.NaN;
@@ -28,7 +28,7 @@ function assertVectorClose(actual: ArrayLike<number>, expected: readonly number[
 }
 
 describe('reciprocalRankFusion', () => {
-  const cases: { name: string; lists: { hits: RankedHit[]; weight: number }[]; k?: number; expected: RankedHit[] }[] = [
+  const cases: { name: string; lists: { hits: ScoredHit[]; weight: number }[]; k?: number; expected: ScoredHit[] }[] = [
     { name: 'no lists', lists: [], expected: [] },
     { name: 'one list keeps its order', lists: [{ hits: hits(['a', 9], ['b', 1]), weight: 1 }], k: 1, expected: hits(['a', 1 / 2], ['b', 1 / 3]) },
     {
@@ -65,7 +65,7 @@ describe('reciprocalRankFusion', () => {
 });
 
 describe('scaleToBest', () => {
-  const cases: { name: string; input: RankedHit[]; expected: [string, number][] }[] = [
+  const cases: { name: string; input: ScoredHit[]; expected: [string, number][] }[] = [
     { name: 'empty', input: [], expected: [] },
     { name: 'divides by the best score', input: hits(['a', 8], ['b', 2], ['c', 0]), expected: [['a', 1], ['b', 0.25], ['c', 0]] },
     { name: 'the best need not come first', input: hits(['a', 0.3], ['b', 0.6]), expected: [['a', 0.5], ['b', 1]] },
@@ -80,7 +80,7 @@ describe('scaleToBest', () => {
 describe('relativeScoreFusion', () => {
   const lexical = hits(['a', 10], ['b', 5]);
   const embedding = hits(['b', 0.8], ['c', 0.4]);
-  const cases: { name: string; lexical: RankedHit[]; embedding: RankedHit[]; denseWeight: number; expected: RankedHit[] }[] = [
+  const cases: { name: string; lexical: ScoredHit[]; embedding: ScoredHit[]; denseWeight: number; expected: ScoredHit[] }[] = [
     // a: 0.4 * 1; b: 0.4 * 0.5 + 0.6 * 1; c: 0.6 * 0.5
     { name: 'weighted sum of scaled scores', lexical, embedding, denseWeight: 0.6, expected: hits(['b', 0.8], ['a', 0.4], ['c', 0.3]) },
     { name: 'weight 0 is the lexical ranking', lexical, embedding, denseWeight: 0, expected: hits(['a', 1], ['b', 0.5], ['c', 0]) },
@@ -127,7 +127,7 @@ describe('hybridRanking', () => {
   const query = Float32Array.of(1, 0);
   const cosine = (vector: ArrayLike<number>, [x = 0, y = 0]: number[]) => (vector[0] as number) * x + (vector[1] as number) * y;
   const embedding = [...vectors].map(([key, vector]) => ({ key, score: cosine(query, vector) })).sort((left, right) => right.score - left.score);
-  function run(feedbackHits: number, vectorOf: (key: string) => number[] | undefined): { ranking: RankedHit[]; looked: string[] } {
+  function run(feedbackHits: number, vectorOf: (key: string) => number[] | undefined): { ranking: ScoredHit[]; looked: string[] } {
     const looked: string[] = [];
     const ranking = hybridRanking(
       {
