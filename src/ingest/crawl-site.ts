@@ -1,7 +1,9 @@
 // Crawls a documentation site breadth-first: same origin and path prefix, robots.txt honoured, bounded concurrency.
 import { KnowledgeError } from '../errors.js';
 import { detectFormat } from './convert-document.js';
-import type { FetchedResource } from './fetch-url.js';
+import { CrawlFetches, type FetchOutcome } from './crawl-fetches.js';
+import { CrawlFrontier, type CrawlItem } from './crawl-frontier.js';
+import type { FetchedPage } from './fetch-url.js';
 import { nonDocumentExtension, normalizeCrawlUrl, readPageLinks, readSitemap } from './page-links.js';
 import { allowEverything, loadRobotsPolicy, type RobotsPolicy } from './robots-txt.js';
 
@@ -18,33 +20,40 @@ export interface CrawlOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface CrawledPage {
-  /** The URL after redirects, normalized. */
-  readonly url: string;
-  readonly bytes: Buffer;
-  readonly contentType: string | undefined;
-  readonly depth: number;
-}
+/** Why a crawl passed a URL by; the event's message says it in words, with the URL or limit in question. */
+export type CrawlSkipReason =
+  /** robots.txt disallows the URL, or the page a redirect lands on. */
+  | 'robots_txt'
+  /** A sitemap entry, or a redirect's target, outside the crawl's origin and folder. */
+  | 'outside_scope'
+  /** An extension or content type that is not a document. */
+  | 'not_a_document'
+  /** The page's robots meta tag says noindex. */
+  | 'noindex'
+  /** A redirect onto a page crawled already. */
+  | 'crawled_already'
+  /** A sitemap URL that holds no sitemap. */
+  | 'not_a_sitemap'
+  | 'sitemap_limit'
+  /** Queued when the crawl had yielded maxPages pages. */
+  | 'page_limit'
+  /** Queued when the crawl had used up its page fetches. */
+  | 'fetch_limit';
 
 export type CrawlEvent =
-  | { readonly type: 'page'; readonly page: CrawledPage }
-  | { readonly type: 'skipped'; readonly url: string; readonly reason: string }
+  | { readonly type: 'page'; readonly page: FetchedPage; readonly depth: number }
+  | { readonly type: 'skipped'; readonly url: string; readonly reason: CrawlSkipReason; readonly message: string }
   | { readonly type: 'failed'; readonly url: string; readonly error: KnowledgeError };
 
-/** Downloads one URL (following redirects, as fetchUrl does); the signal is the crawl's own, for fetchers that can cancel. */
-export type FetchPage = (url: string, signal?: AbortSignal) => Promise<FetchedResource>;
-
-interface QueueItem {
-  readonly url: string;
-  readonly depth: number;
-  readonly kind: 'page' | 'sitemap';
+/** Whether a skip means the crawl stopped before it had looked at everything in its scope. */
+export function isCrawlLimit(reason: CrawlSkipReason): boolean {
+  return reason === 'page_limit' || reason === 'fetch_limit';
 }
 
-type Outcome = { readonly item: QueueItem; readonly fetched: FetchedResource } | { readonly item: QueueItem; readonly error: KnowledgeError };
+/** Downloads one URL (following redirects, as fetchUrl does); the signal is the crawl's own, for fetchers that can cancel. */
+export type FetchPage = (url: string, signal?: AbortSignal) => Promise<FetchedPage>;
 
 const maxSitemapFetches = 50;
-// URLs waiting to be fetched; links found past this are dropped, which bounds memory and 'skipped' events.
-const maxQueuedUrls = 10_000;
 const maxCrawlDelaySeconds = 10;
 
 function checkedInteger(name: string, value: number, minimum: number, maximum: number): number {
@@ -59,8 +68,8 @@ function pathPrefixOf(url: URL): string {
   return url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
 }
 
-function skipped(url: string, reason: string): CrawlEvent {
-  return { type: 'skipped', url, reason };
+function skipped(url: string, reason: CrawlSkipReason, message: string): CrawlEvent {
+  return { type: 'skipped', url, reason, message };
 }
 
 function isSitemapPath(url: string): boolean {
@@ -108,231 +117,227 @@ export function crawlSite(startUrl: string, options: CrawlOptions, fetchPage: Fe
     userAgent: options.userAgent ?? 'knowledge-agent',
     signal: options.signal,
   };
-  return runCrawl(startUrl, settings, fetchPage);
+  return crawlFrom(startUrl, settings, fetchPage);
 }
 
 interface CrawlSettings extends Required<Omit<CrawlOptions, 'signal'>> {
   readonly signal: AbortSignal | undefined;
 }
 
-async function* runCrawl(startUrl: string, settings: CrawlSettings, fetchPage: FetchPage): AsyncGenerator<CrawlEvent> {
-  const { maxPages, maxDepth, concurrency, userAgent, signal } = settings;
-  if (signal?.aborted) return;
+
+async function* crawlFrom(startUrl: string, settings: CrawlSettings, fetchPage: FetchPage): AsyncGenerator<CrawlEvent> {
+  if (settings.signal?.aborted) return;
   const start = normalizeCrawlUrl(startUrl);
   if (start === undefined) {
     yield { type: 'failed', url: startUrl, error: new KnowledgeError('url_not_allowed', `${JSON.stringify(startUrl)} is not an http(s) URL to crawl`) };
     return;
   }
+  yield* new SiteCrawl(start, settings, fetchPage).run();
+}
 
-  // Every URL queued or fetched (never queued twice), and every URL a fetch was started for or landed on.
-  const known = new Set<string>([start.href]);
-  const landed = new Set<string>();
-  let level: QueueItem[] = [{ url: start.href, depth: 0, kind: 'page' }];
-  let nextLevel: QueueItem[] = [];
-  // Fetches under way, and the outcomes of those that ended, in the order they ended.
-  const running = new Set<Promise<void>>();
-  const finished: Outcome[] = [];
-  let wake: (() => void) | undefined;
-  let scope = { origin: start.origin, pathPrefix: pathPrefixOf(start) };
-  let scopeSettled = false;
-  let robots: RobotsPolicy = allowEverything;
-  let crawlDelayMs = 0;
-  let lastStartAt = 0;
-  let nextStartAt = 0;
-  let pagesYielded = 0;
-  let pageFetches = 0;
-  let runningPages = 0;
-  let sitemapsQueued = 0;
-  const fetchBudget = maxPages + Math.max(maxPages, 20);
-  const robotsByOrigin = new Map<string, Promise<RobotsPolicy>>();
-  const robotsFor = (origin: string): Promise<RobotsPolicy> => {
-    let policy = robotsByOrigin.get(origin);
+/** The origin and folder a crawl stays in. */
+interface CrawlScope {
+  readonly origin: string;
+  readonly pathPrefix: string;
+}
+
+/** One crawl from a start URL: what it has queued and fetched, the scope and robots.txt it follows, and its counts. */
+class SiteCrawl {
+  private readonly frontier: CrawlFrontier;
+  private readonly fetches: CrawlFetches;
+  private readonly robotsByOrigin = new Map<string, Promise<RobotsPolicy>>();
+  private readonly signal: AbortSignal | undefined;
+  /** Page fetches allowed in all: a few pages may redirect, fail or be skipped. */
+  private readonly fetchBudget: number;
+  /** The start URL's origin and folder, moved to those of its final URL once the start page has landed. */
+  private scope: CrawlScope;
+  private scopeSettled = false;
+  private robots: RobotsPolicy = allowEverything;
+  private pagesYielded = 0;
+  private sitemapsQueued = 0;
+
+  constructor(
+    private readonly start: URL,
+    private readonly settings: CrawlSettings,
+    private readonly fetchPage: FetchPage,
+  ) {
+    this.signal = settings.signal;
+    this.frontier = new CrawlFrontier({ url: start.href, depth: 0, kind: 'page' });
+    this.fetches = new CrawlFetches(fetchPage, settings.signal);
+    this.fetchBudget = settings.maxPages + Math.max(settings.maxPages, 20);
+    this.scope = { origin: start.origin, pathPrefix: pathPrefixOf(start) };
+  }
+
+  async *run(): AsyncGenerator<CrawlEvent> {
+    try {
+      const startPolicy = await unlessAborted(this.robotsFor(this.start.origin), this.signal);
+      if (startPolicy === undefined) return;
+      if (!startPolicy.isAllowed(this.start)) {
+        yield skipped(this.start.href, 'robots_txt', 'disallowed by robots.txt');
+        return;
+      }
+      this.robots = startPolicy;
+      for (;;) {
+        if (this.signal?.aborted) return;
+        const waitMs = this.startFetches();
+        if (this.fetches.idle) {
+          const waiting = this.frontier.peek() !== undefined;
+          // Items wait, nothing runs and no delay holds them back: a limit stopped the crawl.
+          if (waiting && waitMs <= 0) break;
+          if (!waiting) {
+            if (!this.frontier.descend()) break;
+            continue;
+          }
+        }
+        if (!this.fetches.hasFinished) await this.fetches.waitForChange(waitMs);
+        const outcome = this.fetches.takeFinished();
+        if (outcome === undefined || this.signal?.aborted) continue;
+        if (!this.scopeSettled && (await this.settleScope(outcome)) === 'stopped') return;
+        for (const event of this.handleOutcome(outcome)) {
+          if (this.signal?.aborted) return;
+          yield event;
+        }
+      }
+      yield* this.skipUnfetched();
+    } finally {
+      // Fetches already started are let finish (a fetcher that takes the signal ends them at once), their results dropped.
+      await this.fetches.settle();
+    }
+  }
+
+  /**
+   * Starts what may start: the current depth in order, pages only while a page could still be wanted. Returns how
+   * long the crawl delay holds the next start back (0 when it does not).
+   */
+  private startFetches(): number {
+    const { maxPages, concurrency } = this.settings;
+    for (let item = this.frontier.peek(); item !== undefined; item = this.frontier.peek()) {
+      if (this.fetches.runningCount >= concurrency || this.pagesYielded >= maxPages) return 0;
+      if (item.kind === 'page' && (this.pagesYielded + this.fetches.runningPages >= maxPages || this.fetches.pagesStarted >= this.fetchBudget)) return 0;
+      if (this.frontier.hasLanded(item.url)) {
+        this.frontier.take();
+        continue;
+      }
+      const delayMs = this.fetches.delayBeforeNextStart();
+      if (delayMs > 0) return delayMs;
+      this.frontier.take();
+      this.frontier.land(item.url);
+      this.fetches.start(item);
+    }
+    return 0;
+  }
+
+  /** Every queued URL never fetched, skipped for the limit that stopped the crawl. */
+  private *skipUnfetched(): Generator<CrawlEvent> {
+    const { maxPages } = this.settings;
+    const pageLimit = this.pagesYielded >= maxPages;
+    for (const item of this.frontier.unfetched()) {
+      if (this.signal?.aborted) return;
+      yield pageLimit ? skipped(item.url, 'page_limit', `page limit (${maxPages}) reached`) : skipped(item.url, 'fetch_limit', `fetch limit (${this.fetchBudget}) reached`);
+    }
+  }
+
+  private robotsFor(origin: string): Promise<RobotsPolicy> {
+    let policy = this.robotsByOrigin.get(origin);
     if (policy === undefined) {
-      policy = loadRobotsPolicy(origin, userAgent, (url) => fetchPage(url, signal));
-      robotsByOrigin.set(origin, policy);
+      policy = loadRobotsPolicy(origin, this.settings.userAgent, (url) => this.fetchPage(url, this.signal));
+      this.robotsByOrigin.set(origin, policy);
     }
     return policy;
-  };
-  const inScope = (url: URL): boolean => url.origin === scope.origin && url.pathname.startsWith(scope.pathPrefix);
+  }
 
-  const startFetch = (item: QueueItem): void => {
-    landed.add(item.url);
-    if (item.kind === 'page') {
-      pageFetches++;
-      runningPages++;
-    }
-    lastStartAt = Date.now();
-    nextStartAt = lastStartAt + crawlDelayMs;
-    const fetched: Promise<Outcome> = fetchPage(item.url, signal).then(
-      (page) => ({ item, fetched: page }),
-      (error: unknown) => ({
-        item,
-        error: error instanceof KnowledgeError ? error : new KnowledgeError('fetch_failed', `${item.url} could not be fetched`, { cause: error }),
-      }),
-    );
-    const entry = fetched.then((outcome) => {
-      running.delete(entry);
-      if (item.kind === 'page') runningPages--;
-      finished.push(outcome);
-      wake?.();
-    });
-    running.add(entry);
-  };
+  private inScope(url: URL): boolean {
+    return url.origin === this.scope.origin && url.pathname.startsWith(this.scope.pathPrefix);
+  }
 
-  /** Waits for a fetch to end, the crawl delay to pass (when `waitMs` > 0), or the signal to abort. */
-  const waitForChange = (waitMs: number): Promise<void> =>
-    new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        wake = undefined;
-        resolve();
-      };
-      if (waitMs > 0) timer = setTimeout(done, waitMs);
-      signal?.addEventListener('abort', done, { once: true });
-      wake = done;
-    });
+  private outsideScope(url: string): CrawlEvent {
+    return skipped(url, 'outside_scope', `outside the crawl scope ${this.scope.origin}${this.scope.pathPrefix}`);
+  }
+
+  /** Once the start page has landed: the crawl's origin, path prefix and robots.txt follow its final URL. */
+  private async settleScope(outcome: FetchOutcome): Promise<'stopped' | undefined> {
+    this.scopeSettled = true;
+    if ('error' in outcome) return undefined;
+    const finalUrl = normalizeCrawlUrl(outcome.page.url) ?? this.start;
+    this.scope = { origin: finalUrl.origin, pathPrefix: pathPrefixOf(finalUrl) };
+    const policy = await unlessAborted(this.robotsFor(finalUrl.origin), this.signal);
+    if (policy === undefined) return 'stopped';
+    this.robots = policy;
+    this.fetches.setCrawlDelay(Math.min(policy.crawlDelaySeconds ?? 0, maxCrawlDelaySeconds) * 1000);
+    return undefined;
+  }
 
   /** Queues a page URL for `depth`, or says why not; links out of scope are ignored without a word. */
-  const enqueuePage = (url: URL, depth: number, fromSitemap: boolean): CrawlEvent[] => {
-    if (known.has(url.href)) return [];
-    known.add(url.href);
-    if (!inScope(url)) return fromSitemap ? [skipped(url.href, `outside the crawl scope ${scope.origin}${scope.pathPrefix}`)] : [];
+  private enqueuePage(url: URL, depth: number, fromSitemap: boolean): CrawlEvent[] {
+    if (!this.frontier.meet(url.href)) return [];
+    if (!this.inScope(url)) return fromSitemap ? [this.outsideScope(url.href)] : [];
     const extension = nonDocumentExtension(url);
-    if (extension !== undefined) return [skipped(url.href, `not a document type (.${extension})`)];
-    if (!robots.isAllowed(url)) return [skipped(url.href, 'disallowed by robots.txt')];
-    if (level.length + nextLevel.length >= maxQueuedUrls) return [];
-    nextLevel.push({ url: url.href, depth, kind: 'page' });
+    if (extension !== undefined) return [skipped(url.href, 'not_a_document', `not a document type (.${extension})`)];
+    if (!this.robots.isAllowed(url)) return [skipped(url.href, 'robots_txt', 'disallowed by robots.txt')];
+    if (this.frontier.isFull) return [];
+    this.frontier.queueDeeper({ url: url.href, depth, kind: 'page' });
     return [];
-  };
+  }
 
-  const enqueueSitemap = (url: URL): CrawlEvent[] => {
-    if (known.has(url.href)) return [];
-    known.add(url.href);
-    if (!inScope(url)) return [skipped(url.href, `outside the crawl scope ${scope.origin}${scope.pathPrefix}`)];
-    if (!robots.isAllowed(url)) return [skipped(url.href, 'disallowed by robots.txt')];
-    if (sitemapsQueued >= maxSitemapFetches) return [skipped(url.href, `more than ${maxSitemapFetches} sitemaps`)];
-    sitemapsQueued++;
-    // Nested sitemaps stay on the current level, so their pages join the start's other pages at depth 1.
-    level.push({ url: url.href, depth: 0, kind: 'sitemap' });
+  private enqueueSitemap(url: URL): CrawlEvent[] {
+    if (!this.frontier.meet(url.href)) return [];
+    if (!this.inScope(url)) return [this.outsideScope(url.href)];
+    if (!this.robots.isAllowed(url)) return [skipped(url.href, 'robots_txt', 'disallowed by robots.txt')];
+    if (this.sitemapsQueued >= maxSitemapFetches) return [skipped(url.href, 'sitemap_limit', `more than ${maxSitemapFetches} sitemaps`)];
+    this.sitemapsQueued++;
+    // Nested sitemaps stay on the current depth, so their pages join the start's other pages at depth 1.
+    this.frontier.queueNow({ url: url.href, depth: 0, kind: 'sitemap' });
     return [];
-  };
+  }
 
-  const handleSitemap = (item: QueueItem, finalUrl: URL, text: string): CrawlEvent[] | undefined => {
+  private handleOutcome(outcome: FetchOutcome): CrawlEvent[] {
+    const { item } = outcome;
+    if ('error' in outcome) return [{ type: 'failed', url: item.url, error: outcome.error }];
+    const finalUrl = normalizeCrawlUrl(outcome.page.url) ?? new URL(item.url);
+    if (finalUrl.href !== item.url) {
+      if (!this.inScope(finalUrl)) return [skipped(item.url, 'outside_scope', `redirects outside the crawl scope, to ${finalUrl.href}`)];
+      if (this.frontier.hasLanded(finalUrl.href)) return [skipped(item.url, 'crawled_already', `redirects to ${finalUrl.href}, crawled already`)];
+      this.frontier.land(finalUrl.href);
+      if (!this.robots.isAllowed(finalUrl)) return [skipped(item.url, 'robots_txt', `redirects to ${finalUrl.href}, disallowed by robots.txt`)];
+    }
+    if (item.kind === 'sitemap') {
+      return this.handleSitemap(item, finalUrl, outcome.page.bytes.toString('utf8')) ?? [skipped(item.url, 'not_a_sitemap', 'not a sitemap')];
+    }
+    if (item.depth === 0 && (isSitemapPath(item.url) || isSitemapPath(finalUrl.href))) {
+      const events = this.handleSitemap(item, finalUrl, outcome.page.bytes.toString('utf8'));
+      if (events !== undefined) return events;
+    }
+    return this.handlePage(item, finalUrl, outcome.page);
+  }
+
+  private handleSitemap(item: CrawlItem, finalUrl: URL, text: string): CrawlEvent[] | undefined {
     const sitemap = readSitemap(text);
     if (sitemap === undefined) return undefined;
     const events: CrawlEvent[] = [];
     for (const location of sitemap.locations) {
       const url = normalizeCrawlUrl(location, finalUrl);
       if (url === undefined) continue;
-      events.push(...(sitemap.kind === 'urlset' ? enqueuePage(url, item.depth + 1, true) : enqueueSitemap(url)));
+      events.push(...(sitemap.kind === 'urlset' ? this.enqueuePage(url, item.depth + 1, true) : this.enqueueSitemap(url)));
     }
     return events;
-  };
+  }
 
-  const handlePage = (item: QueueItem, finalUrl: URL, fetched: FetchedResource): CrawlEvent[] => {
+  private handlePage(item: CrawlItem, finalUrl: URL, fetched: FetchedPage): CrawlEvent[] {
     const fileName = finalUrl.pathname.slice(finalUrl.pathname.lastIndexOf('/') + 1);
     const format = detectFormat(fetched.bytes, { fileName, contentType: fetched.contentType });
-    if (format === undefined) return [skipped(item.url, `not a document type (${fetched.contentType ?? 'no content type'})`)];
+    if (format === undefined) return [skipped(item.url, 'not_a_document', `not a document type (${fetched.contentType ?? 'no content type'})`)];
     const events: CrawlEvent[] = [];
     let index = true;
     if (format === 'html') {
       const links = readPageLinks(fetched.bytes.toString('utf8'), finalUrl.href);
       index = links.index;
-      if (item.depth < maxDepth) {
-        for (const link of links.links) events.push(...enqueuePage(new URL(link), item.depth + 1, false));
+      if (item.depth < this.settings.maxDepth) {
+        for (const link of links.links) events.push(...this.enqueuePage(new URL(link), item.depth + 1, false));
       }
     }
-    if (!index) return [skipped(item.url, 'the page asks not to be indexed (robots meta tag)'), ...events];
-    pagesYielded++;
-    const page: CrawledPage = { url: finalUrl.href, bytes: fetched.bytes, contentType: fetched.contentType, depth: item.depth };
-    return [{ type: 'page', page }, ...events];
-  };
-
-  const handleOutcome = (outcome: Outcome): CrawlEvent[] => {
-    const { item } = outcome;
-    if ('error' in outcome) return [{ type: 'failed', url: item.url, error: outcome.error }];
-    const finalUrl = normalizeCrawlUrl(outcome.fetched.url) ?? new URL(item.url);
-    if (finalUrl.href !== item.url) {
-      if (!inScope(finalUrl)) return [skipped(item.url, `redirects outside the crawl scope, to ${finalUrl.href}`)];
-      if (landed.has(finalUrl.href)) return [skipped(item.url, `redirects to ${finalUrl.href}, crawled already`)];
-      landed.add(finalUrl.href);
-      known.add(finalUrl.href);
-      if (!robots.isAllowed(finalUrl)) return [skipped(item.url, `redirects to ${finalUrl.href}, disallowed by robots.txt`)];
-    }
-    if (item.kind === 'sitemap') return handleSitemap(item, finalUrl, outcome.fetched.bytes.toString('utf8')) ?? [skipped(item.url, 'not a sitemap')];
-    const isStart = item.depth === 0;
-    if (isStart && (isSitemapPath(item.url) || isSitemapPath(finalUrl.href))) {
-      const events = handleSitemap(item, finalUrl, outcome.fetched.bytes.toString('utf8'));
-      if (events !== undefined) return events;
-    }
-    return handlePage(item, finalUrl, outcome.fetched);
-  };
-
-  /** Once the start page has landed: the crawl's origin, path prefix and robots.txt follow its final URL. */
-  const settleScope = async (outcome: Outcome): Promise<'stopped' | undefined> => {
-    scopeSettled = true;
-    if ('error' in outcome) return undefined;
-    const finalUrl = normalizeCrawlUrl(outcome.fetched.url) ?? start;
-    scope = { origin: finalUrl.origin, pathPrefix: pathPrefixOf(finalUrl) };
-    const policy = await unlessAborted(robotsFor(finalUrl.origin), signal);
-    if (policy === undefined) return 'stopped';
-    robots = policy;
-    crawlDelayMs = Math.min(policy.crawlDelaySeconds ?? 0, maxCrawlDelaySeconds) * 1000;
-    nextStartAt = lastStartAt + crawlDelayMs;
-    return undefined;
-  };
-
-  try {
-    const startPolicy = await unlessAborted(robotsFor(start.origin), signal);
-    if (startPolicy === undefined) return;
-    if (!startPolicy.isAllowed(start)) {
-      yield skipped(start.href, 'disallowed by robots.txt');
-      return;
-    }
-    robots = startPolicy;
-    for (;;) {
-      if (signal?.aborted) return;
-      let waitMs = 0;
-      // Start what may start: the level in order, pages only while a page could still be wanted.
-      while (level.length > 0 && running.size < concurrency && pagesYielded < maxPages) {
-        const item = level[0] as QueueItem;
-        if (item.kind === 'page' && (pagesYielded + runningPages >= maxPages || pageFetches >= fetchBudget)) break;
-        if (landed.has(item.url)) {
-          level.shift();
-          continue;
-        }
-        waitMs = nextStartAt - Date.now();
-        if (crawlDelayMs > 0 && waitMs > 0) break;
-        waitMs = 0;
-        level.shift();
-        startFetch(item);
-      }
-      if (running.size === 0 && finished.length === 0) {
-        if (level.length > 0 && waitMs <= 0) break;
-        if (level.length === 0) {
-          if (nextLevel.length === 0) break;
-          [level, nextLevel] = [nextLevel, []];
-          continue;
-        }
-      }
-      if (finished.length === 0) await waitForChange(waitMs);
-      const outcome = finished.shift();
-      if (outcome === undefined || signal?.aborted) continue;
-      if (!scopeSettled && (await settleScope(outcome)) === 'stopped') return;
-      for (const event of handleOutcome(outcome)) {
-        if (signal?.aborted) return;
-        yield event;
-      }
-    }
-    const reason = pagesYielded >= maxPages ? `page limit (${maxPages}) reached` : `fetch limit (${fetchBudget}) reached`;
-    for (const item of [...level, ...nextLevel]) {
-      if (signal?.aborted) return;
-      if (!landed.has(item.url)) yield skipped(item.url, reason);
-    }
-  } finally {
-    // Fetches already started are let finish (a fetcher that takes the signal ends them at once), their results dropped.
-    await Promise.allSettled([...running]);
+    if (!index) return [skipped(item.url, 'noindex', 'the page asks not to be indexed (robots meta tag)'), ...events];
+    this.pagesYielded++;
+    const page: FetchedPage = { url: finalUrl.href, bytes: fetched.bytes, contentType: fetched.contentType };
+    return [{ type: 'page', page, depth: item.depth }, ...events];
   }
 }

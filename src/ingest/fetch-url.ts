@@ -16,11 +16,12 @@ export interface FetchLimits {
   readonly isRefusedAddress?: (address: string) => boolean;
 }
 
-export interface FetchedResource {
+/** A downloaded page, whether fetched alone or found by a crawl. */
+export interface FetchedPage {
+  /** The URL after redirects (normalized, when a crawl found it). */
+  readonly url: string;
   readonly bytes: Buffer;
   readonly contentType: string | undefined;
-  /** The URL after redirects. */
-  readonly url: string;
 }
 
 function guardedLookup(allowPrivateAddresses: boolean, isRefused: (address: string) => boolean): LookupFunction {
@@ -106,7 +107,7 @@ function requestOnce(url: URL, limits: FetchLimits, signal: AbortSignal): Promis
   });
 }
 
-export async function fetchUrl(text: string, limits: FetchLimits): Promise<FetchedResource> {
+export async function fetchUrl(text: string, limits: FetchLimits): Promise<FetchedPage> {
   let url = parseHttpUrl(text);
   const signal = AbortSignal.timeout(limits.timeoutMs);
   const maxRedirects = limits.maxRedirects ?? 5;
@@ -129,6 +130,6 @@ export async function fetchUrl(text: string, limits: FetchLimits): Promise<Fetch
     if (response.status < 200 || response.status >= 300) {
       throw new KnowledgeError('fetch_failed', `${url.href} answered HTTP ${response.status}`);
     }
-    return { bytes: response.bytes, contentType: response.contentType, url: url.href };
+    return { url: url.href, bytes: response.bytes, contentType: response.contentType };
   }
 }

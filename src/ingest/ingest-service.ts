@@ -9,7 +9,7 @@ import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { StoredDocument } from '../store/stored-document.js';
 import { chunkMarkdown } from './chunk-markdown.js';
-import { crawlSite } from './crawl-site.js';
+import { crawlSite, isCrawlLimit } from './crawl-site.js';
 import { fetchUrl } from './fetch-url.js';
 import type { DocumentConverter } from './document-converter.js';
 import { describeSource, type CrawlRequest, type IngestSource, type InvalidSource } from './ingest-source.js';
@@ -165,7 +165,7 @@ export class IngestService {
         if (event.type === 'page') {
           pagesFound++;
           seen.add(event.page.url);
-          outcomes.push(report(await this.ingestOne(namespace, request, index, { kind: 'fetched', url: event.page.url, bytes: event.page.bytes, contentType: event.page.contentType })));
+          outcomes.push(report(await this.ingestOne(namespace, request, index, { kind: 'fetched', page: event.page })));
         } else if (event.type === 'failed') {
           seen.add(event.url);
           // Pages reachable only through a page that failed (maybe for a moment) were not really looked for.
@@ -173,8 +173,8 @@ export class IngestService {
           outcomes.push(report({ index, source: event.url, status: 'failed', error: event.error }));
         } else {
           seen.add(event.url);
-          if (/limit/.test(event.reason)) complete = false;
-          onProgress({ type: 'skipped', index, source: event.url, reason: event.reason });
+          if (isCrawlLimit(event.reason)) complete = false;
+          onProgress({ type: 'skipped', index, source: event.url, reason: event.message });
         }
       }
     } catch (error) {

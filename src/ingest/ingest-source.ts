@@ -1,5 +1,6 @@
 // A source to ingest, after the HTTP layer has validated and normalized its request shape.
 import type { KnowledgeError } from '../errors.js';
+import type { FetchedPage } from './fetch-url.js';
 
 /** Follow a site's links from a URL source: same origin, under the start URL's folder. */
 export interface CrawlRequest {
@@ -12,7 +13,7 @@ export interface CrawlRequest {
 export type IngestSource =
   | { readonly kind: 'url'; readonly url: string; readonly title?: string; readonly crawl?: CrawlRequest }
   /** A page a crawl already downloaded. */
-  | { readonly kind: 'fetched'; readonly url: string; readonly bytes: Buffer; readonly contentType: string | undefined }
+  | { readonly kind: 'fetched'; readonly page: FetchedPage }
   | { readonly kind: 'file'; readonly path: string; readonly title?: string }
   | { readonly kind: 'text'; readonly text: string; readonly title?: string }
   /** `fileName` is the path the file was uploaded with (see upload-path.ts), `folder` its folders. */
@@ -31,8 +32,9 @@ export function describeSource(source: IngestSource | InvalidSource): string {
     case 'invalid':
       return source.label;
     case 'url':
-    case 'fetched':
       return source.url;
+    case 'fetched':
+      return source.page.url;
     case 'file':
       return source.path;
     case 'upload':

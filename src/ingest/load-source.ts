@@ -5,7 +5,7 @@ import { KnowledgeError } from '../errors.js';
 import { acceptedExtensions, detectFormat } from './convert-document.js';
 import type { DocumentConverter } from './document-converter.js';
 import { firstHeading } from '../store/front-matter.js';
-import { fetchUrl, type FetchLimits } from './fetch-url.js';
+import { fetchUrl, type FetchedPage, type FetchLimits } from './fetch-url.js';
 import type { IngestSource } from './ingest-source.js';
 
 export interface SourceLimits {
@@ -121,7 +121,7 @@ export async function loadSource(source: IngestSource, limits: SourceLimits, con
     case 'url':
       return loadFetched(await fetchUrl(source.url, fetchLimits(limits)), source.title, converter);
     case 'fetched':
-      return loadFetched(source, undefined, converter);
+      return loadFetched(source.page, undefined, converter);
   }
 }
 
@@ -130,14 +130,10 @@ export function fetchLimits(limits: SourceLimits): FetchLimits {
   return { maxBytes: limits.maxSourceBytes, timeoutMs: limits.downloadTimeoutMs, allowPrivateAddresses: limits.allowPrivateUrls };
 }
 
-async function loadFetched(
-  fetched: { url: string; bytes: Buffer; contentType: string | undefined },
-  requestedTitle: string | undefined,
-  converter: DocumentConverter,
-): Promise<LoadedDocument> {
-  const fileName = new URL(fetched.url).pathname;
-  const format = detectFormat(fetched.bytes, { fileName, ...(fetched.contentType === undefined ? {} : { contentType: fetched.contentType }) });
-  if (format === undefined) throw unsupported(`${fetched.url} (${fetched.contentType ?? 'no content type'})`);
-  const converted = await converter.convert(fetched.bytes, format, fetched.url);
-  return titled(requestedTitle, converted.title, converted.markdown, nameFromUrl(fetched.url));
+async function loadFetched(page: FetchedPage, requestedTitle: string | undefined, converter: DocumentConverter): Promise<LoadedDocument> {
+  const fileName = new URL(page.url).pathname;
+  const format = detectFormat(page.bytes, { fileName, ...(page.contentType === undefined ? {} : { contentType: page.contentType }) });
+  if (format === undefined) throw unsupported(`${page.url} (${page.contentType ?? 'no content type'})`);
+  const converted = await converter.convert(page.bytes, format, page.url);
+  return titled(requestedTitle, converted.title, converted.markdown, nameFromUrl(page.url));
 }

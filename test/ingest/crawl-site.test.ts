@@ -35,13 +35,13 @@ function crawl(site: StaticSite, startPath: string, options: Partial<CrawlOption
  * their fetches end). Checks on the way that the events come breadth-first.
  */
 function pagePaths(site: StaticSite, events: readonly CrawlEvent[]): string[] {
-  const pages = events.flatMap((event) => (event.type === 'page' ? [{ path: event.page.url.slice(site.url.length), depth: event.page.depth }] : []));
+  const pages = events.flatMap((event) => (event.type === 'page' ? [{ path: event.page.url.slice(site.url.length), depth: event.depth }] : []));
   pages.forEach((page, index) => assert.ok(index === 0 || (pages[index - 1]?.depth ?? 0) <= page.depth, `${page.path} came before a shallower page`));
   return pages.sort((left, right) => left.depth - right.depth || (left.path < right.path ? -1 : 1)).map((page) => page.path);
 }
 
 function skippedPaths(site: StaticSite, events: readonly CrawlEvent[], reason: RegExp): string[] {
-  return events.flatMap((event) => (event.type === 'skipped' && reason.test(event.reason) ? [event.url.slice(site.url.length)] : []));
+  return events.flatMap((event) => (event.type === 'skipped' && reason.test(event.message) ? [event.url.slice(site.url.length)] : []));
 }
 
 function assertEachRequestedOnce(site: StaticSite): void {
@@ -65,7 +65,7 @@ describe('crawlSite: a docs site', () => {
     });
     const events = await crawl(site, '/docs/');
     assert.deepEqual(pagePaths(site, events), ['/docs/', '/docs/api.html', '/docs/guide/intro.html', '/docs/guide/setup.html', '/docs/manual.pdf', '/docs/notes.md']);
-    const depths = Object.fromEntries(events.flatMap((event) => (event.type === 'page' ? [[event.page.url.slice(site.url.length), event.page.depth]] : [])));
+    const depths = Object.fromEntries(events.flatMap((event) => (event.type === 'page' ? [[event.page.url.slice(site.url.length), event.depth]] : [])));
     assert.deepEqual(depths, {
       '/docs/': 0,
       '/docs/guide/intro.html': 1,
@@ -207,7 +207,7 @@ describe('crawlSite: robots.txt', () => {
       '/docs/': html('Home', 'a.html'),
     });
     const events = await crawl(site, '/docs/');
-    assert.deepEqual(events, [{ type: 'skipped', url: `${site.url}/docs/`, reason: 'disallowed by robots.txt' }]);
+    assert.deepEqual(events, [{ type: 'skipped', url: `${site.url}/docs/`, reason: 'robots_txt', message: 'disallowed by robots.txt' }]);
     assert.deepEqual(site.requests, ['/robots.txt']);
   });
 
@@ -271,6 +271,7 @@ describe('crawlSite: limits', () => {
     assert.equal(pagePaths(site, events).length, 3);
     assert.equal(site.requests.filter((path) => path !== '/robots.txt').length, 3, 'fetched past the page limit');
     assert.equal(skippedPaths(site, events, /page limit \(3\) reached/).length, 10);
+    assert.ok(events.every((event) => event.type !== 'skipped' || event.reason === 'page_limit'), 'a page-limit skip typed otherwise');
   });
 
   test('failed fetches do not count as pages', async (context) => {
@@ -291,6 +292,7 @@ describe('crawlSite: limits', () => {
     assert.deepEqual(pagePaths(site, events), ['/docs/']);
     assert.equal(events.filter((event) => event.type === 'failed').length, 21);
     assert.equal(skippedPaths(site, events, /fetch limit \(22\) reached/).length, 9);
+    assert.ok(events.every((event) => event.type !== 'skipped' || event.reason === 'fetch_limit'), 'a fetch-limit skip typed otherwise');
     assert.equal(site.requests.filter((path) => path !== '/robots.txt').length, 22);
   });
 
@@ -385,7 +387,7 @@ describe('crawlSite: sitemaps', () => {
     const events = await crawl(site, '/sitemap.xml', { maxDepth: 0 });
     assert.deepEqual(pagePaths(site, events), ['/a.html', '/b.html']);
     assert.deepEqual(
-      events.flatMap((event) => (event.type === 'page' ? [event.page.depth] : [])),
+      events.flatMap((event) => (event.type === 'page' ? [event.depth] : [])),
       [1, 1],
     );
     assert.equal(site.requests.includes('/picture.html'), false);

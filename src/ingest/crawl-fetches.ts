@@ -1,0 +1,109 @@
+// The fetches of one crawl: those under way, the outcomes of those that ended (in the order they ended), and the
+// pause robots.txt asks for between two starts.
+import { KnowledgeError } from '../errors.js';
+import type { CrawlItem } from './crawl-frontier.js';
+import type { FetchPage } from './crawl-site.js';
+import type { FetchedPage } from './fetch-url.js';
+
+export type FetchOutcome = { readonly item: CrawlItem; readonly page: FetchedPage } | { readonly item: CrawlItem; readonly error: KnowledgeError };
+
+export class CrawlFetches {
+  private readonly running = new Set<Promise<void>>();
+  private readonly finished: FetchOutcome[] = [];
+  /** Ends the current waitForChange, if one waits. */
+  private wake: (() => void) | undefined;
+  private runningPageCount = 0;
+  private startedPageCount = 0;
+  private crawlDelayMs = 0;
+  private lastStartAt = 0;
+  private nextStartAt = 0;
+
+  constructor(
+    private readonly fetchPage: FetchPage,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Page fetches under way (sitemaps not counted). */
+  get runningPages(): number {
+    return this.runningPageCount;
+  }
+
+  /** Page fetches started so far (sitemaps not counted). */
+  get pagesStarted(): number {
+    return this.startedPageCount;
+  }
+
+  /** Nothing under way and no outcome waiting to be taken. */
+  get idle(): boolean {
+    return this.running.size === 0 && this.finished.length === 0;
+  }
+
+  get hasFinished(): boolean {
+    return this.finished.length > 0;
+  }
+
+  /** Sets the pause between two starts, counted from the last start. */
+  setCrawlDelay(delayMs: number): void {
+    this.crawlDelayMs = delayMs;
+    this.nextStartAt = this.lastStartAt + delayMs;
+  }
+
+  /** Milliseconds the crawl delay still holds the next start back; 0 when a fetch may start now. */
+  delayBeforeNextStart(): number {
+    const waitMs = this.nextStartAt - Date.now();
+    return this.crawlDelayMs > 0 && waitMs > 0 ? waitMs : 0;
+  }
+
+  start(item: CrawlItem): void {
+    if (item.kind === 'page') {
+      this.startedPageCount++;
+      this.runningPageCount++;
+    }
+    this.lastStartAt = Date.now();
+    this.nextStartAt = this.lastStartAt + this.crawlDelayMs;
+    const outcome: Promise<FetchOutcome> = this.fetchPage(item.url, this.signal).then(
+      (page) => ({ item, page }),
+      (error: unknown) => ({
+        item,
+        error: error instanceof KnowledgeError ? error : new KnowledgeError('fetch_failed', `${item.url} could not be fetched`, { cause: error }),
+      }),
+    );
+    const entry = outcome.then((ended) => {
+      this.running.delete(entry);
+      if (item.kind === 'page') this.runningPageCount--;
+      this.finished.push(ended);
+      this.wake?.();
+    });
+    this.running.add(entry);
+  }
+
+  /** Waits for a fetch to end, the crawl delay to pass (when `waitMs` > 0), or the signal to abort. */
+  waitForChange(waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        this.signal?.removeEventListener('abort', done);
+        this.wake = undefined;
+        resolve();
+      };
+      if (waitMs > 0) timer = setTimeout(done, waitMs);
+      this.signal?.addEventListener('abort', done, { once: true });
+      this.wake = done;
+    });
+  }
+
+  /** The outcome of the earliest fetch that ended and was not taken yet. */
+  takeFinished(): FetchOutcome | undefined {
+    return this.finished.shift();
+  }
+
+  /** Lets the fetches under way end (a fetcher that takes the signal ends them at once); their outcomes are dropped. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+}
