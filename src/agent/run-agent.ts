@@ -2,6 +2,7 @@
 // or hand a call of a platform tool back to the platform. Yields events; never writes to a socket.
 import { randomUUID } from 'node:crypto';
 import { isKnowledgeError } from '../errors.js';
+import { unclosedFence } from '../markdown/code-context.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolDefinition } from '../providers/chat-model.js';
 import type { AgentEvent } from './agent-event.js';
 import { createCitationFilter, formatSourcesLine } from './citation-filter.js';
@@ -122,8 +123,8 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
   const body = filter.finish();
   const sources = [...new Set(filter.citedNumbers.map((number) => input.sourceLabel(snippets[number - 1] as Snippet)))];
   // An answer cut off inside a code block gets the block closed, so the Sources line stays outside it.
-  const unclosedFence = ((answer + body).match(/^\s*(```|~~~)/gm)?.length ?? 0) % 2 === 1 ? '\n```' : '';
-  const closing = `${answer + body === '' ? emptyAnswer : body}${unclosedFence}\n\n${formatSourcesLine(sources)}`;
+  const fence = unclosedFence(answer + body);
+  const closing = `${answer + body === '' ? emptyAnswer : body}${fence === undefined ? '' : `\n${fence}`}\n\n${formatSourcesLine(sources)}`;
   yield* emit(closing);
   yield { type: 'text-end', messageId };
   yield { type: 'finish', text: answer, sources };

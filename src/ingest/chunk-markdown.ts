@@ -1,4 +1,5 @@
 // Splits a Markdown body into heading-scoped chunks of bounded size, for embedding and BM25 search.
+import { closesFence, fenceOpening, type FenceOpening } from '../markdown/code-context.js';
 
 export interface MarkdownChunk {
   text: string;
@@ -41,7 +42,6 @@ interface Boundary {
 type BoundaryKind = 'item' | 'line' | 'sentence' | 'word';
 
 const blockSeparator = '\n\n';
-const fenceOpenerPattern = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
 const atxHeadingPattern = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
 const setextUnderlinePattern = /^ {0,3}(?:=+|-+)$/;
 const thematicBreakPattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}$/;
@@ -154,10 +154,10 @@ function parseSections(lines: string[]): Section[] {
     }
     // The first visible character rules out most patterns, which keeps plain text lines cheap.
     const marker = line.charAt(line.length - line.trimStart().length);
-    const fence = marker === '`' || marker === '~' ? fenceOpenerPattern.exec(line) : null;
-    if (fence !== null && !((fence[2] as string).startsWith('`') && (fence[3] as string).includes('`'))) {
+    const fence = marker === '`' || marker === '~' ? fenceOpening(line) : undefined;
+    if (fence !== undefined) {
       closeOpenBlock();
-      index = readFence(lines, index, fence[1] as string, fence[2] as string, currentBlocks());
+      index = readFence(lines, index, fence, currentBlocks());
       continue;
     }
     const atxHeading = marker === '#' ? atxHeadingPattern.exec(line) : null;
@@ -188,20 +188,18 @@ function parseSections(lines: string[]): Section[] {
 }
 
 /** Reads the fenced code block opened at `start` into `blocks`; returns the index of its last line. */
-function readFence(lines: string[], start: number, indent: string, marker: string, blocks: Block[]): number {
-  const closerPattern = marker.startsWith('`') ? /^[ \t]*(`{3,})$/ : /^[ \t]*(~{3,})$/;
+function readFence(lines: string[], start: number, opening: FenceOpening, blocks: Block[]): number {
   const body: string[] = [];
   for (let index = start + 1; index < lines.length; index += 1) {
     const line = lines[index] as string;
-    const closer = closerPattern.exec(line);
-    if (closer !== null && (closer[1] as string).length >= marker.length) {
+    if (closesFence(line, opening)) {
       blocks.push(codeBlock(lines[start] as string, line, body));
       return index;
     }
     body.push(line);
   }
   // An unterminated fence runs to the end; closing it keeps every chunk valid Markdown.
-  blocks.push(codeBlock(lines[start] as string, indent + marker, body));
+  blocks.push(codeBlock(lines[start] as string, opening.indent + opening.marker, body));
   return lines.length;
 }
 

@@ -1,0 +1,134 @@
+// Where Markdown is code: fenced blocks (``` or ~~~) and code spans (`...`). The line rules of fences, for parsers that
+// read whole lines, and a tracker for text that arrives a character at a time (a model's answer) built on the same rules.
+
+export interface FenceOpening {
+  /** Spaces and tabs before the marker. */
+  readonly indent: string;
+  /** The run that opened the fence (```, ~~~~, ...); a closing run is of the same character and at least as long. */
+  readonly marker: string;
+  /** What follows the marker on its line (`python title="main.py"`). */
+  readonly info: string;
+}
+
+export type CodeContext = 'text' | 'code-span' | 'fence';
+
+const fenceOpeningPattern = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
+const fenceClosingPattern = /^[ \t]*(`{3,}|~{3,})\s*$/;
+
+/**
+ * The fence that `line` opens, or undefined: a run of three or more backticks or tildes after indentation. A
+ * backtick fence's info string holds no backtick (CommonMark), so "```js``` is inline code" opens none.
+ */
+export function fenceOpening(line: string): FenceOpening | undefined {
+  const match = fenceOpeningPattern.exec(line);
+  if (match === null) return undefined;
+  const [, indent = '', marker = '', info = ''] = match;
+  return marker.startsWith('`') && info.includes('`') ? undefined : { indent, marker, info };
+}
+
+/** Whether `line` closes the fence `opening` opened: a run of its character at least as long, and whitespace only. */
+export function closesFence(line: string, opening: FenceOpening): boolean {
+  const run = fenceClosingPattern.exec(line)?.[1];
+  return run !== undefined && run.startsWith(opening.marker);
+}
+
+/**
+ * Follows a text character by character and tells whether each one is code. A fence opens with a run of three or
+ * more backticks or tildes before any other text of its line, and closes at a line `closesFence` accepts; its opening
+ * line counts as code until its end shows (`fenceOpening`) whether it opened one. A code span opens with any other run
+ * of backticks and closes at a run as long, or at the end of its line, so an unpaired backtick hides at most the rest
+ * of one line.
+ */
+export class CodeContextTracker {
+  private context: CodeContext = 'text';
+  /** The current line as fed so far. */
+  private line = '';
+  /** Whether the current line holds anything but whitespace outside code (a fence opens only before that). */
+  private lineHasText = false;
+  /** A run of backticks or tildes read in text, whose end decides whether it opens code. */
+  private run = { character: '', length: 0, atLineStart: false };
+  /** The backtick run that opened the current code span. */
+  private spanOpeningLength = 0;
+  /** Backticks read in a code span since its last other character. */
+  private spanClosingLength = 0;
+  /** The current fence's opening, known at the end of its opening line (undefined while on that line). */
+  private fence: FenceOpening | undefined;
+
+  /** The context of the text fed so far (a run not yet ended counts as text). */
+  get current(): CodeContext {
+    return this.context;
+  }
+
+  /** Whether the current line holds text outside code yet: false at a line's start and after only whitespace. */
+  get lineStarted(): boolean {
+    return this.lineHasText;
+  }
+
+  /**
+   * The context `character` falls in when it comes next. It settles what the characters before it left open (a run
+   * ends, a code span closes), so call it before `consume(character)`; calling it again changes nothing.
+   */
+  contextOf(character: string): CodeContext {
+    if (this.context === 'text' && this.run.length > 0 && character !== this.run.character) this.endRun();
+    else if (this.context === 'code-span' && character !== '`' && (this.spanClosingLength === this.spanOpeningLength || character === '\n')) this.context = 'text';
+    return this.context;
+  }
+
+  /** Moves past `character`. */
+  consume(character: string): void {
+    const context = this.contextOf(character);
+    if (character === '\n') return this.endLine();
+    this.line += character;
+    if (context === 'code-span') {
+      this.spanClosingLength = character === '`' ? this.spanClosingLength + 1 : 0;
+    } else if (context === 'text') {
+      if (character === '`' || (character === '~' && (this.run.length > 0 || !this.lineHasText))) {
+        if (this.run.length === 0) this.run = { character, length: 0, atLineStart: !this.lineHasText };
+        this.run.length += 1;
+      }
+      if (!/\s/.test(character)) this.lineHasText = true;
+    }
+  }
+
+  feed(text: string): void {
+    for (let index = 0; index < text.length; index++) this.consume(text.charAt(index));
+  }
+
+  /** The marker that closes the fence the text fed so far ends inside, or undefined when it ends outside a fence. */
+  unclosedFence(): string | undefined {
+    const opensFence = this.context === 'text' && this.run.atLineStart && this.run.length >= 3;
+    if (opensFence || (this.context === 'fence' && this.fence === undefined)) return fenceOpening(this.line)?.marker;
+    if (this.context !== 'fence' || this.fence === undefined) return undefined;
+    return closesFence(this.line, this.fence) ? undefined : this.fence.marker;
+  }
+
+  private endRun(): void {
+    const opensFence = this.run.atLineStart && this.run.length >= 3;
+    if (opensFence) {
+      this.context = 'fence';
+      this.fence = undefined;
+    } else if (this.run.character === '`') {
+      this.context = 'code-span';
+      this.spanOpeningLength = this.run.length;
+      this.spanClosingLength = 0;
+    }
+    this.run = { character: '', length: 0, atLineStart: false };
+  }
+
+  private endLine(): void {
+    if (this.context === 'fence') {
+      if (this.fence === undefined) this.fence = fenceOpening(this.line);
+      else if (closesFence(this.line, this.fence)) this.fence = undefined;
+      if (this.fence === undefined) this.context = 'text';
+    }
+    this.line = '';
+    this.lineHasText = false;
+  }
+}
+
+/** The marker that closes the fence `markdown` ends inside, or undefined (to close an answer cut off in a code block). */
+export function unclosedFence(markdown: string): string | undefined {
+  const tracker = new CodeContextTracker();
+  tracker.feed(markdown);
+  return tracker.unclosedFence();
+}
