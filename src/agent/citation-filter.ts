@@ -1,4 +1,5 @@
 // Streaming filter over model answer deltas: drops citations to snippets that do not exist and the model's own Sources footer.
+import { CodeContextTracker } from '../markdown/code-context.js';
 
 export interface CitationFilter {
   /** Feeds one model delta; returns the text that is safe to emit now (may be ''). */
@@ -22,9 +23,9 @@ const groupPattern = /^ *\d+(?: *[-\u2013] *\d+)?(?: *[,;] *\d+(?: *[-\u2013] *\
 type LineStart = 'label' | 'text' | 'undecided';
 
 interface CitationGroup {
-  text: string;
-  numbers: number[];
-  spaceBefore: boolean;
+  readonly text: string;
+  readonly numbers: readonly number[];
+  readonly spaceBefore: boolean;
 }
 
 /**
@@ -36,235 +37,189 @@ export function createCitationFilter(snippetCount: number): CitationFilter {
   if (!Number.isInteger(snippetCount) || snippetCount < 0) {
     throw new RangeError(`snippetCount must be a non-negative integer, got ${snippetCount}`);
   }
-  const citedNumbers: number[] = [];
-  const citedSet = new Set<number>();
+  return new StreamingCitationFilter(snippetCount);
+}
 
-  let mode: 'prose' | 'code-span' | 'fence' | 'dropped' = 'prose';
-  let finished = false;
-  let emitted = '';
-  const heldWhitespace: string[] = [];
+/**
+ * The filtered text not handed out yet. Whitespace waits until more text follows, so that the space before a dropped
+ * citation and the whitespace ending the answer can be taken back.
+ */
+class PendingOutput {
+  private text = '';
+  private readonly heldWhitespace: string[] = [];
 
-  // Prose state.
-  let lineHasContent = false;
-  let lineStart: string | undefined = '';
-  let previousCharacter = '';
-  let skipNextSpace = false;
-  let groupText: string | undefined;
-  let groupSpaceBefore = false;
-  let pendingGroup: CitationGroup | undefined;
-  let runCharacter = '';
-  let runLength = 0;
-  let runAtLineStart = false;
-
-  // Code state: the opening run of the current span or fence.
-  let codeCharacter = '';
-  let codeLength = 0;
-  let closingRunLength = 0;
-  let fenceLine: 'info' | 'leading' | 'run' | 'trailing' | 'other' = 'info';
-
-  function emit(text: string): void {
-    for (let index = 0; index < text.length; index++) {
-      const character = text.charAt(index);
-      if (isWhitespace(character)) {
-        heldWhitespace.push(character);
-        continue;
-      }
-      if (heldWhitespace.length > 0) {
-        emitted += heldWhitespace.join('');
-        heldWhitespace.length = 0;
-      }
-      emitted += character;
-      if (mode === 'prose') lineHasContent = true;
-    }
-  }
-
-  function startLine(): void {
-    lineHasContent = false;
-    lineStart = '';
-  }
-
-  function step(character: string): void {
-    if (mode === 'dropped') return;
-    if (mode === 'code-span') return stepCodeSpan(character);
-    if (mode === 'fence') return stepFence(character);
-    if (lineStart === undefined) return stepProse(character);
-    const candidate = lineStart + character;
-    const decision = classifyLineStart(candidate, false);
-    if (decision === 'label') {
-      mode = 'dropped';
-    } else if (decision === 'undecided' && candidate.length <= maximumLabelLineLength) {
-      lineStart = candidate;
-    } else {
-      lineStart = undefined;
-      for (let index = 0; index < candidate.length; index++) stepProse(candidate.charAt(index));
-    }
-  }
-
-  function stepProse(character: string): void {
-    const previous = previousCharacter;
-    previousCharacter = character;
-    if (groupText !== undefined) {
-      if (character === ']') {
-        const numbers = parseCitationGroup(groupText.slice(1), snippetCount);
-        if (numbers === undefined) emit(groupText + character);
-        else pendingGroup = { text: groupText + character, numbers, spaceBefore: groupSpaceBefore };
-        groupText = undefined;
-        return;
-      }
-      if (groupCharacterPattern.test(character) && groupText.length <= maximumGroupContentLength) {
-        groupText += character;
-        return;
-      }
-      emit(groupText);
-      groupText = undefined;
-    }
-    if (pendingGroup !== undefined) {
-      // `[1](https://...)` is a link whose text happens to be a number, not a citation.
-      if (character === '(') emit(pendingGroup.text);
-      else applyCitation(pendingGroup);
-      pendingGroup = undefined;
-    }
-    if (runLength > 0 && character !== runCharacter) {
-      const opensFence = runAtLineStart && runLength >= 3;
-      if (opensFence || runCharacter === '`') {
-        mode = opensFence ? 'fence' : 'code-span';
-        codeCharacter = runCharacter;
-        codeLength = runLength;
-        closingRunLength = 0;
-        fenceLine = 'info';
-      }
-      runLength = 0;
-      if (mode === 'fence') return stepFence(character);
-      if (mode === 'code-span') return stepCodeSpan(character);
-    }
-    const skip = skipNextSpace && character === ' ';
-    skipNextSpace = false;
-    if (skip) return;
-    if (character === '`' || (character === '~' && (runLength > 0 || !lineHasContent))) {
-      if (runLength === 0) {
-        runCharacter = character;
-        runAtLineStart = !lineHasContent;
-      }
-      runLength += 1;
-      emit(character);
-    } else if (character === '[') {
-      groupText = character;
-      groupSpaceBefore = previous === ' ' || previous === '\t';
-    } else {
-      emit(character);
-      if (character === '\n') startLine();
-    }
-  }
-
-  function applyCitation(group: CitationGroup): void {
-    if (group.numbers.length > 0) {
-      for (const number of group.numbers) {
-        if (!citedSet.has(number)) {
-          citedSet.add(number);
-          citedNumbers.push(number);
-        }
-      }
-      emit(group.numbers.map((number) => `[${number}]`).join(''));
-    } else if (!lineHasContent) {
-      // At the start of a line the space after the citation goes, so indentation stays as written.
-      skipNextSpace = true;
-    } else if (group.spaceBefore) {
-      const last = heldWhitespace[heldWhitespace.length - 1];
-      if (last === ' ' || last === '\t') heldWhitespace.pop();
-    }
-  }
-
-  function stepCodeSpan(character: string): void {
-    previousCharacter = character;
-    if (character === '`') {
-      closingRunLength += 1;
-      emit(character);
+  append(character: string): void {
+    if (isWhitespace(character)) {
+      this.heldWhitespace.push(character);
       return;
     }
-    // An unpaired backtick protects only the rest of its line, so it cannot hide the remaining answer.
-    const closes = closingRunLength === codeLength || character === '\n';
-    closingRunLength = 0;
-    if (closes) {
-      mode = 'prose';
-      return stepProse(character);
+    if (this.heldWhitespace.length > 0) {
+      this.text += this.heldWhitespace.join('');
+      this.heldWhitespace.length = 0;
     }
-    emit(character);
+    this.text += character;
   }
 
-  function stepFence(character: string): void {
-    previousCharacter = character;
-    emit(character);
-    if (character === '\n') {
-      const closes = fenceLine === 'trailing' || (fenceLine === 'run' && closingRunLength >= codeLength);
-      fenceLine = 'leading';
-      closingRunLength = 0;
-      if (closes) {
-        mode = 'prose';
-        startLine();
-      }
-      return;
-    }
-    if (fenceLine === 'leading') {
-      if (character === codeCharacter) {
-        fenceLine = 'run';
-        closingRunLength = 1;
-      } else if (!isWhitespace(character)) {
-        fenceLine = 'other';
-      }
-    } else if (fenceLine === 'run') {
-      if (character === codeCharacter) closingRunLength += 1;
-      else fenceLine = isWhitespace(character) && closingRunLength >= codeLength ? 'trailing' : 'other';
-    } else if (fenceLine === 'trailing' && !isWhitespace(character)) {
-      fenceLine = 'other';
-    }
+  /** Takes back a space or tab just written (the one before a citation that was dropped). */
+  dropHeldSpace(): void {
+    const last = this.heldWhitespace[this.heldWhitespace.length - 1];
+    if (last === ' ' || last === '\t') this.heldWhitespace.pop();
   }
 
-  function takeEmitted(): string {
-    let text = emitted;
-    emitted = '';
+  /** The text ready to go out, whitespace still held back. */
+  take(): string {
+    let text = this.text;
+    this.text = '';
     // Half of a surrogate pair would reach the client as U+FFFD, so it waits for its other half.
     const last = text.charCodeAt(text.length - 1);
     if (last >= 0xd800 && last <= 0xdbff) {
-      emitted = text.slice(-1);
+      this.text = text.slice(-1);
       text = text.slice(0, -1);
     }
     return text;
   }
 
-  return {
-    push(delta: string): string {
-      if (finished) throw new Error('push after finish');
-      for (let index = 0; index < delta.length; index++) step(delta.charAt(index));
-      return takeEmitted();
-    },
-    finish(): string {
-      if (finished) return '';
-      finished = true;
-      if (mode === 'prose' && lineStart !== undefined && lineStart !== '') {
-        if (classifyLineStart(lineStart, true) === 'label') {
-          mode = 'dropped';
-        } else {
-          const held = lineStart;
-          lineStart = undefined;
-          for (let index = 0; index < held.length; index++) stepProse(held.charAt(index));
-        }
+  /** Everything left, without the whitespace held at the end. */
+  takeRest(): string {
+    this.heldWhitespace.length = 0;
+    const text = this.text;
+    this.text = '';
+    return text;
+  }
+}
+
+class StreamingCitationFilter implements CitationFilter {
+  /** Valid numbers cited, in order of first citation. */
+  private readonly cited = new Set<number>();
+  /** Follows the filtered text, so that code spans and fences pass through untouched. */
+  private readonly code = new CodeContextTracker();
+  private readonly output = new PendingOutput();
+  /** The start of the current line, held while it may still become a Sources label; undefined once it cannot. */
+  private labelCandidate: string | undefined = '';
+  /** Set at the model's own Sources line: everything from there on is dropped. */
+  private droppingRest = false;
+  private finished = false;
+  private previousCharacter = '';
+  /** `[` and what followed it, while it may still become a citation group. */
+  private openGroup: { text: string; spaceBefore: boolean } | undefined;
+  /** A complete group, waiting for the next character: `(` makes it a link's text instead of a citation. */
+  private closedGroup: CitationGroup | undefined;
+  /** After a citation dropped at a line's start, the space that followed it goes too. */
+  private skipNextSpace = false;
+
+  constructor(private readonly snippetCount: number) {}
+
+  get citedNumbers(): readonly number[] {
+    return [...this.cited];
+  }
+
+  push(delta: string): string {
+    if (this.finished) throw new Error('push after finish');
+    for (let index = 0; index < delta.length; index++) this.step(delta.charAt(index));
+    return this.output.take();
+  }
+
+  finish(): string {
+    if (this.finished) return '';
+    this.finished = true;
+    if (!this.droppingRest && this.code.current === 'text' && this.labelCandidate !== undefined && this.labelCandidate !== '') {
+      if (classifyLineStart(this.labelCandidate, true) === 'label') {
+        this.droppingRest = true;
+      } else {
+        const held = this.labelCandidate;
+        this.labelCandidate = undefined;
+        for (let index = 0; index < held.length; index++) this.stepOutsideLabel(held.charAt(index));
       }
-      if (mode === 'prose') {
-        if (groupText !== undefined) emit(groupText);
-        if (pendingGroup !== undefined) applyCitation(pendingGroup);
-        groupText = undefined;
-        pendingGroup = undefined;
+    }
+    if (!this.droppingRest && this.code.current === 'text') {
+      if (this.openGroup !== undefined) this.emit(this.openGroup.text);
+      if (this.closedGroup !== undefined) this.applyCitation(this.closedGroup);
+      this.openGroup = undefined;
+      this.closedGroup = undefined;
+    }
+    // Only whitespace at the very end of the answer is dropped, so the caller can append "\n\nSources: ...".
+    return this.output.takeRest();
+  }
+
+  private emit(text: string): void {
+    for (let index = 0; index < text.length; index++) {
+      const character = text.charAt(index);
+      this.code.consume(character);
+      this.output.append(character);
+    }
+  }
+
+  private step(character: string): void {
+    if (this.droppingRest) return;
+    if (this.labelCandidate === undefined || this.code.contextOf(character) !== 'text') return this.stepOutsideLabel(character);
+    const candidate = this.labelCandidate + character;
+    const decision = classifyLineStart(candidate, false);
+    if (decision === 'label') {
+      this.droppingRest = true;
+    } else if (decision === 'undecided' && candidate.length <= maximumLabelLineLength) {
+      this.labelCandidate = candidate;
+    } else {
+      this.labelCandidate = undefined;
+      for (let index = 0; index < candidate.length; index++) this.stepOutsideLabel(candidate.charAt(index));
+    }
+  }
+
+  /** A character the label check has let through: code passes untouched, text is checked for citations. */
+  private stepOutsideLabel(character: string): void {
+    if (this.code.contextOf(character) === 'text') return this.stepText(character);
+    this.previousCharacter = character;
+    this.emit(character);
+    // When this newline closes a fence, the next line may be a Sources line again.
+    if (character === '\n') this.labelCandidate = '';
+  }
+
+  private stepText(character: string): void {
+    const previous = this.previousCharacter;
+    this.previousCharacter = character;
+    if (this.openGroup !== undefined) {
+      const group = this.openGroup;
+      if (character === ']') {
+        const numbers = parseCitationGroup(group.text.slice(1), this.snippetCount);
+        if (numbers === undefined) this.emit(group.text + character);
+        else this.closedGroup = { text: group.text + character, numbers, spaceBefore: group.spaceBefore };
+        this.openGroup = undefined;
+        return;
       }
-      // Only whitespace at the very end of the answer is dropped, so the caller can append "\n\nSources: ...".
-      heldWhitespace.length = 0;
-      const text = emitted;
-      emitted = '';
-      return text;
-    },
-    get citedNumbers(): readonly number[] {
-      return citedNumbers.slice();
-    },
-  };
+      if (groupCharacterPattern.test(character) && group.text.length <= maximumGroupContentLength) {
+        group.text += character;
+        return;
+      }
+      this.emit(group.text);
+      this.openGroup = undefined;
+    }
+    if (this.closedGroup !== undefined) {
+      // `[1](https://...)` is a link whose text happens to be a number, not a citation.
+      if (character === '(') this.emit(this.closedGroup.text);
+      else this.applyCitation(this.closedGroup);
+      this.closedGroup = undefined;
+    }
+    const skip = this.skipNextSpace && character === ' ';
+    this.skipNextSpace = false;
+    if (skip) return;
+    if (character === '[') {
+      this.openGroup = { text: character, spaceBefore: previous === ' ' || previous === '\t' };
+    } else {
+      this.emit(character);
+      if (character === '\n') this.labelCandidate = '';
+    }
+  }
+
+  private applyCitation(group: CitationGroup): void {
+    if (group.numbers.length > 0) {
+      for (const number of group.numbers) this.cited.add(number);
+      this.emit(group.numbers.map((number) => `[${number}]`).join(''));
+    } else if (!this.code.lineStarted) {
+      // At the start of a line the space after the citation goes, so indentation stays as written.
+      this.skipNextSpace = true;
+    } else if (group.spaceBefore) {
+      this.output.dropHeldSpace();
+    }
+  }
 }
 
 export function formatSourcesLine(titles: readonly string[]): string {
