@@ -15,14 +15,14 @@ export interface Snippet {
   readonly headingPath: readonly string[];
   readonly text: string;
   readonly score: number;
-  /** Storage path of the document (the Variant 1 Match `source`). */
-  readonly source: string;
+  /** Path of the document's `.md` file under the storage root (the Variant 1 Match `source`); not its origin. */
+  readonly storagePath: string;
   /** An excerpt of the chunk around the query's terms. */
   readonly preview: string;
 }
 
-/** Numbers the hits of a search in result order; `storagePath` is the storage root as configured. */
-export function toSnippets(outcome: SearchOutcome, storagePath: string): Snippet[] {
+/** Numbers the hits of a search in result order; `storageRoot` is the storage root as configured. */
+export function toSnippets(outcome: SearchOutcome, storageRoot: string): Snippet[] {
   return outcome.hits.map((hit, index) => ({
     number: index + 1,
     chunkId: hit.chunk.id,
@@ -31,7 +31,7 @@ export function toSnippets(outcome: SearchOutcome, storagePath: string): Snippet
     headingPath: hit.chunk.headingPath,
     text: hit.chunk.text,
     score: hit.score,
-    source: join(storagePath, outcome.namespace, hit.document.file),
+    storagePath: join(storageRoot, outcome.namespace, hit.document.file),
     preview: excerptAround(hit.chunk.text, outcome.terms, previewLength),
   }));
 }

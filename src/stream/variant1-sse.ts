@@ -6,7 +6,7 @@ export const variant1DoneFrame = 'data: [DONE]\n\n';
 
 /** The seed's Match: exactly these fields. */
 export function toMatch(snippet: Snippet): { chunk_id: string; score: number; source: string; title: string; preview: string } {
-  return { chunk_id: snippet.chunkId, score: snippet.score, source: snippet.source, title: snippet.title, preview: snippet.preview };
+  return { chunk_id: snippet.chunkId, score: snippet.score, source: snippet.storagePath, title: snippet.title, preview: snippet.preview };
 }
 
 function frame(payload: Record<string, unknown>): string {
