@@ -39,12 +39,12 @@ export class CatalogService {
     return { namespace: namespace.name, document, markdown };
   }
 
-  /** Deletes the documents with this file name or source; 404 when none matches. */
-  async deleteDocuments(namespaceName: string, match: { readonly file?: string; readonly source?: string }): Promise<{ namespace: string; deleted: readonly StoredDocument[] }> {
+  /** Deletes the documents with this file name or origin (the API's `source`); 404 when none matches. */
+  async deleteDocuments(namespaceName: string, match: { readonly file?: string; readonly origin?: string }): Promise<{ namespace: string; deleted: readonly StoredDocument[] }> {
     const namespace = await this.require(namespaceName);
     const deleted = await namespace.deleteDocuments(match);
     if (deleted.length === 0) {
-      const what = match.file !== undefined ? `file ${JSON.stringify(match.file)}` : `source ${JSON.stringify(match.source)}`;
+      const what = match.file !== undefined ? `file ${JSON.stringify(match.file)}` : `source ${JSON.stringify(match.origin)}`;
       throw new KnowledgeError('not_found', `namespace "${namespace.name}" has no document with ${what}`);
     }
     return { namespace: namespace.name, deleted };

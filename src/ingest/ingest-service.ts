@@ -37,7 +37,7 @@ export interface ReplacedDocument {
 }
 
 export function describeReplaced(document: StoredDocument): ReplacedDocument {
-  return { file: document.file, title: document.title, source: document.source, ingested_at: document.ingestedAt };
+  return { file: document.file, title: document.title, source: document.origin, ingested_at: document.ingestedAt };
 }
 
 export interface IngestReport {
@@ -184,10 +184,10 @@ export class IngestService {
     if (!crawl.prune || !complete || pagesFound === 0) return { outcomes, removed: [] };
     // Only pages under the crawled folder that this complete crawl did not meet at all are gone.
     const scope = new URL('./', startUrl).href;
-    const gone = namespace.documents.filter((document) => document.source.startsWith(scope) && !seen.has(document.source));
+    const gone = namespace.documents.filter((document) => document.origin.startsWith(scope) && !seen.has(document.origin));
     // Queued together, the deletions are committed as one batch (one index write).
-    const removed = (await Promise.all(gone.map((document) => namespace.deleteDocuments({ source: document.source })))).flat();
-    for (const document of removed) onProgress({ type: 'removed', index, source: document.source, file: document.file });
+    const removed = (await Promise.all(gone.map((document) => namespace.deleteDocuments({ origin: document.origin })))).flat();
+    for (const document of removed) onProgress({ type: 'removed', index, source: document.origin, file: document.file });
     return { outcomes, removed };
   }
 
@@ -235,7 +235,7 @@ export class IngestService {
       const [outcome] = await namespace.commitDocuments([
         {
           title: loaded.title,
-          source: label,
+          origin: label,
           ...(source.kind === 'upload' && source.folder !== undefined ? { folder: source.folder } : {}),
           body,
           hash,

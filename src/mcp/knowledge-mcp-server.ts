@@ -76,7 +76,7 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
         score: hit.score,
         title: hit.document.title,
         file: hit.document.file,
-        source: hit.document.source,
+        source: hit.document.origin,
         headings: hit.chunk.headingPath,
         excerpt: excerptAround(hit.chunk.text, outcome.terms, previewLength),
         text: hit.chunk.text,
@@ -91,7 +91,7 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
     annotations: { readOnlyHint: true },
   }, async ({ file, namespace }) => guarded(caller, async () => {
     const { document, markdown } = await services.catalog.document(namespaceOf(namespace), file);
-    return { content: [{ type: 'text', text: `# ${document.title}\n\nSource: ${document.source}\n\n---\n\n${markdown}` }] };
+    return { content: [{ type: 'text', text: `# ${document.title}\n\nSource: ${document.origin}\n\n---\n\n${markdown}` }] };
   }));
 
   server.registerTool('list_namespaces', {
@@ -116,7 +116,7 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
       documents: listing.documents.map((document) => ({
         title: document.title,
         file: document.file,
-        source: document.source,
+        source: document.origin,
         chunks: document.chunks.length,
         ingested_at: document.ingestedAt,
       })),

@@ -80,7 +80,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
       namespace: listing.namespace,
       documents: listing.documents.map((document) => ({
         title: document.title,
-        source: document.source,
+        source: document.origin,
         file: document.file,
         chunks: document.chunks.length,
         hash: document.hash,
@@ -110,8 +110,8 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
   }, async (request) => {
     const input = parseBody(deleteDocumentsSchema, { ...(request.query as object), ...((request.body as object | undefined) ?? {}) });
     const namespace = authorizeNamespace(request, input.namespace ?? options.defaultNamespace);
-    const result = await options.catalog.deleteDocuments(namespace, input.file !== undefined ? { file: input.file } : { source: input.source as string });
-    return { namespace: result.namespace, deleted: result.deleted.map((document) => ({ file: document.file, title: document.title, source: document.source })) };
+    const result = await options.catalog.deleteDocuments(namespace, input.file !== undefined ? { file: input.file } : { origin: input.source as string });
+    return { namespace: result.namespace, deleted: result.deleted.map((document) => ({ file: document.file, title: document.title, source: document.origin })) };
   });
 
   app.delete('/namespaces/:name', {

@@ -58,7 +58,7 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
       ? []
       : [{
           title: outcome.document.title,
-          source: outcome.document.source,
+          source: outcome.document.origin,
           path: join(storagePath, report.namespace, outcome.document.file),
           chunks: outcome.document.chunks.length,
           status: outcome.status,
@@ -75,7 +75,7 @@ export function toVariant1IngestResponse(report: IngestReport, storagePath: stri
     ),
     ...(report.removed.length === 0
       ? {}
-      : { removed: report.removed.map((document) => ({ title: document.title, source: document.source, path: join(storagePath, report.namespace, document.file) })) }),
+      : { removed: report.removed.map((document) => ({ title: document.title, source: document.origin, path: join(storagePath, report.namespace, document.file) })) }),
   };
 }
 

@@ -153,7 +153,7 @@ function toIngestResponse(report: IngestReport) {
       : [{
           file: outcome.document.file,
           status: outcome.status,
-          source: outcome.document.source,
+          source: outcome.document.origin,
           ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
           ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
         }],

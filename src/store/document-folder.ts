@@ -85,7 +85,7 @@ export class DocumentFolder {
     return {
       file,
       title: frontMatter.title ?? firstHeading(body) ?? file.replace(/\.md$/, ''),
-      source: frontMatter.source ?? file,
+      origin: frontMatter.origin ?? file,
       hash,
       ingestedAt: frontMatter.ingestedAt ?? new Date(modifiedMs).toISOString(),
       fileSize: size,

@@ -1,13 +1,14 @@
-// The front-matter block at the top of each stored Markdown document (title, source, content hash, ingest time).
+// The front-matter block at the top of each stored Markdown document (title, origin, content hash, ingest time).
 
 export interface FrontMatter {
   readonly title?: string;
-  readonly source?: string;
+  /** The document's origin (StoredDocument.origin), written `source`. */
+  readonly origin?: string;
   readonly hash?: string;
   readonly ingestedAt?: string;
 }
 
-const keys = { title: 'title', source: 'source', hash: 'content_hash', ingestedAt: 'ingested_at' } as const;
+const keys = { title: 'title', origin: 'source', hash: 'content_hash', ingestedAt: 'ingested_at' } as const;
 
 /** Values are written as JSON strings, which are valid YAML double-quoted scalars. */
 export function renderDocument(frontMatter: FrontMatter, body: string): string {

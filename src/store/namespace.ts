@@ -32,7 +32,7 @@ export interface NamespaceOptions {
   readonly warn: (message: string) => void;
 }
 
-/** `updated`: the draft replaced `replaced`, the document that came from the same source (same file name, new content). */
+/** `updated`: the draft replaced `replaced`, the document that came from the same origin (same file name, new content). */
 export type CommitOutcome =
   | { readonly status: 'saved' | 'skipped'; readonly document: StoredDocument }
   | { readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument };
@@ -44,11 +44,11 @@ export interface ChunkVector {
 }
 
 /**
- * What identifies "the same source" for upserts: the URL, the file path, the upload's path with its folders (an upload
+ * What identifies "the same origin" for upserts: the URL, the file path, the upload's path with its folders (an upload
  * stored before folders were kept has its bare name, and that same bare name still updates it); the title for text.
  */
-function sourceIdentity(document: { readonly source: string; readonly title: string }): string {
-  return document.source === 'text' ? `text:${document.title}` : document.source;
+function originIdentity(document: { readonly origin: string; readonly title: string }): string {
+  return document.origin === 'text' ? `text:${document.title}` : document.origin;
 }
 
 /** The state a batch of changes works on; its ops reach the live index only once the journal holds them. */
@@ -202,7 +202,7 @@ export class Namespace {
           outcomes.push({ status: 'skipped', document: identical });
           continue;
         }
-        const previous = find(staging.documents.values(), (document) => sourceIdentity(document) === sourceIdentity(draft));
+        const previous = find(staging.documents.values(), (document) => originIdentity(document) === originIdentity(draft));
         const document = await this.writeDraft(staging, draft, previous);
         outcomes.push(previous === undefined ? { status: 'saved', document } : { status: 'updated', document, replaced: previous });
       }
@@ -228,12 +228,12 @@ export class Namespace {
     staging.ops.push({ op: 'model', embedding: staging.embedding });
   }
 
-  /** Writes a new document, or replaces `previous` (same source) in its file, keeping the file name. */
+  /** Writes a new document, or replaces `previous` (same origin) in its file, keeping the file name. */
   private async writeDraft(staging: Staging, draft: DocumentDraft, previous: StoredDocument | undefined): Promise<StoredDocument> {
     const dimensions = draft.chunks.find((chunk) => chunk.embedding !== null)?.embedding?.length;
     if (draft.embeddingModel !== null && dimensions !== undefined) this.adoptModel(staging, draft.embeddingModel, dimensions);
     const ingestedAt = new Date().toISOString();
-    const content = renderDocument({ title: draft.title, source: draft.source, hash: draft.hash, ingestedAt }, draft.body);
+    const content = renderDocument({ title: draft.title, origin: draft.origin, hash: draft.hash, ingestedAt }, draft.body);
     const file = previous === undefined ? await this.createDocumentFile(staging, documentSlug(draft.title, draft.folder), content) : previous.file;
     const path = join(this.directory, file);
     if (previous !== undefined) {
@@ -244,7 +244,7 @@ export class Namespace {
     const document: StoredDocument = {
       file,
       title: draft.title,
-      source: draft.source,
+      origin: draft.origin,
       hash: draft.hash,
       ingestedAt,
       fileSize: written.size,
@@ -278,10 +278,10 @@ export class Namespace {
     }
   }
 
-  /** Removes the documents whose file name or source matches; their files, chunks and vectors go at once. */
-  deleteDocuments(match: { readonly file?: string; readonly source?: string }): Promise<StoredDocument[]> {
+  /** Removes the documents whose file name or origin matches; their files, chunks and vectors go at once. */
+  deleteDocuments(match: { readonly file?: string; readonly origin?: string }): Promise<StoredDocument[]> {
     return this.enqueue(async (staging) => {
-      const doomed = [...staging.documents.values()].filter((document) => document.file === match.file || document.source === match.source);
+      const doomed = [...staging.documents.values()].filter((document) => document.file === match.file || document.origin === match.origin);
       for (const document of doomed) {
         const path = join(this.directory, document.file);
         await this.keepBackup(staging, path);

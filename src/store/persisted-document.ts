@@ -1,7 +1,9 @@
 // How a document and its chunks are written in the index files (snapshot and journal); vectors travel separately.
 import { chunkId, type StoredDocument } from './stored-document.js';
 
-export type PersistedDocument = Omit<StoredDocument, 'chunks'> & {
+/** The origin keeps the field name `source` that the index files have always used. */
+export type PersistedDocument = Omit<StoredDocument, 'chunks' | 'origin'> & {
+  readonly source: string;
   /** [heading path, text] per chunk, in order: chunk ids are derived from the file name and the position. */
   readonly chunks: readonly (readonly [readonly string[], string])[];
 };
@@ -9,8 +11,8 @@ export type PersistedDocument = Omit<StoredDocument, 'chunks'> & {
 const documentFileName = /^[^/\\]+\.md$/;
 
 export function toPersistedDocument(document: StoredDocument): PersistedDocument {
-  const { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs } = document;
-  return { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs, chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]) };
+  const { file, title, origin, hash, ingestedAt, fileSize, fileModifiedMs } = document;
+  return { file, title, source: origin, hash, ingestedAt, fileSize, fileModifiedMs, chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]) };
 }
 
 /**
@@ -31,7 +33,7 @@ export function toStoredDocument(value: unknown): StoredDocument {
   return {
     file,
     title,
-    source,
+    origin: source,
     hash,
     ingestedAt,
     fileSize,

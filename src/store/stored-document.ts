@@ -12,8 +12,11 @@ export interface StoredDocument {
   /** File name in the namespace folder, e.g. `getting-started.md`; also the citation label. */
   readonly file: string;
   readonly title: string;
-  /** Where it came from: a URL, a file path, an upload's path (`tutorial/middleware.md`), or `text`. */
-  readonly source: string;
+  /**
+   * Where it came from: a URL, a file path, an upload's path (`tutorial/middleware.md`), or `text`. Written `source`
+   * in the front matter, the index files and the API; never the path of the stored `.md` file (that is `file`).
+   */
+  readonly origin: string;
   /** `sha256:<hex>` of the Markdown body. */
   readonly hash: string;
   readonly ingestedAt: string;
@@ -26,7 +29,8 @@ export interface StoredDocument {
 /** A document ready to be committed: converted, chunked and (where possible) embedded. */
 export interface DocumentDraft {
   readonly title: string;
-  readonly source: string;
+  /** See StoredDocument.origin. */
+  readonly origin: string;
   /** The folders of an uploaded file's path (`tutorial/security`), written in front of the title in its file name. */
   readonly folder?: string;
   readonly body: string;

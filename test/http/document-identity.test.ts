@@ -52,7 +52,7 @@ describe('document identity: uploads keep their folders', () => {
     await mkdir(join(storageRoot, 'legacy'));
     await writeFile(
       join(storageRoot, 'legacy', 'middleware.md'),
-      renderDocument({ title: 'Middleware', source: 'middleware.md', hash: 'sha256:0', ingestedAt: '2025-01-01T00:00:00.000Z' }, '# Middleware\n\nThe old middleware page.'),
+      renderDocument({ title: 'Middleware', origin: 'middleware.md', hash: 'sha256:0', ingestedAt: '2025-01-01T00:00:00.000Z' }, '# Middleware\n\nThe old middleware page.'),
     );
     service = await startService({ providerUrl: provider.baseUrl, storageRoot });
   });

@@ -40,7 +40,7 @@ function draft(marker: string, sections: number, embedded = true): DocumentDraft
   const body = markerDocument(marker, sections);
   return {
     title: `Runbook ${marker}`,
-    source: `text-${marker}`,
+    origin: `text-${marker}`,
     body,
     hash: contentHash(body),
     embeddingModel: embedded ? 'test-model' : null,
@@ -77,7 +77,7 @@ describe('index journal', () => {
   const document: StoredDocument = {
     file: 'a.md',
     title: 'A',
-    source: 'text',
+    origin: 'text',
     hash: 'sha256:a',
     ingestedAt: '2026-11-22T08:00:00.000Z',
     fileSize: 10,
@@ -176,9 +176,9 @@ describe('a namespace reopened from its index files', () => {
     const pending = namespace.pendingChunks();
     assert.ok(pending.length > 0);
     await namespace.storeEmbeddings('test-model', pending.map((chunk) => ({ chunk, vector: vectorFor(chunk.text) })));
-    const replaced = { ...draft(markerWord(5), 2), source: `text-${markerWord(1)}` };
+    const replaced = { ...draft(markerWord(5), 2), origin: `text-${markerWord(1)}` };
     assert.equal((await namespace.commitDocuments([replaced]))[0]?.status, 'updated');
-    await namespace.deleteDocuments({ source: `text-${markerWord(2)}` });
+    await namespace.deleteDocuments({ origin: `text-${markerWord(2)}` });
     await namespace.settle();
     const expected = observable(namespaceView(namespace), queries);
     assert.equal(expected.documents.length, 2);
@@ -199,7 +199,7 @@ describe('a namespace reopened from its index files', () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft(markerWord(1), 2), draft(markerWord(2), 2)]);
-    await namespace.deleteDocuments({ source: `text-${markerWord(1)}` });
+    await namespace.deleteDocuments({ origin: `text-${markerWord(1)}` });
     await namespace.settle();
     const journal = await readFile(join(directory, journalFileName));
     const expected = observable(namespaceView(namespace), queries);
