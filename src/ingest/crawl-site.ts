@@ -34,6 +34,7 @@ export type CrawlSkipReason =
   | 'crawled_already'
   /** A sitemap URL that holds no sitemap. */
   | 'not_a_sitemap'
+  /** A sitemap past the most a crawl fetches (50). */
   | 'sitemap_limit'
   /** Queued when the crawl had yielded maxPages pages. */
   | 'page_limit'

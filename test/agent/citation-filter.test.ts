@@ -117,6 +117,7 @@ describe('code is never altered', () => {
     { name: 'fence line with text after the run does not close', input: '```\n``` x\n[9]\n```\n[9] y', expected: '```\n``` x\n[9]\n```\ny' },
     { name: 'sources line inside a fence is kept', input: '```\nSources: a\n```\nok', expected: '```\nSources: a\n```\nok' },
     { name: 'unclosed fence keeps the rest', input: 'a\n```\n[9]\nSources: x', expected: 'a\n```\n[9]\nSources: x' },
+    { name: 'a backtick in the info string: no fence, the next line is text', input: '```js`x`\n[9] y', expected: '```js`x`\ny' },
     { name: 'tildes mid-line are plain text', input: 'a ~~~ [9] b', expected: 'a ~~~ b' },
   ]);
 });
