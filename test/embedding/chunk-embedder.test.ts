@@ -50,7 +50,7 @@ describe('ChunkEmbedder: the one owner of chunks without vectors', () => {
     const namespace = await store.namespace(name);
     const body = `Restoring ${name} archives takes a day.`;
     await namespace.commitDocuments([
-      { title: name, source: 'text', body, hash: contentHash(body), embeddingModel: null, chunks: [{ text: body, headingPath: [], embedding: null }] },
+      { title: name, origin: 'text', body, hash: contentHash(body), embeddingModel: null, chunks: [{ text: body, headingPath: [], embedding: null }] },
     ]);
     assert.equal(namespace.pendingChunkCount, 1);
     return namespace;
