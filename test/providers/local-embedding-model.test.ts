@@ -13,6 +13,7 @@ import {
   meanPoolAndNormalize,
   tokenize,
 } from '../../src/providers/local-embedding-model.js';
+import { withFloatActivations } from '../../src/providers/local-embedding-inference.js';
 
 const dot = (left: Float32Array, right: Float32Array): number => left.reduce((total, value, index) => total + value * (right[index] as number), 0);
 
@@ -129,7 +130,10 @@ describe('createLocalEmbeddingModel', () => {
 
   it('pools the way a manual mean over the raw last_hidden_state does', async () => {
     // An independent session and a plain float64 mean over every token (no padding), then unit length.
-    const session = await InferenceSession.create(join(defaultModelDirectory, 'onnx', 'model_q4.onnx'));
+    const modelFolder = join(defaultModelDirectory, 'onnx');
+    const session = await InferenceSession.create(withFloatActivations(readFileSync(join(modelFolder, 'model_q4.onnx'))), {
+      extra: { session: { model_external_initializers_file_folder_path: modelFolder } },
+    });
     const ids = [101, 2023, 2003, 2019, 2742, 6251, 102]; // "This is an example sentence"
     const shape = [1, ids.length];
     const output = await session.run({
@@ -144,27 +148,31 @@ describe('createLocalEmbeddingModel', () => {
     assertSameVector(vector as Float32Array, Float32Array.from(mean, (value) => value / norm));
   });
 
-  it('matches the reference vector of one sentence, within what the 4-bit kernels vary by between CPUs', async () => {
+  it('matches the reference vector of one sentence, within what kernels vary by between CPUs', async () => {
     // The reference was computed once by this implementation (the fixture says on which CPU). Transformers.js
     // documents this sentence with its own (8-bit or fp32) export as 0.0646, 0.0716, 0.0593, ...: same signs and
     // scale; a vector from CLS pooling or without normalization would look nothing like it.
     //
-    // Why not exact: the model's 36 MatMulNBits nodes (4-bit weights, blocks of 32) have accuracy_level 4, which
-    // lets onnxruntime quantize each block of 32 activations to int8 when the CPU has an int8 dot-product kernel
-    // (AVX2, AVX-512, VNNI: each its own kernel), and compute in fp32 otherwise. Rounding to int8 moves an
-    // activation by at most half a step, max|block| / 254, about 0.4% of its block; through 36 such products in
-    // series (6 layers of Q, K, V, output and two feed-forward matmuls; LayerNorm keeps the scale) independent
-    // errors add up to about sqrt(36) / 254 = 2.4% of the hidden state's length. So two CPUs may give unit vectors
-    // about 0.024 apart: a cosine of at least 1 - 0.024^2 / 2 = 0.9997 (0.999 is asked), and spread over 384
-    // dimensions about 0.024 / sqrt(384) = 0.0012 per component, at most ~4 times that in the worst of 384
-    // (0.005 is asked). Measured: 0.00165 apart on one component between two CPUs.
+    // Why not exact: kernels differ by instruction set (AVX2, AVX-512) in summation order, and would differ far more
+    // if the model ran at its file's accuracy level 4 (activations rounded to int8 per block of 32 where the CPU has
+    // an int8 kernel): about sqrt(36) / 254 = 2.4% of the hidden state's length through 36 matmuls in series, so
+    // unit vectors about 0.024 apart, a cosine of at least 0.9997 and ~0.005 on the worst of 384 components. Those
+    // are the bounds asked (0.999, 0.005): they hold on any x86-64 either way. Measured between level 4 and level 0
+    // on one AVX2 CPU: cosine 0.99942, 0.0054 apart on one component.
     const reference = JSON.parse(readFileSync(new URL('../fixtures/embeddings/example-sentence.json', import.meta.url), 'utf8')) as { text: string; vector: number[] };
     const [vector] = (await model.embed([reference.text])) as [Float32Array];
     const expected = Float32Array.from(reference.vector);
     const cosine = dot(vector, expected) / Math.sqrt(dot(expected, expected));
     assert.ok(cosine >= 0.999, `cosine with the reference is ${cosine}`);
     assertSameVector(vector, expected, 0.005);
-    assertSameVector(vector.slice(0, 5), Float32Array.from([0.0138, 0.0551, 0.0427, 0.0631, 0.0192]), 0.005);
+    assertSameVector(vector.slice(0, 5), Float32Array.from([0.0143, 0.0542, 0.0412, 0.063, 0.0185]), 0.005);
+  });
+
+  it('computes in float32: every MatMulNBits accuracy level of the model file is set to 0', () => {
+    const file = readFileSync(join(defaultModelDirectory, 'onnx', 'model_q4.onnx'));
+    const levels = (bytes: Buffer) => [...bytes.toString('latin1').matchAll(/\n\x0eaccuracy_level\x18(.)/gs)].map((match) => (match[1] as string).charCodeAt(0));
+    assert.deepEqual(levels(file), new Array(36).fill(4)); // 6 layers of Q, K, V, output and two feed-forward matmuls
+    assert.deepEqual(levels(withFloatActivations(Buffer.from(file))), new Array(36).fill(0));
   });
 
   it('truncates a very long text instead of rejecting it', async () => {
