@@ -1,6 +1,6 @@
 // The local embedding adapter: all-MiniLM-L6-v2 (384 dimensions, 4-bit ONNX) run by onnxruntime-node in worker
 // threads, so inference never blocks the event loop. Two lanes: bulk requests (ingestion) queue for the bulk workers,
-// while short requests (a search's query) have a worker of their own and never wait behind an ingest.
+// while a search's query has a worker of its own and never waits behind an ingest.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -32,8 +32,12 @@ export interface LocalEmbeddingModelOptions {
   workers?: number;
 }
 
-/** Requests of at most this many texts take the query lane. */
-const queryLaneTexts = 4;
+/**
+ * A request of one text of at most this many characters (about 128 tokens) takes the query lane: a search's query
+ * (the agent's are at most 300 characters). Any other request, however small, queues for the bulk lane, so a query
+ * never waits behind a document's chunks (a short page's four chunks of 256 tokens took the query worker ~0.5 s).
+ */
+const queryLaneChars = 512;
 /** Texts per bulk job: a long request is split, so jobs of concurrent requests interleave. */
 const bulkJobTexts = 64;
 /** Wall time of one job, loading the model included: generous for 64 texts on a busy machine (milliseconds). */
@@ -93,7 +97,7 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
     async embed(texts, signal) {
       signal?.throwIfAborted();
       if (texts.length === 0) return [];
-      if (texts.length <= queryLaneTexts) return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
+      if (texts.length === 1 && (texts[0] as string).length <= queryLaneChars) return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
       // Jobs of texts of similar length waste less on padding: sorted by characters here, by tokens in the worker.
       const order = texts.map((_, index) => index).sort((left, right) => (texts[left] as string).length - (texts[right] as string).length);
       const jobs: number[][] = [];
