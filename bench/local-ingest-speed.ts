@@ -1,7 +1,7 @@
 // Ingesting the 155 FastAPI pages with the bundled local embedding model, through the real service over HTTP, while
 // searches run against it: the ingest's wall time, and the latency of lexical and embedding searches meanwhile.
 // The service runs in a child process (this file with --serve), so the client's own work does not share its event loop.
-// Run: npm run bench:local-ingest [-- --runs 2]
+// Run: npm run bench:local-ingest [-- --runs 2] [-- --pages 40] (the first pages only: a shorter run on a loaded machine)
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fastapiDirectory, markdownFiles, sharedDataDirectory } from './ingest-speed-child.js';
 
-const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '2' }, serve: { type: 'boolean', default: false } } });
+const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '2' }, pages: { type: 'string' }, serve: { type: 'boolean', default: false } } });
 const sourcesPerRequest = 100;
 /** Pages ingested into the searched namespace before the timed ingest (they also warm the model up). */
 const warmPages = 20;
@@ -100,7 +100,7 @@ const latency = (values: readonly number[]): string =>
 
 async function measure(): Promise<void> {
   const runs = Number(flags.runs);
-  const files = await markdownFiles(fastapiDirectory);
+  const files = (await markdownFiles(fastapiDirectory)).slice(0, flags.pages === undefined ? undefined : Number(flags.pages));
   console.log(`local-model ingest of ${files.length} FastAPI pages over HTTP, ${runs} runs; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`);
   for (let run = 1; run <= runs; run++) {
     const { child, baseUrl } = await startServer();
