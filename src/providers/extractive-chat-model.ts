@@ -34,6 +34,8 @@ const maxPassages = 3;
 const reach = 2;
 /** How many blocks back a passage that describes a case looks for the sentence that says how. */
 const reachBack = 4;
+/** How many blocks after a passage that has not said how it looks for the sentence that does (across a heading). */
+const crossReach = 6;
 const instruction = /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
 const instructionWithCode = new RegExp(instruction.source + '[^.!?\\n`]{0,40}`[A-Za-z_@.][^`]*`', 'i');
 const howToQuestion = /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
@@ -242,6 +244,23 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
     // or when the text ends right after it (what it introduces was cut off).
     const last = parts.pop() as string;
     if (lastIndex < blocks.length - 1 && (parts.length > 0 || /`[^`]+`/.test(last))) parts.push(`${last.slice(0, -1)}.`);
+  }
+  // A passage that has not said how yet is followed by the sentence that does, when one comes soon after it, even
+  // under the next heading (an introduction, then "## Using `BackgroundTasks`": "First, import `BackgroundTasks`").
+  if (!shown && parts.length > 0) {
+    const howIndex = blocks.findIndex((block, index) => index > lastIndex && index <= lastIndex + crossReach && isProse(block) && instructs(block) && !quoted.has(block.text));
+    const how = blocks[howIndex];
+    if (how !== undefined) {
+      const code = blocks[howIndex + 1];
+      const showsCode = withCode && !hasCode && code?.kind === 'code' && code.text.length <= maxCodeChars;
+      parts.push(how.text.trimEnd().endsWith(':') && !showsCode ? `${cite(how.text, snippet.number).slice(0, -1)}.` : cite(how.text, snippet.number));
+      quoted.add(how.text);
+      if (showsCode) {
+        parts.push(code.text);
+        quoted.add(code.text);
+        hasCode = true;
+      }
+    }
   }
   return { text: parts.join('\n\n'), hasCode };
 }
