@@ -38,6 +38,7 @@ const reachBack = 4;
 const crossReach = 6;
 const instruction = /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
 const instructionWithCode = new RegExp(instruction.source + '[^.!?\\n`]{0,40}`[A-Za-z_@.][^`]*`', 'i');
+const listStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
 const howToQuestion = /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
 
 /** A block of a snippet, or of the text next to it, with the words of the headings it sits under. */
@@ -288,6 +289,9 @@ export function extractiveAnswer(request: ChatRequest): string {
     hasCode ||= next.hasCode;
     chosen.push(candidate);
   }
+  // The answer opens with a sentence: a passage that is a bare list goes after the first one that starts with prose.
+  const lead = answer.findIndex((text) => !listStart.test(text));
+  if (lead > 0) answer.unshift(...answer.splice(lead, 1));
   return answer.length === 0 ? noAnswer : answer.join('\n\n');
 }
 

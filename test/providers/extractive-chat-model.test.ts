@@ -124,3 +124,25 @@ describe('extractive chat model, passages across chunk edges', () => {
     assert.equal(text.split('`dependency_overrides`').length - 1, 1, text);
   });
 });
+
+describe('extractive chat model, saying how', () => {
+  it('follows a passage that only describes with the instruction that comes soon after it, under the next heading', async () => {
+    const text = await answer('how do I do work after the response is sent?', [
+      {
+        title: 'Background Tasks',
+        headingPath: ['Background Tasks'],
+        text: '# Background Tasks\n\nThis is useful for work that happens after the response is sent.\n\n## Using `BackgroundTasks`\n\nFirst, import `BackgroundTasks` and declare a parameter of that type.',
+      },
+    ]);
+    assert.match(text, /after the response is sent \[1\]\.\n\nFirst, import `BackgroundTasks` and declare a parameter of that type \[1\]\./);
+  });
+
+  it('opens with a sentence, not with a bare list', async () => {
+    const text = await answer('how do I stream server events to the browser?', [
+      '* Stream server events to the browser.\n* Each event is a line.',
+      'Server events reach the browser as a stream, one line per event.',
+    ]);
+    assert.ok(text.startsWith('Server events reach the browser as a stream'), text);
+    assert.match(text, /\* Stream server events to the browser\./);
+  });
+});
