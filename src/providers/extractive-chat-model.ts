@@ -80,6 +80,9 @@ const isLabel = (block: MarkdownBlock): boolean => block.kind === 'paragraph' &&
  */
 const instructs = (block: MarkdownBlock): boolean => instructionWithCode.test(block.text);
 
+/** A paragraph that goes on with a sentence begun before it ("would mean:", "...and pass it"): no passage starts there. */
+const continuesSentence = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
+
 const isProse = (block: MarkdownBlock | undefined): boolean => block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
 
 /** Inverse document frequency of each query term over the candidate blocks: rare words of the question count most. */
@@ -133,7 +136,7 @@ function candidates(request: ChatRequest): Candidate[] {
   return parsed.flatMap(({ snippet, rank, blocks, terms }) => {
     const sameDocument = grounding.snippets.filter((other) => other.title === snippet.title).length - 1;
     return blocks.flatMap((block, index) => {
-      if (!isProse(block) || isLabel(block)) return [];
+      if (!isProse(block) || isLabel(block) || continuesSentence(block)) return [];
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
       const codeFollows = blocks.slice(index + 1, index + 3).some((next) => next.kind === 'code');

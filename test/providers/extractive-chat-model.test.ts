@@ -146,3 +146,12 @@ describe('extractive chat model, saying how', () => {
     assert.match(text, /\* Stream server events to the browser\./);
   });
 });
+
+describe('extractive chat model, broken sentences', () => {
+  it('starts no passage with a paragraph that goes on with a sentence begun before a code block', async () => {
+    const text = await answer('what does the relative import mean?', [
+      'The relative import:\n\n```python\nfrom .dependencies import token\n```\n\nwould mean the import takes the module next to this one.\n\nA relative import starts with a dot and names the module next to this one.',
+    ]);
+    assert.doesNotMatch(text, /^would mean/m);
+  });
+});
