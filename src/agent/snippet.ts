@@ -1,7 +1,9 @@
 // A retrieved chunk as the agent numbers it for the model ([1]..[k]) and cites it.
 import { join } from 'node:path';
+import type { NeighbouringText } from '../providers/chat-model.js';
 import { excerptAround } from '../search/excerpt.js';
 import type { SearchOutcome } from '../search/search-service.js';
+import type { StoredChunk } from '../store/stored-document.js';
 
 const previewLength = 300;
 
@@ -19,6 +21,40 @@ export interface Snippet {
   readonly storagePath: string;
   /** An excerpt of the chunk around the query's terms. */
   readonly preview: string;
+  /** The document's text just before and after the chunk (its neighbouring chunks, without what they repeat of it). */
+  readonly before?: NeighbouringText;
+  readonly after?: NeighbouringText;
+}
+
+/** Longest repeated text the chunker carries from one chunk into the next, with room to spare (see chunk-markdown.ts). */
+const maxOverlapChars = 600;
+
+/**
+ * Characters at the start of `next` that repeat the end of `previous` (the chunker's overlap between consecutive
+ * chunks of a section), or 0. The repeat must end where a line or word ends, so a lone closing fence or word that
+ * happens to match is not taken for one.
+ */
+export function overlapLength(previous: string, next: string): number {
+  for (let start = Math.max(0, previous.length - maxOverlapChars); start < previous.length - 2; start++) {
+    const repeated = previous.length - start;
+    if (next.startsWith(previous.slice(start)) && (repeated === next.length || /\s/.test(next.charAt(repeated)))) return repeated;
+  }
+  return 0;
+}
+
+/** The chunks either side of `chunkId` in its document, without the text they share with it. */
+export function neighbouringText(chunks: readonly StoredChunk[], chunkId: string): { before?: NeighbouringText; after?: NeighbouringText } {
+  const index = chunks.findIndex((chunk) => chunk.id === chunkId);
+  const chunk = chunks[index];
+  if (chunk === undefined) return {};
+  const previous = chunks[index - 1];
+  const next = chunks[index + 1];
+  const before = previous === undefined ? '' : previous.text.slice(0, previous.text.length - overlapLength(previous.text, chunk.text)).trimEnd();
+  const after = next === undefined ? '' : next.text.slice(overlapLength(chunk.text, next.text)).trimStart();
+  return {
+    ...(previous === undefined || before === '' ? {} : { before: { text: before, headingPath: previous.headingPath } }),
+    ...(next === undefined || after === '' ? {} : { after: { text: after, headingPath: next.headingPath } }),
+  };
 }
 
 /** Numbers the hits of a search in result order; `storageRoot` is the storage root as configured. */
@@ -33,5 +69,6 @@ export function toSnippets(outcome: SearchOutcome, storageRoot: string): Snippet
     score: hit.score,
     storagePath: join(storageRoot, outcome.namespace, hit.document.file),
     preview: excerptAround(hit.chunk.text, outcome.terms, previewLength),
+    ...neighbouringText(hit.document.chunks, hit.chunk.id),
   }));
 }

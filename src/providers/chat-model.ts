@@ -19,12 +19,24 @@ export interface ToolDefinition {
   readonly parameters: Record<string, unknown>;
 }
 
+/** Text of a snippet's document next to it (a neighbouring chunk), with the headings it sits under. */
+export interface NeighbouringText {
+  readonly text: string;
+  readonly headingPath: readonly string[];
+}
+
 /** A numbered snippet as the prompt quotes it; title and heading path tell which section it comes from. */
 export interface GroundingSnippet {
   readonly number: number;
   readonly text: string;
   readonly title?: string;
   readonly headingPath?: readonly string[];
+  /**
+   * The text of its document right before and after it, which completes a passage the snippet's edges cut (the
+   * sentence that introduces its code, the code its last sentence introduces); quoted under the snippet's number.
+   */
+  readonly before?: NeighbouringText;
+  readonly after?: NeighbouringText;
 }
 
 export interface ChatRequest {

@@ -1,7 +1,9 @@
 // An answer model that needs no provider: it quotes the passage of the retrieved snippets that best answers the
-// question (a paragraph or list with the code block that shows how), led by its first sentence, each part with its
-// [n] citation, and adds up to two further passages that cover the question nearly as well and add to it.
-// Grounded by construction; used with KNOWLEDGE_AGENT_MODEL=extractive.
+// question (a paragraph or list with the code block that shows how, led by the sentence that says how), starting with
+// its first sentence, each part with its [n] citation, and adds up to two further passages that cover the question
+// nearly as well and add to it. A passage may run into the text either side of its snippet (its neighbouring chunks,
+// cited under the snippet's number), where a chunk boundary cut it. Grounded by construction; used with
+// KNOWLEDGE_AGENT_MODEL=extractive.
 import { normalizeDocSiteMarkup } from '../markdown/doc-site-markup.js';
 import { markdownBlocks, type MarkdownBlock } from '../markdown/markdown-blocks.js';
 import { queryTerms, tokenize } from '../indexes/tokenize.js';
@@ -18,19 +20,38 @@ const maxCodeChars = 1500;
 const furtherPassageShare = 0.4;
 /** How much a snippet's rank lowers its passages' scores, per rank. */
 const rankPenalty = 0.04;
+/** How much lower a passage of the text next to a snippet scores than one of the snippet itself. */
+const neighbourPenalty = 0.1;
 const headingWeight = 0.3;
+/** For a passage of a document more than one snippet comes from: the retrieval found that page twice. */
+const documentBonus = 0.05;
 /** Bonuses for how-to questions: a code block right after, inline code, an instruction with inline code ("use `x`"). */
 const codeBlockBonus = 0.12;
 const inlineCodeBonus = 0.1;
 const instructionBonus = 0.2;
 const maxPassages = 3;
+/** How many blocks ahead a passage looks for the code or instruction it goes on to. */
+const reach = 2;
+/** How many blocks back a passage that describes a case looks for the sentence that says how. */
+const reachBack = 4;
+/** How many blocks after a passage that has not said how it looks for the sentence that does (across a heading). */
+const crossReach = 6;
 const instruction = /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
+const instructionWithCode = new RegExp(instruction.source + '[^.!?\\n`]{0,40}`[A-Za-z_@.][^`]*`', 'i');
+const listStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
 const howToQuestion = /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
+
+/** A block of a snippet, or of the text next to it, with the words of the headings it sits under. */
+interface SnippetBlock extends MarkdownBlock {
+  readonly heading: ReadonlySet<string>;
+  /** False for the neighbouring text the snippet's edges cut. */
+  readonly inSnippet: boolean;
+}
 
 interface Candidate {
   readonly snippet: GroundingSnippet;
   readonly rank: number;
-  readonly blocks: readonly MarkdownBlock[];
+  readonly blocks: readonly SnippetBlock[];
   /** Index in `blocks` of the prose block the passage starts from. */
   readonly start: number;
   /** The words of the passage's block and of its heading. */
@@ -49,6 +70,18 @@ function overlap(left: ReadonlySet<string>, right: ReadonlySet<string>): number 
 
 /** Passages this similar are the same text (a tip repeated on two pages) and are quoted once. */
 const duplicateOverlap = 0.6;
+
+/** An admonition's title (`**Tip**`) on a line of its own: it labels the aside that follows and says nothing itself. */
+const isLabel = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^\*\*[^*\n]+\*\*$/.test(block.text.trim());
+
+/**
+ * An instruction that names the code it is about ("use `root_path`", "import `BackgroundTasks` and declare"): a verb
+ * of doing followed in the same sentence by inline code that names something (not a path or URL).
+ */
+const instructs = (block: MarkdownBlock): boolean => instructionWithCode.test(block.text);
+
+/** A paragraph that goes on with a sentence begun before it ("would mean:", "...and pass it"): no passage starts there. */
+const continuesSentence = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
 
 const isProse = (block: MarkdownBlock | undefined): boolean => block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
 
@@ -72,34 +105,55 @@ function coverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<strin
   return total === 0 ? 0 : covered / total;
 }
 
+/** The blocks of a snippet's text and of the text before and after it, each with the words of its headings. */
+function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
+  const title = snippet.title ?? '';
+  const parts = [
+    ...(snippet.before === undefined ? [] : [{ ...snippet.before, inSnippet: false }]),
+    { text: snippet.text, headingPath: snippet.headingPath ?? [], inSnippet: true },
+    ...(snippet.after === undefined ? [] : [{ ...snippet.after, inSnippet: false }]),
+  ];
+  return parts.flatMap((part) => {
+    let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
+    return markdownBlocks(normalizeDocSiteMarkup(part.text)).map((block) => {
+      if (block.kind === 'heading') heading = new Set(tokenize(`${title} ${block.text}`));
+      return { ...block, heading, inSnippet: part.inSnippet };
+    });
+  });
+}
+
 function candidates(request: ChatRequest): Candidate[] {
   const grounding = request.grounding;
   if (grounding === undefined) return [];
   const question = queryTerms(grounding.query);
   if (question.length === 0) return [];
   const parsed = grounding.snippets.map((snippet, rank) => {
-    const blocks = markdownBlocks(normalizeDocSiteMarkup(snippet.text));
+    const blocks = snippetBlocks(snippet);
     return { snippet, rank, blocks, terms: blocks.map((block) => new Set(tokenize(block.text))) };
   });
   const weights = termWeights(question, parsed.flatMap((entry) => entry.terms));
   const wantsCode = howToQuestion.test(grounding.query);
   return parsed.flatMap(({ snippet, rank, blocks, terms }) => {
-    let heading = new Set(tokenize([snippet.title ?? '', ...(snippet.headingPath ?? [])].join(' ')));
+    const sameDocument = grounding.snippets.filter((other) => other.title === snippet.title).length - 1;
     return blocks.flatMap((block, index) => {
-      if (block.kind === 'heading') heading = new Set(tokenize(block.text));
-      if (!isProse(block)) return [];
+      if (!isProse(block) || isLabel(block) || continuesSentence(block)) return [];
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
       const codeFollows = blocks.slice(index + 1, index + 3).some((next) => next.kind === 'code');
       const blockCoverage = coverage(weights, blockTerms);
-      const headingCoverage = coverage(weights, heading);
-      if (blockCoverage === 0 && !(codeFollows && headingCoverage > 0)) return [];
+      const headingCoverage = coverage(weights, block.heading);
+      const instructsHow = instructs(block);
+      if (blockCoverage === 0 && !((codeFollows || instructsHow) && headingCoverage > 0)) return [];
       const howTo = wantsCode ? (codeFollows ? codeBlockBonus : 0) + (hasInlineCode ? inlineCodeBonus : 0) : 0;
       const score =
-        blockCoverage + headingWeight * headingCoverage + howTo + (hasInlineCode && instruction.test(block.text) ? instructionBonus : 0) - rankPenalty * rank;
-      // A sentence that introduces what the snippet cut off ("In short:" at its end) says nothing on its own.
-      if (index === blocks.length - 1 && block.text.trimEnd().endsWith(':')) return [];
-      return [{ snippet, rank, blocks, start: index, terms: new Set([...blockTerms, ...heading]), blockTerms, score }];
+        blockCoverage +
+        headingWeight * headingCoverage +
+        howTo +
+        (instructsHow ? instructionBonus : 0) +
+        documentBonus * Math.min(1, sameDocument) -
+        rankPenalty * rank -
+        (block.inSnippet ? 0 : neighbourPenalty);
+      return [{ snippet, rank, blocks, start: index, terms: new Set([...blockTerms, ...block.heading]), blockTerms, score }];
     });
   });
 }
@@ -120,62 +174,128 @@ function cite(text: string, number: number): string {
   return trimmed.endsWith(':') ? `${body.slice(0, -1)} [${number}]:` : `${body} [${number}]${stop}`;
 }
 
-/** A passage from its prose block: the prose that follows it and the first code block within reach. */
-function passage(candidate: Candidate, withCode: boolean): { text: string; hasCode: boolean } {
+/**
+ * A passage from its prose block: the prose that follows it and the first code block within reach, led by the sentence
+ * of its section that says how when that comes shortly before it. Blocks in `quoted` (already in the answer) are not
+ * quoted again. Empty when the passage would say nothing new.
+ */
+function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): { text: string; hasCode: boolean } {
   const { blocks, start, snippet } = candidate;
   const parts: string[] = [];
   let prose = 0;
   let hasCode = false;
-  // A list is introduced by the sentence before it ("The middleware function receives:").
-  const previous = blocks[start - 1];
-  const first = start > 0 && blocks[start]?.kind === 'list' && previous?.kind === 'paragraph' && previous.text.trimEnd().endsWith(':') ? start - 1 : start;
-  for (let index = first; index < blocks.length; index++) {
-    const block = blocks[index] as MarkdownBlock;
-    if (block.kind === 'heading') break;
-    if (block.kind === 'code') {
-      if (withCode && !hasCode && block.text.length <= maxCodeChars) {
-        parts.push(block.text);
-        hasCode = true;
-      }
-      break;
-    }
-    if (block.kind === 'table' || (prose > 0 && prose + block.text.length > maxProseChars)) break;
+  let shown = false;
+  let lastIntroduces = false;
+  let lastIndex = start;
+  const quote = (block: SnippetBlock): void => {
     if (parts.length === 0 && block.kind === 'paragraph') {
       const { lead, rest } = splitLead(block.text);
       parts.push(rest === '' ? cite(lead, snippet.number) : `${cite(lead, snippet.number)} ${cite(rest, snippet.number)}`);
     } else {
       parts.push(cite(block.text, snippet.number));
     }
+    quoted.add(block.text);
     prose += block.text.length;
-    // A sentence ending in a colon introduces what follows; otherwise the passage goes on only to reach a code block.
-    const introduces = block.text.trimEnd().endsWith(':');
-    if (!introduces && !(withCode && blocks.slice(index + 1, index + 3).some((next) => next.kind === 'code'))) break;
+    shown ||= instructs(block);
+    lastIntroduces = block.text.trimEnd().endsWith(':');
+    lastIndex = blocks.indexOf(block);
+  };
+  // A list is introduced by the sentence before it ("The middleware function receives:").
+  const previous = blocks[start - 1];
+  const first = start > 0 && blocks[start]?.kind === 'list' && previous?.kind === 'paragraph' && previous.text.trimEnd().endsWith(':') ? start - 1 : start;
+  if (quoted.has((blocks[first] as SnippetBlock).text)) return { text: '', hasCode: false };
+  // A passage that describes the case is led by the sentence of its section that says how, when that comes shortly
+  // before it ("In these cases you can use `root_path`.", and then what the cases are).
+  if (!instructs(blocks[start] as SnippetBlock)) {
+    for (let index = first - 1; index >= Math.max(0, first - reachBack); index--) {
+      const block = blocks[index] as SnippetBlock;
+      if (block.kind === 'heading' || !isProse(block)) break;
+      if (instructs(block) && !block.text.trimEnd().endsWith(':')) {
+        if (!quoted.has(block.text)) quote(block);
+        break;
+      }
+    }
+  }
+  for (let index = first; index < blocks.length; index++) {
+    const block = blocks[index] as SnippetBlock;
+    if (block.kind === 'heading' || quoted.has(block.text)) break;
+    // A label right before a code block is the tab or caption of that code ("**Python 3.10+**"); before prose it titles
+    // an aside, which the passage does not run into.
+    if (isLabel(block)) {
+      if (withCode && !hasCode && blocks[index + 1]?.kind === 'code') continue;
+      break;
+    }
+    if (block.kind === 'code') {
+      if (withCode && !hasCode && block.text.length <= maxCodeChars) {
+        parts.push(block.text);
+        quoted.add(block.text);
+        hasCode = true;
+        lastIntroduces = false;
+      }
+      break;
+    }
+    if (block.kind === 'table' || (prose > 0 && prose + block.text.length > maxProseChars)) break;
+    quote(block);
+    // A sentence ending in a colon introduces what follows; otherwise the passage goes on to reach the code block or,
+    // when it has not said how yet, the instruction ("use `x`") that follows what it describes.
+    const ahead = blocks.slice(index + 1, index + 1 + reach);
+    const showsHowAhead = ahead.some((next) => (withCode && next.kind === 'code') || (!shown && isProse(next) && instructs(next)));
+    if (!lastIntroduces && !showsHowAhead) break;
+  }
+  if (lastIntroduces) {
+    // What the last sentence introduces is not quoted (a code block already shown, or one the site's markup included
+    // from elsewhere): it ends as a statement when it names code, and goes when it says nothing on its own ("In short:")
+    // or when the text ends right after it (what it introduces was cut off).
+    const last = parts.pop() as string;
+    if (lastIndex < blocks.length - 1 && (parts.length > 0 || /`[^`]+`/.test(last))) parts.push(`${last.slice(0, -1)}.`);
+  }
+  // A passage that has not said how yet is followed by the sentence that does, when one comes soon after it, even
+  // under the next heading (an introduction, then "## Using `BackgroundTasks`": "First, import `BackgroundTasks`").
+  if (!shown && parts.length > 0) {
+    const howIndex = blocks.findIndex((block, index) => index > lastIndex && index <= lastIndex + crossReach && isProse(block) && instructs(block) && !quoted.has(block.text));
+    const how = blocks[howIndex];
+    if (how !== undefined) {
+      const code = blocks[howIndex + 1];
+      const showsCode = withCode && !hasCode && code?.kind === 'code' && code.text.length <= maxCodeChars;
+      parts.push(how.text.trimEnd().endsWith(':') && !showsCode ? `${cite(how.text, snippet.number).slice(0, -1)}.` : cite(how.text, snippet.number));
+      quoted.add(how.text);
+      if (showsCode) {
+        parts.push(code.text);
+        quoted.add(code.text);
+        hasCode = true;
+      }
+    }
   }
   return { text: parts.join('\n\n'), hasCode };
 }
 
 export function extractiveAnswer(request: ChatRequest): string {
   const ranked = candidates(request).sort((left, right) => right.score - left.score || left.rank - right.rank);
-  const best = ranked[0];
-  if (best === undefined) return noAnswer;
-  const first = passage(best, true);
-  const answer = [first.text];
-  let hasCode = first.hasCode;
-  const chosen: Candidate[] = [best];
-  // Further passages (of any snippet, but not next to one already quoted) that score nearly as well and add words.
+  const answer: string[] = [];
+  const quoted = new Set<string>();
+  let hasCode = false;
+  const chosen: Candidate[] = [];
+  // The best passage, then further passages (of any snippet, but not next to one already quoted) that score nearly as
+  // well and add words.
   for (const candidate of ranked) {
-    if (chosen.length >= maxPassages || candidate.score < furtherPassageShare * best.score) break;
-    if (chosen.some((kept) => kept.snippet.number === candidate.snippet.number && Math.abs(kept.start - candidate.start) <= 1)) continue;
-    if (chosen.some((kept) => overlap(kept.blockTerms, candidate.blockTerms) >= duplicateOverlap)) continue;
-    const known = new Set(chosen.flatMap((kept) => [...kept.terms]));
-    if (![...candidate.terms].some((term) => !known.has(term))) continue;
-    const next = passage(candidate, !hasCode);
-    if (answer.includes(next.text)) continue;
+    const best = chosen[0];
+    if (best !== undefined) {
+      if (chosen.length >= maxPassages || candidate.score < furtherPassageShare * best.score) break;
+      if (chosen.some((kept) => kept.snippet.number === candidate.snippet.number && Math.abs(kept.start - candidate.start) <= 1)) continue;
+      if (chosen.some((kept) => overlap(kept.blockTerms, candidate.blockTerms) >= duplicateOverlap)) continue;
+      const known = new Set(chosen.flatMap((kept) => [...kept.terms]));
+      if (![...candidate.terms].some((term) => !known.has(term))) continue;
+    }
+    const next = passage(candidate, !hasCode, quoted);
+    if (next.text === '') continue;
     answer.push(next.text);
     hasCode ||= next.hasCode;
     chosen.push(candidate);
   }
-  return answer.join('\n\n');
+  // The answer opens with a sentence: a passage that is a bare list goes after the first one that starts with prose.
+  const lead = answer.findIndex((text) => !listStart.test(text));
+  if (lead > 0) answer.unshift(...answer.splice(lead, 1));
+  return answer.length === 0 ? noAnswer : answer.join('\n\n');
 }
 
 export function createExtractiveChatModel(): ChatModel {

@@ -81,3 +81,77 @@ describe('extractive chat model, repeated and cut-off passages', () => {
     assert.match(text, /status_code=404/);
   });
 });
+
+describe('extractive chat model, passages across chunk edges', () => {
+  it('quotes the code block that the text after the snippet holds, under the snippet\'s number', async () => {
+    const text = await answer('how do I mount static files?', [
+      {
+        title: 'Static Files',
+        headingPath: ['Static Files', 'Use StaticFiles'],
+        text: '## Use StaticFiles\n\nTo serve a folder, mount an instance of `StaticFiles` at a path:',
+        after: { text: '```python\napp.mount("/static", StaticFiles(directory="static"))\n```\n\nMore words.', headingPath: ['Static Files', 'Use StaticFiles'] },
+      },
+    ]);
+    assert.match(text, /mount an instance of `StaticFiles` at a path \[1\]:\n\n```python\napp\.mount/);
+  });
+
+  it('leads a passage that describes the case with the sentence of its section that says how', async () => {
+    const text = await answer('the docs fail behind my proxy that strips the prefix, what is missing?', [
+      {
+        title: 'Behind a Proxy',
+        headingPath: ['Behind a Proxy', 'Stripped prefix'],
+        text: '## Stripped prefix\n\nIn these cases you can use `root_path` to configure your application.\n\nIt is a mechanism of the ASGI specification.\n\nA proxy that strips the path prefix serves the app under `/api`, so the docs fail to load the schema.',
+      },
+    ]);
+    assert.ok(text.startsWith('In these cases you can use `root_path` to configure your application [1].'), text);
+    assert.match(text, /strips the path prefix/);
+  });
+
+  it('never quotes an admonition label, and skips a tab label to reach the code', async () => {
+    const text = await answer('how do I declare a cookie parameter?', [
+      '## Cookies\n\nDeclare a cookie parameter with `Cookie`, the same way as `Query`:\n\n**Python 3.10+**\n\n```python\nads_id: Annotated[str | None, Cookie()] = None\n```\n\n**Tip**\n\nCookies are declared like headers.',
+    ]);
+    assert.match(text, /the same way as `Query` \[1\]:\n\n```python\nads_id/);
+    assert.doesNotMatch(text, /\*\*(Tip|Python 3\.10\+)\*\*/);
+  });
+
+  it('quotes a block once when two snippets reach it', async () => {
+    const shared = 'Use `dependency_overrides` to replace a dependency in tests.';
+    const text = await answer('how do I replace a dependency in tests?', [
+      { text: `# Testing\n\n${shared}`, title: 'Testing' },
+      { text: '# Testing\n\nOverrides are reset with `clear()`.', title: 'Testing', before: { text: shared, headingPath: ['Testing'] } },
+    ]);
+    assert.equal(text.split('`dependency_overrides`').length - 1, 1, text);
+  });
+});
+
+describe('extractive chat model, saying how', () => {
+  it('follows a passage that only describes with the instruction that comes soon after it, under the next heading', async () => {
+    const text = await answer('how do I do work after the response is sent?', [
+      {
+        title: 'Background Tasks',
+        headingPath: ['Background Tasks'],
+        text: '# Background Tasks\n\nThis is useful for work that happens after the response is sent.\n\n## Using `BackgroundTasks`\n\nFirst, import `BackgroundTasks` and declare a parameter of that type.',
+      },
+    ]);
+    assert.match(text, /after the response is sent \[1\]\.\n\nFirst, import `BackgroundTasks` and declare a parameter of that type \[1\]\./);
+  });
+
+  it('opens with a sentence, not with a bare list', async () => {
+    const text = await answer('how do I stream server events to the browser?', [
+      '* Stream server events to the browser.\n* Each event is a line.',
+      'Server events reach the browser as a stream, one line per event.',
+    ]);
+    assert.ok(text.startsWith('Server events reach the browser as a stream'), text);
+    assert.match(text, /\* Stream server events to the browser\./);
+  });
+});
+
+describe('extractive chat model, broken sentences', () => {
+  it('starts no passage with a paragraph that goes on with a sentence begun before a code block', async () => {
+    const text = await answer('what does the relative import mean?', [
+      'The relative import:\n\n```python\nfrom .dependencies import token\n```\n\nwould mean the import takes the module next to this one.\n\nA relative import starts with a dot and names the module next to this one.',
+    ]);
+    assert.doesNotMatch(text, /^would mean/m);
+  });
+});
