@@ -6,26 +6,18 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { shutdownDeadlineMs } from '../../src/lifecycle/graceful-shutdown.js';
 import { startChildService, type ChildService } from '../support/child-service.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, testApiKey } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
+import { until } from '../support/until.js';
 import { readStream } from './stream-reader.js';
 
 type Event = { type?: string; code?: string; [key: string]: unknown };
 
 /** Long enough (hundreds of 4-character deltas, 20 ms apart) to still be streaming when SIGTERM comes. */
 const longAnswer = 'Tokens rotate every ninety days [1]. '.repeat(100);
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe('graceful shutdown of the real process on SIGTERM', () => {
   let provider: ProviderDouble;

@@ -10,20 +10,13 @@ import { withinShutdownGrace } from '../../src/lifecycle/graceful-shutdown.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, startService, type TestService } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
+import { until } from '../support/until.js';
 import { readStream } from './stream-reader.js';
 
 type Event = { type?: string; code?: string; [key: string]: unknown };
 
 const longAnswer = 'Tokens rotate every ninety days [1]. '.repeat(100);
 const question = '@knowledge how often do tokens rotate?';
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 describe('closing the app with streams and requests open', () => {
   let provider: ProviderDouble;
