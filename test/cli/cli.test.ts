@@ -12,8 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findFreePort } from '../support/child-service.js';
 import { compiledCliEntryPoint, repositoryRoot } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface CliRun {
   readonly code: number | null;
@@ -298,18 +298,15 @@ describe('knowledge-agent command line against a token-protected service', () =>
   const cli = (args: readonly string[], env: Record<string, string> = {}) => run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({
-      providerUrl: provider.baseUrl,
+    ({ provider, service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook' },
-    });
+    }));
     workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
     await writeFile(join(workspace, 'vacation.md'), '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.\n');
   });
 
   after(async () => {
     await service?.dispose();
-    await provider?.close();
     if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
   });
 
@@ -349,19 +346,16 @@ describe('knowledge-agent command line against a token-protected service', () =>
 });
 
 describe('knowledge-agent ingest of a documentation tree whose pages share base names', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let workspace: string;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
     workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
   });
 
   after(async () => {
     await service?.dispose();
-    await provider?.close();
     if (workspace !== undefined) await rm(workspace, { recursive: true, force: true });
   });
 

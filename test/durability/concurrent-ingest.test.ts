@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestRoute, type IngestedText, type TextSource } from '../support/ingest-client.js';
 import { duplicateHashes, indexedFiles, readNamespaceFolder, readStoredIndex, recordedHash } from '../support/namespace-folder.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 const namespace = 'burst';
 const distinctCount = 40;
@@ -28,8 +28,7 @@ describe('50 concurrent ingests into one namespace', () => {
   const sent: Sent[] = [];
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     const requests: { marker: string; group: number | undefined; source: TextSource }[] = [];
     for (let index = 0; index < distinctCount; index++) {
       const marker = markerWord(index);
@@ -56,7 +55,6 @@ describe('50 concurrent ingests into one namespace', () => {
 
   after(async () => {
     await service?.dispose();
-    await provider?.close();
   });
 
   it('saves every distinct text', () => {

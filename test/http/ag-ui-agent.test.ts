@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HttpAgent } from '@ag-ui/client';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
 
 type Event = { type: string; [key: string]: unknown };
@@ -13,8 +13,7 @@ describe('POST /agent (AG-UI)', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     await service.post('/tools/ingest', {
       namespace: 'ops',
       sources: [
@@ -27,7 +26,6 @@ describe('POST /agent (AG-UI)', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   async function run(body: Record<string, unknown>): Promise<Event[]> {

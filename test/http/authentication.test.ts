@@ -3,26 +3,21 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('tokens', () => {
-  let provider: ProviderDouble;
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({
-      providerUrl: provider.baseUrl,
+    ({ service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'alpha-token:docs,handbook;omni-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs' },
-    });
+    }));
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   async function status(path: string, body: unknown, headers: Record<string, string> = {}): Promise<[number, string | undefined]> {

@@ -4,27 +4,23 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { indexedFiles, readStoredIndex } from '../support/namespace-folder.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
 interface SearchDocsResponse { results: { file: string; excerpt: string }[] }
 
 describe('upsert, listing and deleting', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let site: StaticSite;
   const pages: Record<string, SitePage> = {};
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
     site = await startStaticSite(pages);
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
     await site.close();
   });
 

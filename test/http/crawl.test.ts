@@ -2,8 +2,7 @@
 // re-crawls that update changed pages and (when asked) remove pages that disappeared.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
 function page(title: string, body: string, links: string[] = []): SitePage {
@@ -14,14 +13,12 @@ function page(title: string, body: string, links: string[] = []): SitePage {
 }
 
 describe('crawling a doc site', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let site: StaticSite;
   const pages: Record<string, SitePage> = {};
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
     Object.assign(pages, {
       '/robots.txt': { contentType: 'text/plain', body: 'User-agent: *\nDisallow: /docs/private/\n' },
       '/docs/index.html': page('Docs Home', 'Welcome to the widget documentation.', ['install.html', 'config.html', 'private/secret.html', '/blog/post.html', 'https://example.com/elsewhere']),
@@ -36,7 +33,6 @@ describe('crawling a doc site', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
     await site.close();
   });
 
@@ -95,8 +91,7 @@ describe('crawling a doc site', () => {
 
 describe('pruning safety', () => {
   it('removes nothing when the start page cannot be fetched, and reports a bad start URL per source', async () => {
-    const provider = await startProviderDouble();
-    const service = await startService({ providerUrl: provider.baseUrl });
+    const { service } = await startServiceWithProvider();
     const site = await startStaticSite({ '/docs/index.html': page('Home', 'home page', ['a.html']), '/docs/a.html': page('A', 'page a') });
     try {
       const crawl = (prune: boolean) => service.post('/tools/ingest', { namespace: 'safe', sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { prune } }] });
@@ -112,7 +107,6 @@ describe('pruning safety', () => {
       assert.equal(((await invalid.json()) as { errors: { code: string }[] }).errors.length, 1);
     } finally {
       await service.dispose();
-      await provider.close();
     }
   });
 });

@@ -9,8 +9,7 @@ import { promisify } from 'node:util';
 import { renderDocument } from '../../src/store/front-matter.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import { encodeForm, type FormPart } from '../support/multipart-body.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { makeStorageRoot, startService, type TestService } from '../support/service.js';
+import { makeStorageRoot, startServiceWithProvider, type TestService } from '../support/service.js';
 
 const runFile = promisify(execFile);
 
@@ -37,7 +36,6 @@ interface DocumentListing {
 const pagesPerRequest = 40;
 
 describe('document identity: uploads keep their folders', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let curlAvailable = false;
 
@@ -46,7 +44,6 @@ describe('document identity: uploads keep their folders', () => {
       () => true,
       () => false,
     );
-    provider = await startProviderDouble();
     const storageRoot = await makeStorageRoot();
     // A namespace written before uploads kept their folders: its upload is recorded under its bare name.
     await mkdir(join(storageRoot, 'legacy'));
@@ -54,12 +51,11 @@ describe('document identity: uploads keep their folders', () => {
       join(storageRoot, 'legacy', 'middleware.md'),
       renderDocument({ title: 'Middleware', origin: 'middleware.md', hash: 'sha256:0', ingestedAt: '2025-01-01T00:00:00.000Z' }, '# Middleware\n\nThe old middleware page.'),
     );
-    service = await startService({ providerUrl: provider.baseUrl, storageRoot });
+    ({ service } = await startServiceWithProvider({ storageRoot }));
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   /**

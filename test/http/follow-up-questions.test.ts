@@ -2,8 +2,8 @@
 // by asking the model to rewrite it, or, with the extractive model, by carrying the earlier question's key words.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { defaultChat, startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import { defaultChat, type ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
 
 type Event = { type?: string; args?: { query?: string }; result?: { matches?: { title: string }[] } };
@@ -34,14 +34,12 @@ describe('follow-up questions', () => {
     let service: TestService;
 
     before(async () => {
-      provider = await startProviderDouble();
-      service = await startService({ providerUrl: provider.baseUrl });
+      ({ provider, service } = await startServiceWithProvider());
       assert.equal((await service.post('/tools/ingest', { namespace: 'guide', sources: pages })).status, 200);
     });
 
     after(async () => {
       await service.dispose();
-      await provider.close();
     });
 
     it('asks the model for a standalone query and searches with it', async () => {

@@ -10,8 +10,7 @@ import { responseProblems, send, type FuzzResponse, type LeakRules } from '../su
 import { operationRequests, schemaArbitrary, type OpenApiDocument } from '../support/fuzz-openapi.js';
 import type { FuzzRequest } from '../support/fuzz-requests.js';
 import { scrubText } from '../support/fuzz-values.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, testApiKey, type TestService } from '../support/service.js';
+import { startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
 
 const seed = Number.parseInt(process.env.FUZZ_SEED ?? '', 10) || 20_251_123;
 const runScale = Number(process.env.FUZZ_RUNS ?? '') || 1;
@@ -40,15 +39,13 @@ function refusal(request: FuzzRequest, response: FuzzResponse, rules: LeakRules,
 }
 
 describe('requests the API reference calls valid', { concurrency: false }, () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let document: OpenApiDocument;
   let scrub: (text: string) => string;
   const rules: LeakRules = { secrets: [testApiKey], internals: [] };
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
     document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
     const targets = { closedBaseUrl: `http://127.0.0.1:${await closedPort()}`, storageRoot: service.storageRoot, filesRoot: service.storageRoot, maxFileBytes: 0 };
     // URL sources point at a closed port: a valid source that fails is a per-source error, never a refusal.
@@ -57,7 +54,6 @@ describe('requests the API reference calls valid', { concurrency: false }, () =>
 
   after(async () => {
     await service?.dispose();
-    await provider?.close();
   });
 
   it('generates only values its own schemas accept (the generator is sound)', () => {

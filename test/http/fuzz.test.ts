@@ -15,8 +15,8 @@ import {
 import { responseProblems, send, storageProblems, type LeakRules } from '../support/fuzz-checks.js';
 import { catalogRequest, healthRequest, jsonRequest, multipartIngestRequest, queryString, unknownRouteRequest, type FuzzRequest } from '../support/fuzz-requests.js';
 import { looseRecord, type FuzzTargets } from '../support/fuzz-values.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { makeStorageRoot, startService, testApiKey, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { makeStorageRoot, startService, startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
 
 const seed = Number.parseInt(process.env.FUZZ_SEED ?? '', 10) || 20_250_607;
 const runScale = Number(process.env.FUZZ_RUNS ?? '') || 1;
@@ -58,13 +58,12 @@ describe('fuzzing every route', { concurrency: false }, () => {
   before(async () => {
     process.on('uncaughtException', recordFailure);
     process.on('unhandledRejection', recordFailure);
-    provider = await startProviderDouble();
     const storageRoot = await makeStorageRoot();
     // A namespace written by hand before start-up, with a stray non-Markdown file.
     await mkdir(join(storageRoot, 'handmade'));
     await writeFile(join(storageRoot, 'handmade', 'by-hand.md'), '# By hand\n\nWritten into the folder before the service started.\n');
     await writeFile(join(storageRoot, 'handmade', 'stray.txt'), 'not a document');
-    service = await startService({ providerUrl: provider.baseUrl, storageRoot });
+    ({ provider, service } = await startServiceWithProvider({ storageRoot }));
     filesRoot = await makeFilesRoot();
     targets = {
       closedBaseUrl: `http://127.0.0.1:${await closedPort()}`,
@@ -79,7 +78,6 @@ describe('fuzzing every route', { concurrency: false }, () => {
     process.off('uncaughtException', recordFailure);
     process.off('unhandledRejection', recordFailure);
     await service?.dispose();
-    await provider?.close();
     if (filesRoot !== undefined) await rm(filesRoot, { recursive: true, force: true });
   });
 

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
-import { startService, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface IngestResponse {
   documents: { source: string; status: string; chunks: number }[];
@@ -26,13 +25,11 @@ const percentile = (values: readonly number[], share: number): number => {
 };
 
 describe('hostile HTML pages from URLs', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let site: StaticSite;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
     site = await startStaticSite({
       // As bytes, so the test's own site does not encode megabytes of text on the event loop it measures.
       '/nested-divs.html': { body: Buffer.from(nestedDivs) },
@@ -44,7 +41,6 @@ describe('hostile HTML pages from URLs', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
     await site.close();
   });
 

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadMastraClient, type LoadedMastraClient, type MastraChunk, type MastraClient } from '../support/mastra-client.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 
 describe('Mastra client SDK', () => {
   let provider: ProviderDouble;
@@ -14,11 +14,9 @@ describe('Mastra client SDK', () => {
 
   before(async () => {
     mastra = await loadMastraClient();
-    provider = await startProviderDouble();
-    service = await startService({
-      providerUrl: provider.baseUrl,
+    ({ provider, service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
-    });
+    }));
     const response = await service.post('/api/tools/ingest', {
       namespace: 'handbook',
       sources: [{ type: 'markdown', title: 'Token rotation', value: '# Token rotation\n\nTokens rotate every 90 days. Admins may rotate earlier.' }],
@@ -29,7 +27,6 @@ describe('Mastra client SDK', () => {
 
   after(async () => {
     await service?.dispose();
-    await provider?.close();
   });
 
   it('runs against the client for this Node: 0.17 on Node 20, the newest on Node >= 22.13', () => {

@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[] };
 
@@ -14,7 +13,6 @@ function textOf(result: unknown): string {
 }
 
 describe('MCP server', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   const clients: Client[] = [];
 
@@ -29,11 +27,9 @@ describe('MCP server', () => {
   }
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({
-      providerUrl: provider.baseUrl,
+    ({ service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook;omni-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
-    });
+    }));
     for (const namespace of ['handbook', 'secret']) {
       const response = await service.post('/tools/ingest', {
         namespace,
@@ -49,7 +45,6 @@ describe('MCP server', () => {
   after(async () => {
     for (const client of clients) await client.close();
     await service.dispose();
-    await provider.close();
   });
 
   it('lists its tools with their input schemas', async () => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 describe('OpenAI-compatible API', () => {
   let provider: ProviderDouble;
@@ -12,11 +12,9 @@ describe('OpenAI-compatible API', () => {
   let client: OpenAI;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({
-      providerUrl: provider.baseUrl,
+    ({ provider, service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
-    });
+    }));
     for (const namespace of ['handbook', 'secret']) {
       const response = await service.post('/tools/ingest', {
         namespace,
@@ -29,7 +27,6 @@ describe('OpenAI-compatible API', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   it('lists one model per namespace the token may read', async () => {

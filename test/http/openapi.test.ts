@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { variant1SearchBodySchema } from '../../src/routes/variant1-schemas.js';
 import { searchDocsBodySchema } from '../../src/routes/variant2-schemas.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -141,11 +141,9 @@ describe('API reference', () => {
   let document: JsonObject;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({
-      providerUrl: provider.baseUrl,
+    ({ provider, service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*;narrow-token:elsewhere' },
-    });
+    }));
     const response = await fetch(`${service.baseUrl}/openapi.json`);
     assert.equal(response.status, 200, 'public even though tokens are required elsewhere');
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
@@ -154,7 +152,6 @@ describe('API reference', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   function operation(method: string, path: string): JsonObject {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readStoredIndex } from '../support/namespace-folder.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 
 const namespace = 'outage';
 
@@ -20,14 +20,12 @@ describe('an embedding provider that is down', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     provider.setEmbeddingsDown(503);
   });
 
   after(async () => {
     await service?.dispose();
-    await provider?.close();
   });
 
   async function search(body: Record<string, unknown>): Promise<SearchResponse> {

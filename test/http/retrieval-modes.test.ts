@@ -5,8 +5,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readStoredIndex } from '../support/namespace-folder.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { makeStorageRoot, startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { makeStorageRoot, startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 const documents = [
   { type: 'text', title: 'Password Reset', value: '# Password Reset\n\nTo reset a forgotten password, open the login page and choose "Forgot password". A reset link arrives by email.' },
@@ -19,14 +19,12 @@ describe('retrieval modes', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     assert.equal((await service.post('/tools/ingest', { namespace: 'modes', sources: documents })).status, 200);
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   it('accepts mode on /tools/search (default embedding) and reports the mode used', async () => {
@@ -77,8 +75,7 @@ describe('retrieval modes', () => {
 
 describe('embedding models per namespace', () => {
   it('never compares a query with vectors of another model: they are re-embedded with the model in use', async () => {
-    const provider = await startProviderDouble();
-    const first = await startService({ providerUrl: provider.baseUrl });
+    const { provider, service: first } = await startServiceWithProvider();
     try {
       await first.post('/tools/ingest', { namespace: 'switch', sources: documents });
       await first.close();
@@ -99,18 +96,16 @@ describe('embedding models per namespace', () => {
       }
     } finally {
       await first.dispose();
-      await provider.close();
     }
   });
 
   it('falls back to lexical ranking with a notice while a large backlog is embedded', async () => {
-    const provider = await startProviderDouble();
     const storageRoot = await makeStorageRoot();
     // A large document placed by hand has no vectors yet.
     const sections = Array.from({ length: 300 }, (_, index) => `## Topic ${index}\n\nParagraph about subject number ${index} and its details.`).join('\n\n');
     await mkdir(join(storageRoot, 'backlog'));
     await writeFile(join(storageRoot, 'backlog', 'many-topics.md'), `# Many Topics\n\n${sections}\n`);
-    const service = await startService({ providerUrl: provider.baseUrl, storageRoot });
+    const { service } = await startServiceWithProvider({ storageRoot });
     try {
       const response = await service.post('/tools/search', { namespace: 'backlog', query: 'subject number 42' });
       const result = (await response.json()) as { mode: string; notice?: string; matches: unknown[] };
@@ -119,7 +114,6 @@ describe('embedding models per namespace', () => {
       assert.ok(result.matches.length > 0);
     } finally {
       await service.dispose();
-      await provider.close();
     }
   });
 });

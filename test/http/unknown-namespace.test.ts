@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startServiceWithProvider, type TestService } from '../support/service.js';
 import { parseSseData, variant1Answer } from '../support/sse.js';
 
 type Event = { type: string; [key: string]: unknown };
@@ -19,8 +19,7 @@ describe('a namespace that does not exist', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     const response = await service.post('/tools/ingest', {
       namespace: 'secret-team',
       sources: [{ type: 'text', title: 'Vacation Policy', value: '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.' }],
@@ -30,7 +29,6 @@ describe('a namespace that does not exist', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   async function json<Body>(response: Promise<Response>): Promise<Body> {

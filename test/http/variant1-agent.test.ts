@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, testApiKey, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
 import { parseSseData, variant1Answer } from '../support/sse.js';
 
 type Event = { type?: string; [key: string]: unknown };
@@ -14,8 +14,7 @@ describe('POST /agent (Variant 1)', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     const response = await service.post('/tools/ingest', {
       namespace: 'handbook',
       sources: [
@@ -28,7 +27,6 @@ describe('POST /agent (Variant 1)', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   async function run(body: unknown): Promise<{ response: Response; events: Event[]; raw: string }> {
@@ -211,9 +209,8 @@ describe('without a provider key', () => {
 
 describe('the provider key', () => {
   it('appears in no response, event or log line of any route, even when the provider echoes it in an error', async () => {
-    const provider = await startProviderDouble({ requiredApiKey: 'sk-the-real-key-that-differs-9999' });
     // Lexical retrieval needs no embedding, so the Variant 2 runs reach the chat model and its refusal.
-    const service = await startService({ providerUrl: provider.baseUrl, environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' } });
+    const { service } = await startServiceWithProvider({ provider: { requiredApiKey: 'sk-the-real-key-that-differs-9999' }, environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' } });
     try {
       const ingest = await service.post('/tools/ingest', { sources: [{ type: 'text', value: 'some text', title: 'T' }] });
       const ingestBody = await ingest.text();
@@ -243,7 +240,6 @@ describe('the provider key', () => {
       assert.match(ingestBody, /credentials/);
     } finally {
       await service.dispose();
-      await provider.close();
     }
   });
 });

@@ -4,9 +4,9 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readStoredIndex } from '../support/namespace-folder.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import type { ProviderDouble } from '../support/provider-double.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
-import { sharedDataDirectory, startService, type TestService } from '../support/service.js';
+import { sharedDataDirectory, startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface IngestResponse {
   namespace: string;
@@ -22,8 +22,7 @@ describe('POST /tools/ingest', () => {
   let siteUrl: string;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     site = await startStaticSite({
       '/guide.html': { body: `<!doctype html><html><head><title>Deploy Guide</title><script>trackVisitor()</script></head><body>
           <nav><a href="/">Home</a> <a href="/pricing">Pricing menu entry</a></nav>
@@ -39,7 +38,6 @@ describe('POST /tools/ingest', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
     await site.close();
   });
 
@@ -263,8 +261,7 @@ describe('POST /tools/ingest', () => {
 
 describe('a .md file placed in a namespace folder by hand', () => {
   it('is found by /tools/search once embedded, and survives a restart', async () => {
-    const provider = await startProviderDouble();
-    const service = await startService({ providerUrl: provider.baseUrl });
+    const { provider, service } = await startServiceWithProvider();
     try {
       await service.post('/tools/ingest', { namespace: 'hand', sources: [{ type: 'text', value: 'Unrelated content about gardening.', title: 'Garden' }] });
       await writeFile(join(service.storageRoot, 'hand', 'handmade.md'), '# Handmade Notes\n\nThe flux capacitor needs 1.21 gigawatts.\n');
@@ -280,7 +277,6 @@ describe('a .md file placed in a namespace folder by hand', () => {
       }
     } finally {
       await service.dispose();
-      await provider.close();
     }
   });
 });

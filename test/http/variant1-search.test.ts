@@ -1,8 +1,8 @@
 // POST /tools/search through HTTP: cosine ranking, the Match fields, top_k rules, persistence across restarts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface SearchResponse {
   namespace: string;
@@ -24,15 +24,13 @@ describe('POST /tools/search', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     const response = await service.post('/tools/ingest', { namespace: 'manual', sources: documents.map((document) => ({ type: 'text', ...document })) });
     assert.equal(response.status, 200);
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   async function search(body: unknown): Promise<SearchResponse> {

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
-import { sharedDataDirectory, startService, type TestService } from '../support/service.js';
+import { sharedDataDirectory, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface IngestResponse {
   namespace: string;
@@ -22,14 +21,12 @@ interface ErrorResponse {
 const gettingStarted = '# Getting Started\n\nInstall the CLI, then run `widget init` to create a project.\n\n## Next steps\n\nRead the configuration guide.\n';
 
 describe('POST /api/tools/ingest', () => {
-  let provider: ProviderDouble;
   let service: TestService;
   let site: StaticSite;
   let siteUrl: string;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
     site = await startStaticSite({
       '/guide.html': { body: `<!doctype html><html><head><title>Deploy Guide</title></head><body><main><article><h1>Deploy Guide</h1>
           <p>Build the container image and push it to the registry; rolling updates keep every request served.</p>
@@ -40,7 +37,6 @@ describe('POST /api/tools/ingest', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
     await site.close();
   });
 
@@ -269,17 +265,14 @@ describe('POST /api/tools/ingest', () => {
 });
 
 describe('POST /api/tools/ingest/execute', () => {
-  let provider: ProviderDouble;
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   it('takes the JSON body under data, with runtimeContext and a runId, and answers like the JSON form', async () => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface SearchDocsResponse {
   namespace: string;
@@ -18,8 +18,7 @@ describe('Variant 2 search and generate', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
     const sources = [
       { type: 'text', title: 'Getting Started', value: '# Getting Started\n\nRun `npm install knowledge-agent` and then call `createServer()` to start.' },
       { type: 'text', title: 'Configuration', value: '# Configuration\n\nSet `max_connections` in config.yaml. The default is 100 connections.' },
@@ -32,7 +31,6 @@ describe('Variant 2 search and generate', () => {
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   async function searchDocs(body: unknown, path = '/api/tools/searchDocs'): Promise<SearchDocsResponse> {

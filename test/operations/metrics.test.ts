@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { register as globalRegistry } from 'prom-client';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import type { ProviderDouble } from '../support/provider-double.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 import { readStream } from './stream-reader.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from './prometheus-text.js';
 
@@ -22,13 +22,11 @@ describe('GET /metrics', () => {
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ provider, service } = await startServiceWithProvider());
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   it('counts requests by route pattern, never by raw URL, and times them in a histogram', async () => {

@@ -5,8 +5,7 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, testApiKey, type TestService } from '../support/service.js';
+import { startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
 
 interface LogLine {
   level: number;
@@ -18,17 +17,14 @@ interface LogLine {
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('request logs', () => {
-  let provider: ProviderDouble;
   let service: TestService;
 
   before(async () => {
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl });
+    ({ service } = await startServiceWithProvider());
   });
 
   after(async () => {
     await service.dispose();
-    await provider.close();
   });
 
   const parsedLogs = (from: number): LogLine[] => service.logs.slice(from).map((line) => JSON.parse(line) as LogLine);
@@ -142,8 +138,7 @@ describe('request logs', () => {
 
 describe('request logs of a namespace folder made by hand', () => {
   it('keeps the request id on warnings from namespaces opened during the request', async () => {
-    const provider = await startProviderDouble();
-    const service = await startService({ providerUrl: provider.baseUrl });
+    const { service } = await startServiceWithProvider();
     try {
       // A folder created after start-up is opened (and its unreadable file warned about) by the first request naming it.
       await mkdir(join(service.storageRoot, 'late'));
@@ -155,7 +150,6 @@ describe('request logs of a namespace folder made by hand', () => {
       assert.equal(warning?.reqId, 'late-1');
     } finally {
       await service.dispose();
-      await provider.close();
     }
   });
 });

@@ -1,4 +1,5 @@
-// Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests.
+// Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests; with
+// `startServiceWithProvider`, together with the provider double it uses.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { startProviderDouble, type ProviderDouble, type ProviderDoubleOptions } from './provider-double.js';
 import { sharedDataDirectory } from './shared-data.js';
 
 export { sharedDataDirectory };
@@ -21,7 +23,7 @@ export interface TestService {
   readonly logs: string[];
   /** Stops the server; the storage folder stays until `dispose`. */
   close(): Promise<void>;
-  /** Stops the server and removes its storage folder. */
+  /** Stops the server and removes its storage folder (and stops the provider double started with it, if any). */
   dispose(): Promise<void>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
@@ -36,6 +38,36 @@ export interface StartOptions {
   readonly apiKey?: string | undefined;
   readonly storageRoot?: string;
   readonly environment?: Record<string, string>;
+}
+
+export interface ServiceWithProvider {
+  readonly provider: ProviderDouble;
+  readonly service: TestService;
+}
+
+/**
+ * Starts the provider double (with `provider`'s options) and the service using it, each on a free loopback port.
+ * The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
+ */
+export async function startServiceWithProvider(options: Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions } = {}): Promise<ServiceWithProvider> {
+  const { provider: providerOptions, ...serviceOptions } = options;
+  const provider = await startProviderDouble(providerOptions);
+  try {
+    const service = await startService({ ...serviceOptions, providerUrl: provider.baseUrl });
+    return {
+      provider,
+      service: {
+        ...service,
+        async dispose() {
+          await service.dispose();
+          await provider.close();
+        },
+      },
+    };
+  } catch (error) {
+    await provider.close();
+    throw error;
+  }
 }
 
 export async function startService(options: StartOptions = {}): Promise<TestService> {
