@@ -1,4 +1,6 @@
-// The compiled service entry point (dist/main.js) for tests that run the real process; `npm test` builds it first.
+// The compiled service entry point (dist/main.js) for tests that run the real process, and the built playground
+// (dist/web) for the browser tests; `npm test` builds both first.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,4 +46,21 @@ export function compiledCliEntryPoint(): string {
     throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test does) before the command-line tests');
   }
   return entry;
+}
+
+/**
+ * Builds the web playground into dist/web when it is missing or older than web/, so a browser test drives the page as
+ * web/ holds it now; after `npm run build` (as in `npm test`) it is current and left alone.
+ */
+export function ensurePlaygroundBuilt(): void {
+  const built = join(projectRoot, 'dist', 'web');
+  let builtAt: number;
+  try {
+    builtAt = statSync(join(built, 'index.html')).mtimeMs;
+  } catch {
+    builtAt = 0;
+  }
+  if (builtAt >= newestModification(join(projectRoot, 'web'))) return;
+  const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: projectRoot, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
 }

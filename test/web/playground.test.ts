@@ -3,7 +3,6 @@
 // Screenshots: test-artifacts/playground.png (every run); the README's docs/playground.png only with
 // UPDATE_SCREENSHOTS=1, so a test run never changes a committed file.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +12,9 @@ import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { playgroundRoute } from '../../src/routes/playground-route.js';
 import { launchChromium } from '../support/chromium.js';
+import { ensurePlaygroundBuilt } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -85,24 +84,32 @@ function agUiPlayback(answer: string): string {
   return events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
 }
 
+// One browser for the file (each describe opens its own pages, each page its own browser context), driving the
+// playground as web/ holds it now.
+let browser: Browser;
+
+before(async () => {
+  ensurePlaygroundBuilt();
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
 describe('web playground', () => {
   let service: TestService;
   let site: StaticSite;
-  let browser: Browser;
   let page: Page;
   let workDirectory: string;
   const pageProblems: string[] = [];
 
   before(async () => {
-    // The page under test is the one built from web/ now, not an older dist/web.
-    const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: repositoryRoot, encoding: 'utf8' });
-    assert.equal(build.status, 0, `scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
     service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     site = await startStaticSite({ '/caching.html': { body: cachingPage }, '/cdn.html': { body: cdnPage } });
     workDirectory = await mkdtemp(join(tmpdir(), 'playground-test-'));
     await writeFile(join(workDirectory, 'deployment.md'), deploymentGuide);
     await writeFile(join(workDirectory, 'onboarding.md'), onboardingGuide);
-    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(30_000);
     page.on('console', (message) => {
@@ -112,7 +119,7 @@ describe('web playground', () => {
   });
 
   after(async () => {
-    await browser?.close();
+    await page?.close();
     await site?.close();
     await service?.dispose();
     if (workDirectory !== undefined) await rm(workDirectory, { recursive: true, force: true });
@@ -338,28 +345,21 @@ describe('web playground', () => {
 });
 
 describe('web playground: a folder of documents', () => {
-  let provider: ProviderDouble;
   let service: TestService;
-  let browser: Browser;
   let page: Page;
   const pageProblems: string[] = [];
 
   before(async () => {
-    const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: repositoryRoot, encoding: 'utf8' });
-    assert.equal(build.status, 0, `scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
     // Embeddings from the loopback provider double: the 155 pages would keep the bundled model busy for minutes.
-    provider = await startProviderDouble();
-    service = await startService({ providerUrl: provider.baseUrl, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
-    browser = await launchChromium();
+    ({ service } = await startServiceWithProvider({ environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } }));
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(60_000);
     page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
   });
 
   after(async () => {
-    await browser?.close();
+    await page?.close();
     await service?.dispose();
-    await provider?.close();
   });
 
   async function documentSources(namespace: string): Promise<{ source: string; file: string }[]> {
@@ -444,18 +444,15 @@ describe('web playground: a folder of documents', () => {
 
 describe('web playground with access tokens', () => {
   let service: TestService;
-  let browser: Browser;
 
   before(async () => {
     service = await startService({
       apiKey: undefined,
       environment: { KNOWLEDGE_AGENT_MODEL: 'extractive', KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:team', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*' },
     });
-    browser = await launchChromium();
   });
 
   after(async () => {
-    await browser?.close();
     await service?.dispose();
   });
 
