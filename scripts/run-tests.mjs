@@ -1,5 +1,8 @@
 // Runs every *.test.ts under test/ with Node's built-in test runner (tsx loads TypeScript).
 // Node 20's --test does not expand globs itself, so the files are listed here.
+// Files run side by side (TEST_CONCURRENCY at once, default 4): most of a file's time is spent waiting on servers,
+// child processes and timers, and every file has its own process, free ports and temporary folders. The files in
+// `runAlone` run afterwards, one at a time, because they measure wall-clock bounds that files beside them would break.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -15,10 +18,25 @@ function findTests(directory) {
   });
 }
 
+/** Asserts a /health latency percentile while it ingests hostile pages. */
+const runAlone = [join('test', 'http', 'hostile-pages.test.ts')];
+/** The longest files (child-process restarts, the browser, the fuzzers, the command line), started first so that none of them ends the run alone. */
+const startFirst = [
+  ['durability', 'kill-restart.test.ts'],
+  ['web', 'playground.test.ts'],
+  ['http', 'fuzz.test.ts'],
+  ['cli', 'cli.test.ts'],
+  ['operations', 'graceful-shutdown.test.ts'],
+  ['http', 'fuzz-openapi.test.ts'],
+].map((path) => join('test', ...path));
+/** Position in the start order: the files of `startFirst` in that order, then the others. */
+const startRank = (file) => (startFirst.includes(file) ? startFirst.indexOf(file) : startFirst.length);
+
+const concurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || 4;
 const filter = process.argv.slice(2);
 const files = findTests('test')
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort();
+  .sort((left, right) => startRank(left) - startRank(right) || left.localeCompare(right));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
@@ -35,9 +53,17 @@ if (files.some((file) => file.includes('mastra-client'))) {
     process.exit(1);
   }
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
-process.exit(result.status ?? 1);
+function runFiles(group, filesAtOnce) {
+  if (group.length === 0) return 0;
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${filesAtOnce}`, ...group],
+    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  );
+  return result.status ?? 1;
+}
+
+// Both groups run even when the first fails, so one run reports every failure.
+const sideBySide = runFiles(files.filter((file) => !runAlone.includes(file)), concurrency);
+const alone = runFiles(files.filter((file) => runAlone.includes(file)), 1);
+process.exit(sideBySide !== 0 ? sideBySide : alone);
