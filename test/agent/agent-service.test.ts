@@ -71,7 +71,7 @@ describe('AgentService', () => {
     assert.deepEqual(retrievalStart(events)?.args, { namespace: 'handbook', query: 'how many vacation days per year?' });
     const [first] = retrievedSnippets(events);
     assert.equal(first?.title, 'Vacation Policy');
-    assert.equal(first?.source, join(storagePath, 'handbook', 'vacation-policy.md'));
+    assert.equal(first?.storagePath, join(storagePath, 'handbook', 'vacation-policy.md'));
     assert.equal(answerText(events).split('\n').at(-1), 'Sources: Vacation Policy');
   });
 

@@ -11,7 +11,7 @@ import { createFakeChatModel, type FakeChatModel } from '../support/fake-models.
 
 function snippet(number: number, title: string, text: string): Snippet {
   const file = `${title.toLowerCase().replaceAll(' ', '-')}.md`;
-  return { number, chunkId: `${file}#0`, title, file, headingPath: [title], text, score: 1 / number, source: `/storage/handbook/${file}`, preview: text };
+  return { number, chunkId: `${file}#0`, title, file, headingPath: [title], text, score: 1 / number, storagePath: `/storage/handbook/${file}`, preview: text };
 }
 
 const handbook: Snippet[] = [

@@ -187,7 +187,7 @@ describe('IngestService crawling a site', () => {
     body: `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>The ${title} page of the widget guide.</p>${links.map((link) => `<a href="${link}">${link}</a>`).join(' ')}</main></body></html>`,
   });
   const crawl = (prune: boolean) => parts.ingest.ingest('site', [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune } }]);
-  const storedSources = async () => (await parts.store.namespace('site')).documents.map((document) => document.source.replace(site.url, '')).sort();
+  const storedSources = async () => (await parts.store.namespace('site')).documents.map((document) => document.origin.replace(site.url, '')).sort();
 
   before(async () => {
     Object.assign(pages, { '/docs/index.html': page('Index', ['install.html', 'config.html']), '/docs/install.html': page('Install'), '/docs/config.html': page('Config') });

@@ -1,5 +1,6 @@
 // The search service called directly, over a temporary store and an in-memory embedding model: modes, limits, the
-// lexical fallback, and the embedding of chunks stored without vectors (inline, in the background, and at close).
+// lexical fallback, and how it has the chunk embedder catch up chunks stored without vectors (inline, in the
+// background, and at close).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -171,8 +172,8 @@ describe('SearchService with chunks stored while the provider was down', () => {
   });
 });
 
-describe('SearchService.close', () => {
-  it('stops a background job waiting on the provider, without logging its abort', async () => {
+describe('SearchService when the chunk embedder closes', () => {
+  it('the background job a search started stops waiting on the provider, without logging its abort', async () => {
     const embeddings = createFakeEmbeddingModel();
     const parts = await createServiceParts({ embeddings });
     try {
@@ -182,7 +183,7 @@ describe('SearchService.close', () => {
       embeddings.pause();
       const outcome = await parts.search.search('backlog', 'page', { mode: 'embedding', limit: 3 });
       assert.match(outcome.notice ?? '', /being embedded/);
-      await parts.search.close();
+      await parts.embedder?.close();
       assert.deepEqual(parts.loggedErrors, []);
       assert.equal((await parts.store.namespace('backlog')).pendingChunkCount, 70);
     } finally {

@@ -1,5 +1,6 @@
 // The search and ingest services composed over a temporary store and in-memory models, as src/app.ts composes them,
 // for unit tests that call the services directly instead of through HTTP.
+import { ChunkEmbedder } from '../../src/embedding/chunk-embedder.js';
 import { DocumentConverter } from '../../src/ingest/document-converter.js';
 import { IngestService, type IngestServiceOptions } from '../../src/ingest/ingest-service.js';
 import type { IngestSource } from '../../src/ingest/ingest-source.js';
@@ -10,6 +11,8 @@ import { createTempStore, type TempStore } from './temp-store.js';
 export interface ServiceParts extends TempStore {
   readonly ingest: IngestService;
   readonly search: SearchService;
+  /** The owner of the chunks without vectors; undefined without an embedding model. */
+  readonly embedder: ChunkEmbedder | undefined;
   /** What the services logged as errors, with the error. */
   readonly loggedErrors: LoggedError[];
   /** Resolves once `count` errors were logged (a background job fails after the call that started it returned). */
@@ -42,28 +45,30 @@ export async function createServiceParts(options: ServicePartsOptions): Promise<
       waiter.resolve();
     }
   };
+  const embedder = options.embeddings === undefined ? undefined : new ChunkEmbedder(temp.store, options.embeddings, logError);
   // Text and Markdown are converted in place: this converter starts a worker only for HTML or PDF.
   const converter = new DocumentConverter({ workers: 1 });
   const ingest = new IngestService({
     store: temp.store,
-    embeddings: options.embeddings,
+    embeddings: embedder,
     converter,
     limits: { maxSourceBytes: 1_000_000, maxTextBytes: 100_000, downloadTimeoutMs: 5_000, allowPrivateUrls: true, fileRoots: options.fileRoots ?? [temp.root] },
     logError,
     ...options.ingest,
   });
-  const search = new SearchService(temp.store, options.embeddings, options.maxResults ?? 20, logError);
+  const search = new SearchService(temp.store, embedder, options.maxResults ?? 20);
   return {
     ...temp,
     ingest,
     search,
+    embedder,
     loggedErrors,
     loggedErrorCount(count) {
       if (loggedErrors.length >= count) return Promise.resolve();
       return new Promise((resolve) => waiting.push({ count, resolve }));
     },
     async dispose() {
-      await search.close();
+      await embedder?.close();
       await converter.close();
       await temp.dispose();
     },
