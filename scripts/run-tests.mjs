@@ -1,9 +1,12 @@
 // Runs every *.test.ts under test/ with Node's built-in test runner (tsx loads TypeScript).
 // Node 20's --test does not expand globs itself, so the files are listed here.
-// Files run side by side (TEST_CONCURRENCY at once, default 4): most of a file's time is spent waiting on servers,
-// child processes and timers, and every file has its own process, free ports and temporary folders. The files in
-// `runAlone` run afterwards, one at a time, because they measure wall-clock bounds that files beside them would break.
+// Files run side by side, one per core (TEST_CONCURRENCY overrides it; Node 20's default is cores - 1, one file at a
+// time on two cores): much of a file's time is spent waiting on servers, child processes and timers, and every file
+// has its own process, free ports and temporary folders. More files than cores starve the ones with time limits (30 s
+// conversions and fuzz families, child start-ups) on a busy machine. The files in `runAlone` run afterwards, one at a
+// time, because they measure wall-clock bounds that files beside them would break.
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureChromium } from './ensure-chromium.mjs';
@@ -32,7 +35,7 @@ const startFirst = [
 /** Position in the start order: the files of `startFirst` in that order, then the others. */
 const startRank = (file) => (startFirst.includes(file) ? startFirst.indexOf(file) : startFirst.length);
 
-const concurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || 4;
+const concurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
 const filter = process.argv.slice(2);
 const files = findTests('test')
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
