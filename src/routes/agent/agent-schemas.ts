@@ -1,9 +1,10 @@
-// Request and response schemas of the agent routes: the chat message and platform tool every wire format shares,
-// then the bodies of Variant 1, AG-UI and Variant 2 (request types derive from them; responses are for the API
-// reference only, see RouteDocumentation).
+// Request and response schemas of the agent routes: the platform tool every wire format shares (the chat message has
+// a module of its own), then the bodies of Variant 1, AG-UI and Variant 2 (request types derive from them; responses
+// are for the API reference only, see RouteDocumentation).
 import { z } from 'zod';
 import { searchDocsResultSchema } from '../search/index.js';
 import { firstNamespace, namespaceHolderSchema } from '../shared/index.js';
+import { chatMessageSchema } from './chat-message-schema.js';
 
 export const platformToolSchema = z
   .object({
@@ -12,10 +13,6 @@ export const platformToolSchema = z
     parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }).describe('JSON Schema of the arguments.'),
   })
   .meta({ id: 'PlatformTool', description: 'A tool the platform runs: a call to it ends the stream, and the platform calls again with the result.' });
-
-export const chatMessageSchema = z
-  .looseObject({ role: z.string(), content: z.unknown().optional() })
-  .meta({ id: 'ChatMessage', description: 'A chat message: `user`, `assistant` (with its tool calls) and `tool` are kept; other roles are dropped; content parts are flattened to text.' });
 
 // Variant 1: POST /agent with a Variant 1 body.
 

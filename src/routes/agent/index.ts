@@ -3,7 +3,8 @@
 // routes stream their answers through the same writer.
 export type { AgentRouteOptions } from './agent-route-options.js';
 export { agentRoute } from './agent-route.js';
-export { chatMessageSchema, generateBodySchema } from './agent-schemas.js';
+export { generateBodySchema } from './agent-schemas.js';
+export { chatMessageSchema } from './chat-message-schema.js';
 export { generateRoute } from './generate-route.js';
 export { requireAgent } from './require-agent.js';
 export { streamAgentRun } from './stream-agent-run.js';
