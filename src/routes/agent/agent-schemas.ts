@@ -6,7 +6,7 @@ import { searchDocsResultSchema } from '../search/index.js';
 import { firstNamespace, namespaceHolderSchema } from '../shared/index.js';
 import { chatMessageSchema } from './chat-message-schema.js';
 
-export const platformToolSchema = z
+const platformToolSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -'),
     description: z.string().max(2_000).default(''),
@@ -39,7 +39,7 @@ export const agUiRunInputSchema = z
     toolParams: namespaceHolderSchema.optional(),
   })
   .loose();
-export type AgUiRunInput = z.infer<typeof agUiRunInputSchema>;
+type AgUiRunInput = z.infer<typeof agUiRunInputSchema>;
 
 /** The first of toolParams.namespace, forwardedProps.namespace, state.namespace (CONTRACT section 4). */
 export function agUiNamespace(input: AgUiRunInput): string | undefined {

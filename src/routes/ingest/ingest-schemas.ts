@@ -5,7 +5,7 @@ import { errorBodySchema, type RouteDocumentation } from '../plumbing/index.js';
 import { namespaceFieldSchema } from '../shared/index.js';
 
 /** `crawl` on a URL source follows the site's links (CrawlRequest). */
-export const crawlSchema = z
+const crawlSchema = z
   .object({
     maxPages: z.number().int().min(1).max(1_000).default(50).describe('Pages fetched at most.'),
     maxDepth: z.number().int().min(0).max(10).default(2).describe('Links followed from the start URL, at most.'),
@@ -13,23 +13,23 @@ export const crawlSchema = z
   })
   .meta({ id: 'Crawl', description: 'Crawl the site from this URL: same-origin links under its folder (or a sitemap), honouring robots.txt.' });
 
-export const maxSourcesPerRequest = 100;
+const maxSourcesPerRequest = 100;
 
-export const storedStatusSchema = z.enum(['saved', 'updated', 'skipped']).describe('`skipped`: the same content is already stored; `updated`: the source was stored before with other content.');
+const storedStatusSchema = z.enum(['saved', 'updated', 'skipped']).describe('`skipped`: the same content is already stored; `updated`: the source was stored before with other content.');
 
-export const perSourceErrorFields = {
+const perSourceErrorFields = {
   source: z.string().describe('The URL, path, file name or `sources[i]` label of the source.'),
   error: z.string().describe('Why it failed, for people.'),
   code: z.string().describe('A per-source code of the error table (README, Errors), such as `fetch_failed`.'),
 };
 
 /** The version an `updated` document replaced: same source, so same file, other content. */
-export const replacedDocumentSchema = z
+const replacedDocumentSchema = z
   .object({ file: z.string(), title: z.string(), source: z.string(), ingested_at: z.string().describe('When the replaced version was stored (ISO 8601).') })
   .meta({ id: 'ReplacedDocument', description: 'With status `updated`: the stored version this document replaced.' });
 
 /** A document stored, but not as asked: without embeddings while the embedding provider fails. */
-export const storedWarningSchema = z
+const storedWarningSchema = z
   .string()
   .optional()
   .describe('Set when the document was stored without embeddings because the embedding provider failed: it is searchable lexically now and embedded once the provider answers again.');

@@ -9,5 +9,5 @@ export { parseBody } from './parse-body.js';
 export { progressQuerySchema, respondWithProgress } from './progress-stream.js';
 export { installRateLimit } from './rate-limit.js';
 export { serverOptions } from './server-options.js';
-export { openSseStream, type SseStream } from './sse-stream.js';
+export { openSseStream } from './sse-stream.js';
 export { installUnreadBodyRelease } from './unread-body.js';

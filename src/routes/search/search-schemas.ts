@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { searchModes } from '../../search/search-service.js';
 import { namespaceFieldSchema } from '../shared/index.js';
 
-export const searchModeSchema = z.enum(searchModes);
+const searchModeSchema = z.enum(searchModes);
 
 /** A search query: something other than whitespace (checked before trimming, so the API reference can state it as a pattern). */
-export const searchQuerySchema = z.string().max(2_000).regex(/\S/, 'must not be empty').trim();
+const searchQuerySchema = z.string().max(2_000).regex(/\S/, 'must not be empty').trim();
 
 // Variant 1: POST /tools/search.
 
@@ -18,7 +18,7 @@ export const variant1SearchBodySchema = z.object({
   mode: searchModeSchema.default('embedding').describe('Ranking: cosine similarity of embeddings, BM25, or both fused.'),
 });
 
-export const matchSchema = z
+const matchSchema = z
   .object({ chunk_id: z.string(), score: z.number(), source: z.string(), title: z.string(), preview: z.string() })
   .meta({ id: 'Match', description: '`score` is the cosine similarity (embedding), the BM25 score (lexical) or the fused score (hybrid).' });
 
