@@ -9,23 +9,12 @@ import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { DocumentConverter } from './ingest/document-converter.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
-import { installAccessControl, mayAccess } from './routes/access-control.js';
-import { agentRoute } from './routes/agent-route.js';
-import { catalogRoutes } from './routes/catalog-routes.js';
+import {
+  agentRoute, apiReference, catalogRoutes, generateRoute, healthRoute, installAccessControl, installErrorHandling, installRateLimit,
+  installUnreadBodyRelease, mastraRoutes, mayAccess, mcpRoute, openAiRoutes, playgroundRoute, serverOptions, variant1IngestRoute,
+  variant1SearchRoute, variant2IngestRoute, variant2SearchRoute,
+} from './routes/index.js';
 import { CatalogService } from './catalog/catalog-service.js';
-import { installErrorHandling } from './routes/error-handler.js';
-import { installRateLimit } from './routes/rate-limit.js';
-import { serverOptions } from './routes/server-options.js';
-import { installUnreadBodyRelease } from './routes/unread-body.js';
-import { healthRoute } from './routes/health-route.js';
-import { openAiRoutes } from './routes/openai-routes.js';
-import { mcpRoute } from './routes/mcp-route.js';
-import { mastraRoutes } from './routes/mastra-routes.js';
-import { apiReference } from './routes/openapi.js';
-import { playgroundRoute } from './routes/playground-route.js';
-import { variant1Routes } from './routes/variant1-routes.js';
-import { variant2IngestRoutes } from './routes/variant2-ingest-route.js';
-import { variant2Routes } from './routes/variant2-routes.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
@@ -120,20 +109,27 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     embeddingModel: models.embeddings?.id,
     listNamespaces: config.readTokens === undefined,
   });
-  await app.register(variant1Routes, { ingest, search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath });
-  await app.register(variant2Routes, { search, agent, defaultNamespace: config.defaultNamespace, storagePath: config.storagePath });
-  await app.register(mastraRoutes, { agent, defaultNamespace: config.defaultNamespace, modelId: models.chat?.id });
-  await app.register(variant2IngestRoutes, {
+  // By resource, each with its wire formats' adapters.
+  const ingestRoutes = {
     ingest,
     defaultNamespace: config.defaultNamespace,
+    storagePath: config.storagePath,
     maxSourceBytes: config.limits.maxSourceBytes,
     maxBodyBytes: config.limits.maxBodyBytes,
-  });
+  };
+  const searchRoutes = { search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath };
+  const agentRoutes = { agent, defaultNamespace: config.defaultNamespace };
   const catalog = new CatalogService(store);
+  await app.register(variant1IngestRoute, ingestRoutes);
+  await app.register(variant1SearchRoute, searchRoutes);
+  await app.register(variant2SearchRoute, searchRoutes);
+  await app.register(generateRoute, agentRoutes);
+  await app.register(mastraRoutes, { ...agentRoutes, modelId: models.chat?.id });
+  await app.register(variant2IngestRoute, ingestRoutes);
   for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
-  await app.register(agentRoute, { agent, defaultNamespace: config.defaultNamespace });
+  await app.register(agentRoute, agentRoutes);
   await app.register(mcpRoute, { search, catalog, ingest, defaultNamespace: config.defaultNamespace, topK: config.topK, version });
-  await app.register(openAiRoutes, { prefix: '/v1', agent, catalog, defaultNamespace: config.defaultNamespace });
+  await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;

@@ -46,9 +46,14 @@ type Retriever = (namespace: string, query: string, signal: AbortSignal) => Prom
 export class AgentService {
   constructor(private readonly options: AgentServiceOptions) {}
 
-  /** False when no provider key was configured: the agent routes answer 503. */
-  get available(): boolean {
-    return this.options.chat !== undefined;
+  /** Throws 503 `agent_not_initialized` when no provider key was configured: the agent routes check it first. */
+  assertAvailable(): void {
+    this.chatModel();
+  }
+
+  private chatModel(): ChatModel {
+    if (this.options.chat === undefined) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
+    return this.options.chat;
   }
 
   /** Variant 1: answers only when the newest user message carries the mention; undefined means stay silent. */
@@ -101,8 +106,7 @@ export class AgentService {
     query: string,
     retrieval: { toolName: string; retrieve: Retriever; sourceLabel: (snippet: Snippet) => string },
   ): AsyncGenerator<AgentEvent> {
-    const chat = this.options.chat;
-    if (chat === undefined) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
+    const chat = this.chatModel();
     const standaloneQuery = (signal: AbortSignal) => this.standaloneQuery(chat, history, query, signal);
     const storagePath = this.options.storagePath;
     return withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {

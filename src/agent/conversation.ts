@@ -1,4 +1,4 @@
-// Sanitizes the chat history a client sends: known roles only, content flattened to text, sizes capped.
+// Sanitizes the chat history a client sends: known roles only, empty turns dropped, tool results paired with their calls, sizes capped.
 import type { ChatMessage, ToolCall } from '../providers/chat-model.js';
 
 /** Caps, documented in the README: the newest messages are kept. */
@@ -11,47 +11,27 @@ export const conversationLimits = {
   maxHistoryChars: 32_000,
 } as const;
 
-/** A message as either variant's clients send it (OpenAI-style or AG-UI field names). */
+/**
+ * A message as the HTTP layer validated it from either variant's field names (see the routes' chat message schema):
+ * its content flattened to text, the tool calls an assistant message carries, the call id a tool result answers.
+ */
 export interface IncomingMessage {
-  readonly role?: unknown;
-  readonly content?: unknown;
-  readonly name?: unknown;
-  readonly tool_calls?: unknown;
-  readonly toolCalls?: unknown;
-  readonly tool_call_id?: unknown;
-  readonly toolCallId?: unknown;
-}
-
-function flattenContent(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : ''))
-      .filter((text) => text !== '')
-      .join('\n');
-  }
-  if (content !== null && typeof content === 'object' && typeof (content as { text?: unknown }).text === 'string') {
-    return (content as { text: string }).text;
-  }
-  return '';
+  readonly role: string;
+  readonly content: string;
+  /** The tool's name, on a tool result. */
+  readonly name?: string;
+  /** Arguments as sent (JSON text). */
+  readonly toolCalls: readonly ToolCall[];
+  readonly toolCallId?: string;
 }
 
 function capText(text: string): string {
   return text.length > conversationLimits.maxMessageChars ? `${text.slice(0, conversationLimits.maxMessageChars)}…` : text;
 }
 
-/** Tool-call arguments are JSON text on the wire; anything else (or anything huge) is replaced, never serialized. */
-function argumentsText(value: unknown): string {
-  return typeof value === 'string' && value.length <= conversationLimits.maxMessageChars ? value : '{}';
-}
-
-function toolCallsOf(message: IncomingMessage): ToolCall[] {
-  const calls = Array.isArray(message.toolCalls) ? message.toolCalls : Array.isArray(message.tool_calls) ? message.tool_calls : [];
-  return calls.flatMap((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) =>
-    typeof call?.id === 'string' && typeof call.function?.name === 'string'
-      ? [{ id: call.id, name: call.function.name, arguments: argumentsText(call.function.arguments) }]
-      : [],
-  );
+/** Huge tool-call arguments are replaced, not cut (cut JSON would not parse). */
+function capArguments(call: ToolCall): ToolCall {
+  return call.arguments.length <= conversationLimits.maxMessageChars ? call : { ...call, arguments: '{}' };
 }
 
 /**
@@ -62,18 +42,18 @@ export function sanitizeConversation(messages: readonly IncomingMessage[]): Chat
   const sanitized: ChatMessage[] = [];
   const knownCallIds = new Set<string>();
   for (const message of messages) {
-    const content = capText(flattenContent(message.content));
+    const content = capText(message.content);
     if (message.role === 'user') {
       if (content.trim() !== '') sanitized.push({ role: 'user', content });
     } else if (message.role === 'assistant') {
-      const toolCalls = toolCallsOf(message);
+      const toolCalls = message.toolCalls.map(capArguments);
       for (const call of toolCalls) knownCallIds.add(call.id);
       if (content.trim() !== '' || toolCalls.length > 0) sanitized.push(toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content });
     } else if (message.role === 'tool') {
-      const id = typeof message.toolCallId === 'string' ? message.toolCallId : typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
+      const id = message.toolCallId;
       if (id === undefined) continue;
       if (!knownCallIds.has(id)) {
-        const name = typeof message.name === 'string' && message.name !== '' ? message.name : 'platform_tool';
+        const name = message.name === undefined || message.name === '' ? 'platform_tool' : message.name;
         sanitized.push({ role: 'assistant', content: '', toolCalls: [{ id, name, arguments: '{}' }] });
         knownCallIds.add(id);
       }

@@ -3,10 +3,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import { authorizeNamespace, mayAccess } from './access-control.js';
-import { jsonSuccess } from './openapi.js';
-import { parseBody } from './parse-body.js';
-import { namespaceFieldSchema, namespaceNameSchema } from './variant1-schemas.js';
+import { authorizeNamespace, jsonSuccess, mayAccess, parseBody } from './plumbing/index.js';
+import { namespaceFieldSchema, namespaceNameSchema } from './shared/index.js';
 
 export interface CatalogRouteOptions {
   readonly catalog: CatalogService;

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
-import { jsonSuccess } from './openapi.js';
+import { jsonSuccess } from './plumbing/index.js';
 
 export interface HealthRouteOptions {
   readonly version: string;

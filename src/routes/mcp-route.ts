@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createKnowledgeMcpServer, type McpServices } from '../mcp/knowledge-mcp-server.js';
-import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess } from './access-control.js';
+import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess } from './plumbing/index.js';
 
 export type McpRouteOptions = McpServices;
 

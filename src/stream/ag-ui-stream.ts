@@ -4,14 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { AgentEvent } from '../agent/agent-event.js';
-import type { Snippet } from '../agent/snippet.js';
+import type { AgentStreamEncoder } from './agent-stream-encoder.js';
+import { variant2RetrievalResult } from './variant2-result.js';
 
-/** The Variant 2 search result item; also the retrieval tool's result in AG-UI streams. */
-export function toVariant2Result(snippet: Snippet): { file: string; title: string; score: number; excerpt: string } {
-  return { file: snippet.file, title: snippet.title, score: snippet.score, excerpt: snippet.preview };
-}
-
-export class AgUiStream {
+export class AgUiStream implements AgentStreamEncoder {
   private readonly encoder = new EventEncoder();
 
   constructor(
@@ -27,13 +23,17 @@ export class AgUiStream {
     return this.encode([{ type: EventType.RUN_STARTED, threadId: this.threadId, runId: this.runId }]);
   }
 
-  /** Frames for one agent event; after RUN_ERROR or RUN_FINISHED the caller sends nothing more. */
   frames(event: AgentEvent): string[] {
     return this.encode(this.toProtocol(event));
   }
 
   failed(code: string, message: string): string[] {
     return this.encode([{ type: EventType.RUN_ERROR, code, message }]);
+  }
+
+  /** Nothing follows RUN_FINISHED or RUN_ERROR. */
+  finished(): string[] {
+    return [];
   }
 
   private encode(events: BaseEvent[]): string[] {
@@ -58,8 +58,7 @@ export class AgUiStream {
           messageId: `msg_${randomUUID()}`,
           toolCallId: event.toolCallId,
           role: 'tool',
-          // `warnings` as /api/tools/searchDocs answers them.
-          content: JSON.stringify({ results: event.snippets.map(toVariant2Result), ...(event.notice === undefined ? {} : { warnings: [event.notice] }) }),
+          content: JSON.stringify(variant2RetrievalResult(event.snippets, event.notice)),
         } as BaseEvent];
       case 'text-start':
         return [{ type: EventType.TEXT_MESSAGE_START, messageId: event.messageId, role: 'assistant' } as BaseEvent];

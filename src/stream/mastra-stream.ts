@@ -2,19 +2,12 @@
 // each chunk `{type, runId, from: "AGENT", payload}`: start, step-start, tool-call / tool-result for the retrieval,
 // text-start / text-delta / text-end, step-finish and finish (or error), then `data: [DONE]`.
 import type { AgentEvent } from '../agent/agent-event.js';
-import { toVariant2Result } from './ag-ui-stream.js';
+import type { ErrorCode } from '../errors.js';
+import type { AgentStreamEncoder } from './agent-stream-encoder.js';
+import { doneFrame, jsonFrame, parseToolArguments } from './sse-frame.js';
+import { toVariant2Result } from './variant2-result.js';
 
-export const mastraDoneFrame = 'data: [DONE]\n\n';
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text === '' ? '{}' : text);
-  } catch {
-    return { _raw: text };
-  }
-}
-
-export class MastraStream {
+export class MastraStream implements AgentStreamEncoder {
   private readonly toolNames = new Map<string, string>();
   private readonly toolArguments = new Map<string, unknown>();
   private finishReason: 'stop' | 'tool-calls' = 'stop';
@@ -25,15 +18,13 @@ export class MastraStream {
   ) {}
 
   private frame(type: string, payload: Record<string, unknown>): string {
-    // JSON.stringify escapes CR and LF, so a frame is always one line.
-    return `data: ${JSON.stringify({ type, runId: this.runId, from: 'AGENT', payload })}\n\n`;
+    return jsonFrame({ type, runId: this.runId, from: 'AGENT', payload });
   }
 
   started(): string[] {
     return [this.frame('start', {}), this.frame('step-start', { messageId: this.messageId, request: {}, warnings: [] })];
   }
 
-  /** Frames for one agent event; after an error frame the caller sends only the done frame. */
   frames(event: AgentEvent): string[] {
     switch (event.type) {
       case 'retrieval-start':
@@ -55,7 +46,7 @@ export class MastraStream {
         return [this.frame('text-end', { id: event.messageId })];
       case 'frontend-tool-call':
         this.finishReason = 'tool-calls';
-        return [this.frame('tool-call', { toolCallId: event.toolCallId, toolName: event.toolName, args: parseArguments(event.argumentsText) })];
+        return [this.frame('tool-call', { toolCallId: event.toolCallId, toolName: event.toolName, args: parseToolArguments(event.argumentsText) })];
       case 'error':
         return [this.frame('error', { error: { name: 'KnowledgeError', message: event.message, code: event.code } })];
       case 'finish': {
@@ -68,5 +59,13 @@ export class MastraStream {
         ];
       }
     }
+  }
+
+  failed(code: ErrorCode, message: string): string[] {
+    return this.frames({ type: 'error', code, message });
+  }
+
+  finished(): string[] {
+    return [doneFrame];
   }
 }

@@ -3,10 +3,9 @@
 // format and is not sent; the answer's text (with its citations and Sources line) is.
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../agent/agent-event.js';
-import type { ErrorCode } from '../errors.js';
-import { errorCatalogue } from '../errors.js';
-
-export const openAiDoneFrame = 'data: [DONE]\n\n';
+import { errorCatalogue, type ErrorCode } from '../errors.js';
+import type { AgentStreamEncoder } from './agent-stream-encoder.js';
+import { doneFrame, jsonFrame as frame } from './sse-frame.js';
 
 export interface OpenAiToolCall {
   readonly id: string;
@@ -29,12 +28,7 @@ export function openAiErrorBody(code: ErrorCode, message: string): { error: { me
   return { error: { message, type: errorType(errorCatalogue[code].status), param: null, code } };
 }
 
-function frame(payload: unknown): string {
-  // JSON.stringify escapes CR and LF, so a frame is always one line.
-  return `data: ${JSON.stringify(payload)}\n\n`;
-}
-
-export class OpenAiChatStream {
+export class OpenAiChatStream implements AgentStreamEncoder {
   readonly id = `chatcmpl-${randomUUID()}`;
   private readonly created = Math.floor(Date.now() / 1000);
   private toolCallIndex = 0;
@@ -57,7 +51,6 @@ export class OpenAiChatStream {
     return [this.chunk({ role: 'assistant', content: '' })];
   }
 
-  /** Frames for one agent event; after an error frame the caller sends only the done frame. */
   frames(event: AgentEvent): string[] {
     switch (event.type) {
       case 'text-delta':
@@ -79,6 +72,10 @@ export class OpenAiChatStream {
   /** A failure after the stream started: a frame holding `error`, for which the official client throws an APIError. */
   failed(code: ErrorCode, message: string): string[] {
     return [frame(openAiErrorBody(code, message))];
+  }
+
+  finished(): string[] {
+    return [doneFrame];
   }
 
   /** The whole answer as one `chat.completion` (a request with `stream: false`). */

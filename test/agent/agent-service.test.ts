@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AgentEvent } from '../../src/agent/agent-event.js';
 import { AgentService, type AgentRequest, type AgentServiceOptions } from '../../src/agent/agent-service.js';
+import type { IncomingMessage } from '../../src/agent/conversation.js';
 import { KnowledgeError } from '../../src/errors.js';
 import { createExtractiveChatModel } from '../../src/providers/extractive-chat-model.js';
 import { createFakeChatModel, createFakeEmbeddingModel } from '../support/fake-models.js';
@@ -12,8 +13,12 @@ import { createServiceParts, textSource, type ServiceParts } from '../support/se
 
 const storagePath = '/configured/storage';
 
-function request(messages: AgentRequest['messages'], extra: Partial<AgentRequest> = {}): AgentRequest {
-  return { namespace: 'handbook', messages, platformTools: [], signal: new AbortController().signal, ...extra };
+/** Messages as the routes hand them over (validated, `toolCalls` always present); plain turns may leave it out. */
+type TurnOrMessage = Omit<IncomingMessage, 'toolCalls'> & Partial<Pick<IncomingMessage, 'toolCalls'>>;
+
+function request(messages: readonly TurnOrMessage[], extra: Partial<AgentRequest> = {}): AgentRequest {
+  const validated = messages.map((message) => ({ ...message, toolCalls: message.toolCalls ?? [] }));
+  return { namespace: 'handbook', messages: validated, platformTools: [], signal: new AbortController().signal, ...extra };
 }
 
 async function collect(events: AsyncGenerator<AgentEvent> | undefined): Promise<AgentEvent[]> {
@@ -50,9 +55,9 @@ describe('AgentService', () => {
 
   it('is unavailable without a chat model, and a run then fails with agent_not_initialized', () => {
     const service = agent({ chat: undefined });
-    assert.equal(service.available, false);
+    assert.throws(() => service.assertAvailable(), { code: 'agent_not_initialized' });
     assert.throws(() => service.variant2Run(request([{ role: 'user', content: 'hi' }])), { code: 'agent_not_initialized' });
-    assert.equal(agent({ chat: createFakeChatModel() }).available, true);
+    assert.doesNotThrow(() => agent({ chat: createFakeChatModel() }).assertAvailable());
   });
 
   it('Variant 1 stays silent unless the newest user message mentions it, and never asks the model then', () => {

@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import { variant1SearchBodySchema } from '../../src/routes/variant1-schemas.js';
-import { searchDocsBodySchema } from '../../src/routes/variant2-schemas.js';
+import { searchDocsBodySchema, variant1SearchBodySchema } from '../../src/routes/search/search-schemas.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { startServiceWithProvider, type TestService } from '../support/service.js';
 

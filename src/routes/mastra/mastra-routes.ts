@@ -3,25 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AgentService } from '../agent/agent-service.js';
-import { instructions } from '../agent/prompt.js';
-import { KnowledgeError } from '../errors.js';
-import { MastraStream, mastraDoneFrame } from '../stream/mastra-stream.js';
-import { openSseStream } from '../stream/sse-response.js';
-import { authorizeNamespace } from './access-control.js';
-import { knownFailure } from './error-handler.js';
-import { jsonSuccess } from './openapi.js';
-import { variant2IngestBodyDocumentation } from './variant2-ingest-route.js';
-import { generateBodySchema, mastraNamespace, searchDocsBodySchema } from './variant2-schemas.js';
+import { instructions } from '../../agent/prompt.js';
+import { KnowledgeError } from '../../errors.js';
+import { MastraStream } from '../../stream/mastra-stream.js';
+import { generateBodySchema, requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
+import { variant2IngestBodyDocumentation } from '../ingest/index.js';
+import { authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
+import { searchDocsBodySchema } from '../search/index.js';
+import { mastraNamespace } from '../shared/index.js';
 
-export interface MastraRouteOptions {
-  readonly agent: AgentService;
-  readonly defaultNamespace: string;
+export interface MastraRouteOptions extends AgentRouteOptions {
   /** The chat model's id, shown in the agent's details. */
   readonly modelId: string | undefined;
 }
 
-export const mastraAgentId = 'knowledge';
+const mastraAgentId = 'knowledge';
 
 /**
  * A tool as Mastra's server lists it: the schemas are JSON Schema serialized as superjson writes it (`{"json": ...}`),
@@ -131,10 +127,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
   }, async (request) => toolById(request.params.toolId, ['searchDocs']));
 
   app.post(`/api/agents/${mastraAgentId}/stream`, {
-    // The 503 comes before validation: without a provider nothing the body says can be answered.
-    preValidation: async () => {
-      if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
-    },
+    preValidation: requireAgent(options.agent),
     schema: {
       tags: ['Agent'],
       summary: "Answer from the docs as Mastra's agent stream (Mastra's client SDK: agent.stream)",
@@ -152,19 +145,8 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
   }, async (request, reply) => {
     const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
     const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
-    const chunks = new MastraStream(runId, randomUUID());
-    const stream = openSseStream(reply);
-    await stream.write(chunks.started());
-    try {
-      for await (const event of options.agent.variant2Run({ namespace, messages: request.body.messages, platformTools: [], signal: stream.signal })) {
-        await stream.write(chunks.frames(event));
-        if (stream.signal.aborted || event.type === 'error') break;
-      }
-    } catch (error) {
-      const failure = knownFailure(request, error);
-      await stream.write(chunks.frames({ type: 'error', code: failure.code, message: failure.message }));
-    }
-    await stream.write([mastraDoneFrame]);
-    stream.end();
+    await streamAgentRun(request, reply, new MastraStream(runId, randomUUID()), (signal) =>
+      options.agent.variant2Run({ namespace, messages: request.body.messages, platformTools: [], signal }),
+    );
   });
 };

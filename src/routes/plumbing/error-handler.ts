@@ -1,7 +1,7 @@
 // Maps every failure to the contract's JSON error body and status; unknown errors become a generic 500.
 import type { FastifyError, FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { KnowledgeError, errorBody, isKnowledgeError, type ErrorCode } from '../errors.js';
+import { KnowledgeError, errorBody, isKnowledgeError, type ErrorCode } from '../../errors.js';
 
 const codeOfStatus: Record<number, ErrorCode> = {
   400: 'invalid_request',

@@ -5,8 +5,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync, FastifySchema, RouteOptions } from 'fastify';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../config.js';
-import { errorBody, errorCatalogue, type ErrorCode } from '../errors.js';
+import type { Config } from '../../config.js';
+import { errorBody, errorCatalogue, type ErrorCode } from '../../errors.js';
 import { rateLimitedRoutes } from './rate-limit.js';
 
 /** What a route adds to the reference that Fastify neither validates nor serializes with. */

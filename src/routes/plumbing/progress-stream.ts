@@ -5,12 +5,10 @@
 // `shutting_down` error rather than a connection cut by the exiting process.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../errors.js';
 import { knownFailure } from './error-handler.js';
-import type { IngestProgress } from '../ingest/ingest-service.js';
-import { errorBodySchema, type RouteDocumentation } from './openapi.js';
-import { replacedDocumentSchema, storedStatusSchema, storedWarningSchema } from './variant1-schemas.js';
-import { withinShutdownGrace } from '../lifecycle/graceful-shutdown.js';
+import type { IngestProgress } from '../../ingest/ingest-service.js';
+import { withinShutdownGrace } from '../../lifecycle/graceful-shutdown.js';
 
 const unfinishedIngest = 'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
 
@@ -42,32 +40,7 @@ export async function respondWithProgress<Result>(
   return undefined;
 }
 
-// For the API reference (see RouteDocumentation in openapi.ts).
-
-/** The query parameter that asks for progress. */
+/** The query parameter that asks for progress, for the API reference (see RouteDocumentation in openapi.ts). */
 export const progressQuerySchema = z.object({
   progress: z.literal('ndjson').optional().describe('Stream progress as NDJSON (so does `Accept: application/x-ndjson`).'),
 });
-
-/** One line of the progress stream (IngestProgress), then the result line or an error line. */
-function progressLineSchema(result: z.ZodType) {
-  const event = { index: z.number().int().min(0).describe('Index of the source in the request.'), source: z.string() };
-  return z
-    .discriminatedUnion('type', [
-      z.object({ type: z.literal('document'), ...event, status: storedStatusSchema, file: z.string(), chunks: z.number().int().min(0), replaced: replacedDocumentSchema.optional(), warning: storedWarningSchema }),
-      z.object({ type: z.literal('failed'), ...event, code: z.string(), error: z.string() }),
-      z.object({ type: z.literal('skipped'), ...event, reason: z.string() }),
-      z.object({ type: z.literal('removed'), ...event, file: z.string() }),
-      z.object({ type: z.literal('result'), result }),
-      z.object({ type: z.literal('error'), error: errorBodySchema.shape.error }),
-    ])
-    .describe('Each line is one JSON object: `document`, `failed`, `skipped` and `removed` events as they happen, then `result` (the usual response) or `error`.');
-}
-
-/** An ingest route's 200: the JSON response, or the NDJSON progress stream when asked for. */
-export function ingestSuccess(description: string, result: z.ZodType): RouteDocumentation['success'] {
-  return {
-    description: `${description} With \`?progress=ndjson\` or \`Accept: application/x-ndjson\`: application/x-ndjson, one event per line as it happens, the result last.`,
-    content: { 'application/json': result, 'application/x-ndjson': progressLineSchema(result) },
-  };
-}

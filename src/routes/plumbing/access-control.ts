@@ -1,8 +1,8 @@
 // Authentication as a hook: routes declare `config: { access: 'read' | 'write' }`; the token is checked before the
 // body is read (401), and each handler authorizes the namespace it acts on (403) with `authorizeNamespace`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authorize, type AccessKind, type AccessPolicy, type Credential } from '../auth/access-policy.js';
-import { sanitizeNamespace } from '../store/namespace-name.js';
+import { authorize, type AccessKind, type AccessPolicy, type Credential } from '../../auth/access-policy.js';
+import { sanitizeNamespace } from '../../store/namespace-name.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,7 +1,7 @@
 // Per-client rate limit on the routes that cost the most (ingestion and agent runs): 429 with Retry-After.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { KnowledgeError } from '../errors.js';
+import { KnowledgeError } from '../../errors.js';
 
 /** The routes the limit applies to (also listed in the API reference). */
 export const rateLimitedRoutes: ReadonlySet<string> = new Set(['/tools/ingest', '/api/tools/ingest', '/api/tools/ingest/execute', '/agent', '/api/agents/knowledge/generate', '/v1/chat/completions', '/api/agents/knowledge/stream']);

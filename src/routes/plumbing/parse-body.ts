@@ -1,6 +1,6 @@
 // Validates a value against a schema where the route cannot declare it up front; failures name the field.
 import type { z } from 'zod';
-import { KnowledgeError } from '../errors.js';
+import { KnowledgeError } from '../../errors.js';
 
 export function describeIssues(error: z.ZodError, prefix = ''): string {
   return error.issues

@@ -1,7 +1,7 @@
 // Reads a multipart/form-data request part by part within limits: text fields whole, files one at a time.
 import type { FastifyMultipartBaseOptions, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { KnowledgeError, isKnowledgeError } from '../errors.js';
+import { KnowledgeError, isKnowledgeError } from '../../errors.js';
 
 export interface MultipartLimits {
   /** Bytes per file; a larger file is reported as too large and its bytes are dropped. */

@@ -1,8 +1,8 @@
 // The OpenAI-compatible API's request schemas and model names: a model is the assistant over one namespace,
 // `knowledge/<namespace>` (`knowledge` alone is the default namespace).
 import { z } from 'zod';
-import { KnowledgeError } from '../errors.js';
-import { chatMessageSchema } from './variant1-schemas.js';
+import { KnowledgeError } from '../../errors.js';
+import { chatMessageSchema } from '../agent/index.js';
 
 export const assistantModelPrefix = 'knowledge';
 

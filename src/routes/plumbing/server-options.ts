@@ -3,8 +3,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyHttpOptions, FastifyReply } from 'fastify';
-import type { Config } from '../config.js';
-import { errorBody, errorCatalogue, type ErrorCode } from '../errors.js';
+import type { Config } from '../../config.js';
+import { errorBody, errorCatalogue, type ErrorCode } from '../../errors.js';
 
 const reasonPhrases: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 

@@ -1,16 +1,12 @@
 // The OpenAI-compatible API under /v1: chat completions (streamed or not) and the model list. A model is the
 // assistant over one namespace; the answer is the agent's usual grounded, cited one. Errors use OpenAI's shape.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AgentService } from '../agent/agent-service.js';
-import type { CatalogService } from '../catalog/catalog-service.js';
-import { KnowledgeError } from '../errors.js';
-import { openSseStream } from '../stream/sse-response.js';
-import { OpenAiChatStream, openAiDoneFrame, openAiErrorBody } from '../stream/openai-chat-stream.js';
-import { authorizeNamespace, mayAccess } from './access-control.js';
-import { knownFailure, toKnowledgeError } from './error-handler.js';
-import { jsonSuccess } from './openapi.js';
+import type { CatalogService } from '../../catalog/catalog-service.js';
+import { OpenAiChatStream, openAiErrorBody } from '../../stream/openai-chat-stream.js';
+import { requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
+import { abortedWhenClientLeaves, authorizeNamespace, jsonSuccess, mayAccess, toKnowledgeError } from '../plumbing/index.js';
 import {
   chatCompletionBodySchema,
   chatCompletionSchema,
@@ -22,10 +18,8 @@ import {
   type ChatCompletionBody,
 } from './openai-schemas.js';
 
-export interface OpenAiRouteOptions {
-  readonly agent: AgentService;
+export interface OpenAiRouteOptions extends AgentRouteOptions {
   readonly catalog: CatalogService;
-  readonly defaultNamespace: string;
 }
 
 /** When this process started: the `created` time of every model (namespaces record no creation time). */
@@ -33,24 +27,6 @@ const startedAt = Math.floor(Date.now() / 1000);
 
 function toModel(namespace: string) {
   return { id: modelOfNamespace(namespace), object: 'model' as const, created: startedAt, owned_by: 'knowledge-agent' };
-}
-
-async function streamCompletion(request: FastifyRequest, reply: FastifyReply, options: OpenAiRouteOptions, body: ChatCompletionBody, namespace: string): Promise<void> {
-  const completion = new OpenAiChatStream(body.model);
-  const stream = openSseStream(reply);
-  await stream.write(completion.started());
-  try {
-    const events = options.agent.variant2Run({ namespace, messages: body.messages, platformTools: platformTools(body), signal: stream.signal });
-    for await (const event of events) {
-      await stream.write(completion.frames(event));
-      if (stream.signal.aborted || event.type === 'error') break;
-    }
-  } catch (error) {
-    const failure = knownFailure(request, error);
-    await stream.write(completion.failed(failure.code, failure.message));
-  }
-  await stream.write([openAiDoneFrame]);
-  stream.end();
 }
 
 function platformTools(body: ChatCompletionBody) {
@@ -95,10 +71,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
   }, async (request) => toModel(authorizeNamespace(request, namespaceOfModel(request.params['*'], options.defaultNamespace))));
 
   app.post('/chat/completions', {
-    // The 503 comes before validation, as on the other agent routes.
-    preValidation: async () => {
-      if (!options.agent.available) throw new KnowledgeError('agent_not_initialized', 'Agent not initialized');
-    },
+    preValidation: requireAgent(options.agent),
     schema: {
       tags: ['OpenAI-compatible'],
       summary: 'Answer from the docs as a chat completion (OpenAI-compatible)',
@@ -121,14 +94,12 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
   }, async (request, reply) => {
     const body = request.body;
     const namespace = authorizeNamespace(request, namespaceOfModel(body.model, options.defaultNamespace));
-    if (body.stream === true) return streamCompletion(request, reply, options, body, namespace);
-
-    // A client that leaves before the answer is sent aborts the provider call.
-    const controller = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
-    });
-    const answer = await options.agent.generate({ namespace, messages: body.messages, platformTools: platformTools(body), signal: controller.signal });
+    if (body.stream === true) {
+      return streamAgentRun(request, reply, new OpenAiChatStream(body.model), (signal) =>
+        options.agent.variant2Run({ namespace, messages: body.messages, platformTools: platformTools(body), signal }),
+      );
+    }
+    const answer = await options.agent.generate({ namespace, messages: body.messages, platformTools: platformTools(body), signal: abortedWhenClientLeaves(reply) });
     const toolCalls = answer.platformToolCalls.map((call) => ({ id: call.toolCallId, type: 'function' as const, function: { name: call.toolName, arguments: call.argumentsText } }));
     return new OpenAiChatStream(body.model).completion(answer.text, toolCalls);
   });

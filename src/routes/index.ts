@@ -1,0 +1,14 @@
+// The HTTP layer's public surface for the composition root: the request plumbing, and the routes by resource, each
+// with an adapter per wire format (Variant 1 `/tools/...`, Variant 2 `/api/...`, AG-UI, OpenAI, Mastra).
+export { agentRoute, generateRoute } from './agent/index.js';
+export { catalogRoutes } from './catalog-routes.js';
+export { healthRoute } from './health-route.js';
+export { variant1IngestRoute, variant2IngestRoute } from './ingest/index.js';
+export { mastraRoutes } from './mastra/index.js';
+export { mcpRoute } from './mcp-route.js';
+export { openAiRoutes } from './openai/index.js';
+export { playgroundRoute } from './playground-route.js';
+export {
+  apiReference, installAccessControl, installErrorHandling, installRateLimit, installUnreadBodyRelease, mayAccess, serverOptions,
+} from './plumbing/index.js';
+export { variant1SearchRoute, variant2SearchRoute } from './search/index.js';
