@@ -1,15 +1,16 @@
 // The storage root: one folder per namespace, opened on first use and kept in memory afterwards.
 import { statSync } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Namespace, type NamespaceOptions } from './namespace.js';
+import type { FolderStorageOptions } from './folder-storage.js';
+import { Namespace } from './namespace.js';
 import { maxNamespaceLength, sanitizeNamespace } from './namespace-name.js';
 
 export interface KnowledgeStoreOptions {
   /** Absolute storage root. */
   readonly root: string;
   readonly embeddingModel: string | null;
-  readonly chunkBody: NamespaceOptions['chunkBody'];
+  readonly chunkBody: FolderStorageOptions['chunkBody'];
   readonly warn: (message: string) => void;
 }
 
@@ -73,8 +74,7 @@ export class KnowledgeStore {
     const namespace = await this.existingNamespace(requestedName);
     if (namespace === undefined) return false;
     this.opened.delete(namespace.name);
-    await namespace.settle();
-    await rm(namespace.directory, { recursive: true, force: true });
+    await namespace.destroy();
     return true;
   }
 
