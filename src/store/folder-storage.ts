@@ -54,6 +54,10 @@ export class FolderStorage implements NamespaceStorage {
     return new FolderBatch(this.directory, this.indexFiles, this.folder, createdFolder !== undefined, this.options.warn);
   }
 
+  async refresh(): Promise<void> {
+    // One process owns the folder: there is no other writer to catch up with (hand edits are outsideChanges).
+  }
+
   async afterCommit(index: NamespaceIndex): Promise<void> {
     await this.indexFiles.compactIfDue(index);
   }

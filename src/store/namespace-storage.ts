@@ -48,6 +48,8 @@ export interface NamespaceStorage {
    * other writer of the namespace can commit until the batch is committed or aborted: staging sees the latest state.
    */
   beginBatch(index: NamespaceIndex): Promise<StorageBatch>;
+  /** Applies changes committed elsewhere (other replicas) since the index last saw the storage. */
+  refresh(index: NamespaceIndex): Promise<void>;
   /** The stored Markdown of a document (with its front matter), or undefined when there is none. */
   readDocument(file: string): Promise<string | undefined>;
   /**

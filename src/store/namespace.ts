@@ -158,6 +158,11 @@ export class Namespace {
     await this.enqueue(async () => this.storage.close(this.index));
   }
 
+  /** Applies the changes other replicas committed since this one last looked (cluster mode). */
+  refresh(): Promise<void> {
+    return this.storage.refresh(this.index);
+  }
+
   /** Lets queued changes finish, then removes everything the namespace stored. */
   async destroy(): Promise<void> {
     await this.settle();
