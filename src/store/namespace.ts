@@ -213,7 +213,7 @@ export class Namespace {
     const content = renderDocument({ title: draft.title, origin: draft.origin, hash: draft.hash, ingestedAt }, draft.body);
     const written =
       previous === undefined
-        ? await staging.batch.createDocument(documentSlug(draft.title, draft.folder), content, (file) => staging.documents.has(file))
+        ? await staging.batch.createDocument(draft.file?.replace(/\.md$/, '') ?? documentSlug(draft.title, draft.folder), content, (file) => staging.documents.has(file))
         : await staging.batch.replaceDocument(previous.file, content);
     const file = written.file;
     const document: StoredDocument = {

@@ -5,11 +5,18 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { migrateCommand } from '../../src/cli/migrate-command.js';
+import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
+import { contentHash } from '../../src/store/content-hash.js';
+import { KnowledgeStore } from '../../src/store/knowledge-store.js';
+import { ClusterLayout } from '../../src/store/postgres/cluster-layout.js';
 import { startChildService, type ChildService } from '../support/child-service.js';
 import { startTestPostgres, type TestPostgres } from '../support/embedded-postgres.js';
 import { markerDocument, markerWord, seededRandom } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs } from '../support/ingest-client.js';
-import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
+import { embedText, startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot } from '../support/service.js';
 
 const seed = 0xc105e;
@@ -34,7 +41,8 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       storageRoot,
       providerUrl: provider.baseUrl,
       environment: { KNOWLEDGE_AGENT_DATABASE_URL: databaseUrl },
-      startTimeoutMs: 60_000,
+      // Generous: on a loaded machine a replica's start-up alone has taken over a minute.
+      startTimeoutMs: 240_000,
     });
 
   before(async () => {
@@ -111,24 +119,29 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
           // Cut off by a kill, or refused: not acknowledged, so it may or may not be stored.
           failures++;
         }
+        // A breath between writes, so replicas being started are not starved of CPU on a small machine.
+        await sleep(10);
       }
     };
     const clients = Array.from({ length: 8 }, (_, index) => client(index));
     // A killed replica is replaced in the background while the clients go on through the others.
     const replacements: Promise<void>[] = [];
-    for (let kill = 0; kill < 10; kill++) {
-      await sleep(200 + random() * 600);
-      // Never the last one alive: the clients need somewhere to write.
-      if (replicas.filter((replica) => replica.alive).length <= 1) await replacements.at(-1);
-      const victims = replicas.filter((replica) => replica.alive);
-      const victim = victims[Math.floor(random() * victims.length)] as Replica;
-      victim.alive = false;
-      await victim.service.kill();
-      replacements.push(startReplica().then((service) => void replicas.push({ service, alive: true })));
+    try {
+      for (let kill = 0; kill < 10; kill++) {
+        await sleep(200 + random() * 600);
+        // Never the last one alive: the clients need somewhere to write.
+        if (replicas.filter((replica) => replica.alive).length <= 1) await replacements.at(-1);
+        const victims = replicas.filter((replica) => replica.alive);
+        const victim = victims[Math.floor(random() * victims.length)] as Replica;
+        victim.alive = false;
+        await victim.service.kill();
+        replacements.push(startReplica().then((service) => void replicas.push({ service, alive: true })));
+      }
+      await Promise.all(replacements);
+    } finally {
+      stop = true;
+      await Promise.allSettled([...clients, ...replacements]);
     }
-    await Promise.all(replacements);
-    stop = true;
-    await Promise.all(clients);
     assert.ok(acknowledged.size >= 20, `only ${acknowledged.size} documents were acknowledged (${failures} requests failed): too few to test anything`);
     await sleep(visibleWithinMs);
     for (const service of living()) {
@@ -157,17 +170,20 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     await postgres.pause();
     const statuses: number[] = [];
     const codes = new Set<string>();
-    const deadline = Date.now() + 1_500;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const search = await replica.post('/api/tools/searchDocs', { namespace, query: markerWord(1, 1), limit: 1 });
-      assert.equal(search.status, 200, 'a search failed while the database was away');
-      const attemptMarker = `${marker}${attempt}`;
-      const write = await replica.post('/api/tools/ingest', { namespace, sources: [{ type: 'text', title: `Outage ${attemptMarker}`, value: markerDocument(attemptMarker, 1) }] });
-      statuses.push(write.status);
-      const body = (await write.json()) as { error?: { code: string } };
-      codes.add(body.error?.code ?? 'none');
+    try {
+      const deadline = Date.now() + 1_500;
+      for (let attempt = 0; Date.now() < deadline; attempt++) {
+        const search = await replica.post('/api/tools/searchDocs', { namespace, query: markerWord(1, 1), limit: 1 });
+        assert.equal(search.status, 200, 'a search failed while the database was away');
+        const attemptMarker = `${marker}${attempt}`;
+        const write = await replica.post('/api/tools/ingest', { namespace, sources: [{ type: 'text', title: `Outage ${attemptMarker}`, value: markerDocument(attemptMarker, 1) }] });
+        statuses.push(write.status);
+        const body = (await write.json()) as { error?: { code: string } };
+        codes.add(body.error?.code ?? 'none');
+      }
+    } finally {
+      await postgres.resume();
     }
-    await postgres.resume();
     assert.ok(statuses.length > 0 && statuses.every((status) => status === 503), `writes while the database was down answered ${statuses.join(' ')}`);
     assert.deepEqual([...codes], ['storage_unavailable'], `writes failed with ${[...codes].join(', ')}`);
     // Resumes without restarting the replica (the pool reconnects; the listener reconnects and catches up).
@@ -183,5 +199,56 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       const titles = new Set((await documentsOf(service)).map((document) => document.title));
       assert.ok(titles.has(`After ${marker}`), `the write after the restart is missing on ${service.baseUrl}`);
     }
+  });
+
+  it('migrate copies namespaces with their file names and vectors into PostgreSQL and back', async () => {
+    const folderRoot = join(storageRoot, 'migrate-from');
+    const backRoot = join(storageRoot, 'migrate-back');
+    const migrateUrl = await postgres.createDatabase('migrate_test');
+    const folderStore = new KnowledgeStore({ root: folderRoot, embeddingModel: 'test-model', chunkBody: (body) => chunkMarkdown(body), warn: () => undefined });
+    await folderStore.initialize();
+    const original = await folderStore.namespace('handbook');
+    await original.commitDocuments(
+      [1, 2, 3].map((number) => {
+        const body = markerDocument(markerWord(5, number), 2);
+        const chunks = chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedText(chunk.text, 8) }));
+        return { title: `Guide ${number}`, source: `guides/${number}.md`, body, hash: contentHash(body), embeddingModel: 'test-model', chunks };
+      }),
+    );
+    await folderStore.close();
+
+    const run = async (from: string, to: string) => {
+      let output = '';
+      const sink = new Writable({ write: (chunk, _encoding, done) => ((output += String(chunk)), done()) });
+      const code = await migrateCommand.run(['--from', from, '--to', to], { stdout: sink, stderr: sink, env: {}, cwd: storageRoot });
+      assert.equal(code, 0, output);
+      return output;
+    };
+    assert.match(await run(folderRoot, migrateUrl), /handbook: 3 documents \(3 copied, 0 already there\), \d+ vectors/);
+    assert.match(await run(folderRoot, migrateUrl), /handbook: 3 documents \(0 copied, 3 already there\)/, 'copying again copies nothing twice');
+    await run(migrateUrl, backRoot);
+
+    const describeNamespace = async (store: KnowledgeStore) => {
+      await store.initialize();
+      const namespace = await store.namespace('handbook');
+      const documents = await Promise.all(
+        namespace.documents.map(async (document) => ({
+          file: document.file,
+          source: document.source,
+          body: await namespace.documentBody(document.file),
+          vectors: document.chunks.map((chunk) => [...(namespace.vectorOf(chunk.id) ?? [])]),
+        })),
+      );
+      const model = namespace.embeddingModel;
+      await store.close();
+      return { model, documents: documents.sort((a, b) => a.file.localeCompare(b.file)) };
+    };
+    const expected = await describeNamespace(new KnowledgeStore({ root: folderRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }));
+    assert.equal(expected.documents.length, 3);
+    assert.ok(expected.documents.every((document) => document.vectors.every((vector) => vector.length === 8)));
+    const inDatabase = await describeNamespace(new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: migrateUrl, warn: () => undefined }), warn: () => undefined }));
+    assert.deepEqual(inDatabase, expected);
+    const back = await describeNamespace(new KnowledgeStore({ root: backRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }));
+    assert.deepEqual(back, expected);
   });
 });
