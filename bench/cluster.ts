@@ -143,7 +143,7 @@ try {
     for (let document = start; document < Math.min(documents, start + 200); document++) {
       const body = markerDocument(markerWord(7, document), chunksPerDocument);
       const chunks = chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedText(chunk.text, provider.embeddingDimensions) }));
-      drafts.push({ title: `Catch-up ${document}`, source: `catchup/${document}.md`, body, hash: contentHash(body), embeddingModel: 'text-embedding-3-small', chunks });
+      drafts.push({ title: `Catch-up ${document}`, origin: `catchup/${document}.md`, body, hash: contentHash(body), embeddingModel: 'text-embedding-3-small', chunks });
     }
     await target.commitDocuments(drafts);
   }

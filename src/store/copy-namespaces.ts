@@ -37,7 +37,7 @@ async function copyNamespace(source: Namespace, target: Namespace): Promise<Copi
       if (body === undefined) continue;
       const chunks = document.chunks.map((chunk) => ({ text: chunk.text, headingPath: chunk.headingPath, embedding: source.vectorOf(chunk.id) ?? null }));
       vectors += chunks.filter((chunk) => chunk.embedding !== null).length;
-      drafts.push({ title: document.title, source: document.source, file: document.file, body, hash: document.hash, embeddingModel: model, chunks });
+      drafts.push({ title: document.title, origin: document.origin, file: document.file, body, hash: document.hash, embeddingModel: model, chunks });
     }
     const outcomes = await target.commitDocuments(drafts);
     saved += outcomes.filter((outcome) => outcome.status !== 'skipped').length;

@@ -212,7 +212,7 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       [1, 2, 3].map((number) => {
         const body = markerDocument(markerWord(5, number), 2);
         const chunks = chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedText(chunk.text, 8) }));
-        return { title: `Guide ${number}`, source: `guides/${number}.md`, body, hash: contentHash(body), embeddingModel: 'test-model', chunks };
+        return { title: `Guide ${number}`, origin: `guides/${number}.md`, body, hash: contentHash(body), embeddingModel: 'test-model', chunks };
       }),
     );
     await folderStore.close();
@@ -234,7 +234,7 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       const documents = await Promise.all(
         namespace.documents.map(async (document) => ({
           file: document.file,
-          source: document.source,
+          origin: document.origin,
           body: await namespace.documentBody(document.file),
           vectors: document.chunks.map((chunk) => [...(namespace.vectorOf(chunk.id) ?? [])]),
         })),

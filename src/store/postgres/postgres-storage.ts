@@ -91,7 +91,7 @@ export class PostgresStorage implements NamespaceStorage {
           document: {
             file: document.file,
             title: document.title,
-            source: document.source,
+            origin: document.source,
             hash: document.hash,
             ingestedAt: document.ingested_at,
             fileSize: document.file_size,
@@ -247,7 +247,7 @@ export class PostgresStorage implements NamespaceStorage {
       `INSERT INTO knowledge_documents (namespace_id, file, title, source, hash, ingested_at, file_size, markdown) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (namespace_id, file) DO UPDATE SET title = excluded.title, source = excluded.source, hash = excluded.hash,
          ingested_at = excluded.ingested_at, file_size = excluded.file_size, markdown = excluded.markdown`,
-      [id, document.file, document.title, document.source, document.hash, document.ingestedAt, document.fileSize, markdown],
+      [id, document.file, document.title, document.origin, document.hash, document.ingestedAt, document.fileSize, markdown],
     );
     // Same content, same chunks: they keep their vectors, as in NamespaceIndex.
     if (previous !== undefined && previous.hash === document.hash && previous.chunks.length === document.chunks.length) return;
