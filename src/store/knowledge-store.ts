@@ -7,6 +7,9 @@ import { FolderLayout, type FolderLayoutOptions, type StorageLayout } from './st
 /** A storage root (one folder per namespace), or another layout (cluster mode's database). */
 export type KnowledgeStoreOptions = FolderLayoutOptions | { readonly layout: StorageLayout; readonly warn: (message: string) => void };
 
+/** Wait before a namespace that could not be loaded at start-up is tried again (cluster mode). */
+const startRetryDelayMs = 1_000;
+
 export class KnowledgeStore {
   private readonly opened = new Map<string, Promise<Namespace>>();
   private caughtUp = false;
@@ -34,9 +37,17 @@ export class KnowledgeStore {
     });
     const openAll = async () => {
       for (const name of names) {
-        await this.namespace(name).catch((error: unknown) => {
-          this.options.warn(`namespace ${name} could not be opened at start-up (${(error as Error).message}); it is retried on first use`);
-        });
+        for (;;) {
+          try {
+            await this.namespace(name);
+            break;
+          } catch (error) {
+            this.options.warn(`namespace ${name} could not be opened at start-up (${(error as Error).message}); ${this.layout.opensInBackground ? 'retrying' : 'it is retried on first use'}`);
+            // A replica reports healthy only once it holds everything: it keeps trying while the database is away.
+            if (!this.layout.opensInBackground) break;
+            await new Promise((resolve) => setTimeout(resolve, startRetryDelayMs));
+          }
+        }
       }
       this.caughtUp = true;
     };

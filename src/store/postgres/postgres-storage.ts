@@ -216,6 +216,8 @@ export class PostgresStorage implements NamespaceStorage {
       await client.query('SELECT pg_notify($1, $2)', [changeChannel, this.name]);
       await client.query('COMMIT');
     });
+    // Forgotten here at once, as the other replicas do when notified: a read right after finds no namespace.
+    this.options.onRemoved();
   }
 
   async close(): Promise<void> {
