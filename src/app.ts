@@ -18,6 +18,7 @@ import { CatalogService } from './catalog/catalog-service.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
+import { ClusterLayout } from './store/postgres/cluster-layout.js';
 import { installRequestContext } from './logging/request-context.js';
 import { serverLoggingOptions } from './logging/server-logging.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
@@ -58,12 +59,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const models = instrumentModels(await selectModels(config.provider, app.log), metrics);
 
-  const store = new KnowledgeStore({
-    root: config.storageRoot,
-    embeddingModel: models.embeddings?.id ?? null,
-    chunkBody: (body) => chunkMarkdown(body),
-    warn: (message) => app.log.warn(message),
-  });
+  const warn = (message: string) => app.log.warn(message);
+  const store = new KnowledgeStore(
+    config.databaseUrl === undefined
+      ? { root: config.storageRoot, embeddingModel: models.embeddings?.id ?? null, chunkBody: (body) => chunkMarkdown(body), warn }
+      : { layout: new ClusterLayout({ databaseUrl: config.databaseUrl, warn }), warn },
+  );
   await store.initialize();
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
   const embedder = models.embeddings === undefined ? undefined : new ChunkEmbedder(store, models.embeddings, logError);

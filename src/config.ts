@@ -50,6 +50,8 @@ const environmentSchema = z.object({
     .default(0.2),
   KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: optionalText.default('docs'),
   KNOWLEDGE_AGENT_STORAGE_PATH: optionalText.default('knowledge'),
+  // Cluster mode: PostgreSQL holds the namespaces instead of the storage root.
+  KNOWLEDGE_AGENT_DATABASE_URL: optionalText.pipe(z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional()),
   KNOWLEDGE_AGENT_MENTION: optionalText.default('@knowledge'),
   KNOWLEDGE_AGENT_WRITE_TOKENS: optionalText,
   KNOWLEDGE_AGENT_READ_TOKENS: optionalText,
@@ -97,6 +99,8 @@ export interface Config {
   /** Storage root as configured (used in reported paths), and its absolute form. */
   readonly storagePath: string;
   readonly storageRoot: string;
+  /** Cluster mode: the PostgreSQL database that holds the namespaces, shared by every replica (else the storage root does). */
+  readonly databaseUrl: string | undefined;
   readonly mention: string;
   readonly writeTokens: TokenGrants | undefined;
   readonly readTokens: TokenGrants | undefined;
@@ -242,6 +246,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     defaultNamespace,
     storagePath: values.KNOWLEDGE_AGENT_STORAGE_PATH,
     storageRoot,
+    databaseUrl: values.KNOWLEDGE_AGENT_DATABASE_URL,
     mention: values.KNOWLEDGE_AGENT_MENTION,
     writeTokens,
     readTokens,

@@ -20,6 +20,7 @@ export const errorCatalogue = {
   embeddings_unavailable: { status: 503, description: 'No embedding model is available for embedding search.' },
   playground_not_built: { status: 503, description: 'The web playground is not built; run npm run build.' },
   storage_full: { status: 507, description: 'The storage volume is full (or a quota is reached): nothing was stored; free space and send the request again.' },
+  storage_unavailable: { status: 503, description: 'The database that holds the namespaces (cluster mode) cannot be reached: nothing was stored; searches are still answered. Send the write again once it is back.' },
   shutting_down: { status: 503, description: 'The service is shutting down; send the request again (to another instance, or once it is back).' },
   // Per-source ingest errors (reported in the `errors` array of an ingest response).
   source_invalid: { status: 400, description: 'The source lacks a required field or has a wrong one.' },

@@ -6,11 +6,12 @@ import { askCommand } from './ask-command.js';
 import { CliError, UsageError, exitCodes } from './cli-error.js';
 import type { Command, CommandContext } from './command-options.js';
 import { ingestCommand } from './ingest-command.js';
+import { migrateCommand } from './migrate-command.js';
 import { namespacesCommand } from './namespaces-command.js';
 import { searchCommand } from './search-command.js';
 import { serveCommand } from './serve-command.js';
 
-const commands: readonly Command[] = [serveCommand, ingestCommand, searchCommand, askCommand, namespacesCommand];
+const commands: readonly Command[] = [serveCommand, ingestCommand, searchCommand, askCommand, namespacesCommand, migrateCommand];
 
 function version(): string {
   try {

@@ -134,12 +134,16 @@ export class IngestService {
     });
     const ingestReport: IngestReport = { namespace: namespace.name, outcomes: outcomes.flat(), removed };
     this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
-    // A full disk that let nothing through is the request's failure, one the client acts on as a whole (free space,
-    // send it again); when some sources were stored, the others' storage_full stays per source.
+    // A full disk or an unreachable database that let nothing through is the request's failure, one the client acts
+    // on as a whole (free space or wait, send it again); when some sources were stored, the others' errors stay per source.
     const stored = removed.length > 0 || ingestReport.outcomes.some((outcome) => outcome.status === 'saved' || outcome.status === 'updated');
     const full = ingestReport.outcomes.filter((outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_full');
     if (!stored && full.length > 0) {
       throw new KnowledgeError('storage_full', `the storage volume is full (no space left on device): nothing of this request was stored (${full.length} of ${ingestReport.outcomes.length} sources failed for lack of space); free space and send it again`);
+    }
+    const unavailable = ingestReport.outcomes.find((outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_unavailable');
+    if (!stored && unavailable?.status === 'failed') {
+      throw new KnowledgeError('storage_unavailable', `nothing of this request was stored: ${unavailable.error.message}`, { temporary: true });
     }
     return ingestReport;
   }

@@ -1,36 +1,15 @@
-// One namespace: its Markdown documents on disk, the index files beside them (snapshot + journal), and the index in memory.
-// Every change goes through one queue; changes that arrive together are committed with one journal append.
-import { statSync, type Stats } from 'node:fs';
-import { link, mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { forEachConcurrently } from '../concurrency.js';
+// One namespace: its documents and index in memory, over a storage that keeps them (a folder, or PostgreSQL).
+// Every change goes through one queue; changes that arrive together are committed as one batch.
 import { isKnowledgeError } from '../errors.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
-import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
-import { DocumentFolder } from './document-folder.js';
+import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
 import { parseDocument, renderDocument } from './front-matter.js';
-import { IndexFiles } from './index-files.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { NamespaceIndex } from './namespace-index.js';
-import { documentSlug, uniqueFileName } from './slug.js';
-import { describeFileError, isStorageFull, storageFullError, withPath } from './storage-full.js';
+import type { NamespaceStorage, StorageBatch } from './namespace-storage.js';
+import { documentSlug } from './slug.js';
+import { describeFileError, isStorageFull, storageFullError } from './storage-full.js';
 import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
-
-/** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
-const legacyIndexFileName = 'index.json';
-/** Changed files read at once when the folder is reconciled at start-up. */
-const readConcurrency = 32;
-
-export interface NamespaceOptions {
-  readonly name: string;
-  readonly directory: string;
-  /** The embedding model in use; vectors recorded under another model are dropped and re-embedded. */
-  readonly embeddingModel: string | null;
-  /** Chunks a Markdown body (used for documents placed in the folder by hand). */
-  readonly chunkBody: (body: string) => readonly { text: string; headingPath: readonly string[] }[];
-  readonly warn: (message: string) => void;
-}
 
 /** `updated`: the draft replaced `replaced`, the document that came from the same origin (same file name, new content). */
 export type CommitOutcome =
@@ -51,24 +30,18 @@ function originIdentity(document: { readonly origin: string; readonly title: str
   return document.origin === 'text' ? `text:${document.title}` : document.origin;
 }
 
-/** The state a batch of changes works on; its ops reach the live index only once the journal holds them. */
+/** The state a batch of changes works on; its ops reach the live index only once the storage holds them. */
 interface Staging {
   documents: Map<string, StoredDocument>;
   embedding: EmbeddingInfo | null;
   readonly ops: IndexOp[];
-  readonly writtenFiles: string[];
-  /**
-   * Files this batch replaced or removed, each kept under a backup name until the batch is committed (the backup is
-   * removed) or undone (renamed back). A hard link, not a copy: undoing needs no space, which a full disk lacks.
-   */
-  readonly replacedFiles: { readonly path: string; readonly backup: string }[];
+  readonly batch: StorageBatch;
 }
 
 /** How far a change had got when it started, to undo just that change when it fails. */
 interface StagingMark {
   readonly ops: number;
-  readonly writtenFiles: number;
-  readonly replacedFiles: number;
+  readonly batch: number;
   readonly embedding: EmbeddingInfo | null;
 }
 
@@ -79,32 +52,24 @@ interface QueuedChange {
 }
 
 export class Namespace {
-  private index = NamespaceIndex.empty();
-  private readonly folder: DocumentFolder;
   private readonly queue: QueuedChange[] = [];
-  /** Modification time of the folder when its file names were last read. */
-  private seenFolderModifiedMs = 0;
   private draining = false;
-  private readonly indexFiles: IndexFiles;
 
-  private constructor(private readonly options: NamespaceOptions) {
-    this.folder = new DocumentFolder(options);
-    this.indexFiles = new IndexFiles(options.directory, `namespace ${options.name}`, options.warn);
+  private constructor(
+    readonly name: string,
+    private readonly storage: NamespaceStorage,
+    private readonly index: NamespaceIndex,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Opens a namespace folder, reconciling the stored index with the Markdown files actually there. */
+  static open(options: FolderStorageOptions): Promise<Namespace> {
+    return Namespace.over(options.name, new FolderStorage(options), options.warn);
   }
 
-  get name(): string {
-    return this.options.name;
-  }
-
-  get directory(): string {
-    return this.options.directory;
-  }
-
-  /** Opens the folder, reconciling the stored index with the Markdown files actually there. */
-  static async open(options: NamespaceOptions): Promise<Namespace> {
-    const namespace = new Namespace(options);
-    await namespace.load();
-    return namespace;
+  /** Opens a namespace over its storage, with the index as the storage holds it. */
+  static async over(name: string, storage: NamespaceStorage, warn: (message: string) => void): Promise<Namespace> {
+    return new Namespace(name, storage, await storage.load(), warn);
   }
 
   /** A new array of every document: for listings, not for hot paths (see documentCount). */
@@ -130,7 +95,7 @@ export class Namespace {
 
   /** One human-readable warning per file left out of the index because it could not be read. */
   get warnings(): string[] {
-    return this.folder.warnings;
+    return this.storage.warnings;
   }
 
   document(file: string): StoredDocument | undefined {
@@ -144,7 +109,8 @@ export class Namespace {
   /** The Markdown of a stored document, without its front matter; undefined when the namespace has no such document. */
   async documentBody(file: string): Promise<string | undefined> {
     if (this.index.document(file) === undefined) return undefined;
-    return parseDocument(await readFile(join(this.directory, file), 'utf8')).body;
+    const stored = await this.storage.readDocument(file);
+    return stored === undefined ? undefined : parseDocument(stored).body;
   }
 
   findByHash(hash: string): StoredDocument | undefined {
@@ -183,13 +149,24 @@ export class Namespace {
     await this.enqueue(async () => undefined);
   }
 
-  /** Lets queued changes finish, then folds a long journal into the snapshot so the next start-up replays little. */
+  /** Lets queued changes finish, then closes the storage (a folder's long journal is folded into its snapshot). */
   async close(): Promise<void> {
     // Settled first: a change batched together with the fold would reach the index only after the fold ran (it
     // would stay in the journal, which is safe, but the fold is meant to leave nothing to replay).
     await this.settle();
     // Inside the queue, so no change runs while the snapshot is written.
-    await this.enqueue(async () => this.indexFiles.foldJournal(this.index));
+    await this.enqueue(async () => this.storage.close(this.index));
+  }
+
+  /** Applies the changes other replicas committed since this one last looked (cluster mode). */
+  refresh(): Promise<void> {
+    return this.storage.refresh(this.index);
+  }
+
+  /** Lets queued changes finish, then removes everything the namespace stored. */
+  async destroy(): Promise<void> {
+    await this.settle();
+    await this.storage.destroy();
   }
 
   /** Saves each draft as a new document, or reports it `skipped` when the same content is already stored. */
@@ -234,13 +211,11 @@ export class Namespace {
     if (draft.embeddingModel !== null && dimensions !== undefined) this.adoptModel(staging, draft.embeddingModel, dimensions);
     const ingestedAt = new Date().toISOString();
     const content = renderDocument({ title: draft.title, origin: draft.origin, hash: draft.hash, ingestedAt }, draft.body);
-    const file = previous === undefined ? await this.createDocumentFile(staging, documentSlug(draft.title, draft.folder), content) : previous.file;
-    const path = join(this.directory, file);
-    if (previous !== undefined) {
-      await this.keepBackup(staging, path);
-      await writeFileAtomic(path, content);
-    }
-    const written = await stat(path);
+    const written =
+      previous === undefined
+        ? await staging.batch.createDocument(draft.file?.replace(/\.md$/, '') ?? documentSlug(draft.title, draft.folder), content, (file) => staging.documents.has(file))
+        : await staging.batch.replaceDocument(previous.file, content);
+    const file = written.file;
     const document: StoredDocument = {
       file,
       title: draft.title,
@@ -248,7 +223,7 @@ export class Namespace {
       hash: draft.hash,
       ingestedAt,
       fileSize: written.size,
-      fileModifiedMs: written.mtimeMs,
+      fileModifiedMs: written.modifiedMs,
       chunks: draft.chunks.map((chunk, ordinal) => ({ id: chunkId(file, ordinal), file, headingPath: chunk.headingPath, text: chunk.text })),
     };
     staging.documents.set(file, document);
@@ -262,30 +237,12 @@ export class Namespace {
     return document;
   }
 
-  /** Creates the file of a new document under a free name: no document holds it and no file (one placed by hand, say) is there. */
-  private async createDocumentFile(staging: Staging, slug: string, content: string): Promise<string> {
-    const taken = new Set<string>();
-    for (;;) {
-      const file = uniqueFileName(slug, (name) => staging.documents.has(name) || taken.has(name) || this.folder.unreadableFiles.has(name));
-      try {
-        await createFileAtomic(join(this.directory, file), content);
-        staging.writtenFiles.push(join(this.directory, file));
-        return file;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        taken.add(file);
-      }
-    }
-  }
-
   /** Removes the documents whose file name or origin matches; their files, chunks and vectors go at once. */
   deleteDocuments(match: { readonly file?: string; readonly origin?: string }): Promise<StoredDocument[]> {
     return this.enqueue(async (staging) => {
       const doomed = [...staging.documents.values()].filter((document) => document.file === match.file || document.origin === match.origin);
       for (const document of doomed) {
-        const path = join(this.directory, document.file);
-        await this.keepBackup(staging, path);
-        await rm(path, { force: true });
+        await staging.batch.removeDocument(document.file);
         staging.documents.delete(document.file);
         staging.ops.push({ op: 'remove', file: document.file });
       }
@@ -301,29 +258,26 @@ export class Namespace {
   }
 
   /**
-   * Applies every queued change to one staging copy, appends one journal record, then makes it live. A change that
-   * fails is undone alone (its files and ops); a failed append undoes the whole batch, so the index in memory and the
-   * folder only ever show what the journal holds.
+   * Applies every queued change to one staging copy, commits them as one batch, then makes them live. A change that
+   * fails is undone alone (its writes and ops); a failed commit undoes the whole batch, so the index in memory only
+   * ever shows what the storage holds.
    */
   private async drain(): Promise<void> {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0);
-        const staging: Staging = { documents: this.index.documentsMap(), embedding: this.index.embedding, ops: [], writtenFiles: [], replacedFiles: [] };
-        let createdFolder: string | undefined;
+        const queued = this.queue.splice(0);
+        let batch: StorageBatch;
         try {
-          // Created by the first commit rather than when the namespace is opened, so a failed ingest leaves no folder
-          // (the folder may also have been removed by hand since).
-          createdFolder = await mkdir(this.directory, { recursive: true });
+          batch = await this.storage.beginBatch(this.index);
         } catch (error) {
           const failure = this.reportFailure(error);
-          for (const change of batch) change.reject(failure);
+          for (const change of queued) change.reject(failure);
           continue;
         }
-        const start = mark(staging);
+        const staging: Staging = { documents: this.index.documentsMap(), embedding: this.index.embedding, ops: [], batch };
         const settled: { change: QueuedChange; value: unknown }[] = [];
-        for (const change of batch) {
+        for (const change of queued) {
           const before = mark(staging);
           try {
             settled.push({ change, value: await change.apply(staging) });
@@ -332,48 +286,25 @@ export class Namespace {
             change.reject(this.reportFailure(error));
           }
         }
-        let appended = true;
         try {
-          await this.indexFiles.append(staging.ops);
+          await batch.commit(staging.ops, this.index);
         } catch (error) {
-          appended = false;
-          await this.undo(staging, start);
+          await batch.abort();
           const failure = this.reportFailure(error);
           for (const { change } of settled) change.reject(failure);
-        }
-        if (!appended || staging.ops.length === 0) {
-          // Nothing was committed: a folder this batch created goes again (rmdir removes only an empty one).
-          if (createdFolder !== undefined) await rmdir(this.directory).catch(() => undefined);
-          if (appended) for (const { change, value } of settled) change.resolve(value);
           continue;
         }
-        for (const op of staging.ops) this.index.apply(op);
-        await Promise.all(staging.replacedFiles.map(({ backup }) => rm(backup, { force: true }).catch(() => undefined)));
         for (const { change, value } of settled) change.resolve(value);
-        await this.indexFiles.compactIfDue(this.index);
+        if (staging.ops.length > 0) await this.storage.afterCommit(this.index);
       }
     } finally {
       this.draining = false;
     }
   }
 
-  /** Keeps the current file at `path` under a backup name (a hard link) before the batch replaces or removes it. */
-  private async keepBackup(staging: Staging, path: string): Promise<void> {
-    const backup = join(this.directory, `${backupFilePrefix}${randomBytes(6).toString('hex')}`);
-    await link(path, backup).catch((error: unknown) => {
-      throw withPath(error, path);
-    });
-    staging.replacedFiles.push({ path, backup });
-  }
-
-  /** Undoes what the batch did after `since`: its new files go, the files it replaced or removed come back. */
+  /** Undoes what the batch did after `since`. */
   private async undo(staging: Staging, since: StagingMark): Promise<void> {
-    for (const path of staging.writtenFiles.splice(since.writtenFiles)) await rm(path, { force: true }).catch(() => undefined);
-    for (const { path, backup } of staging.replacedFiles.splice(since.replacedFiles).reverse()) {
-      await rename(backup, path).catch((error: unknown) => {
-        this.options.warn(`namespace ${this.name}: could not put back ${path} after a failed write (${describeFileError(error)}); it is reconciled with the index at the next start-up`);
-      });
-    }
+    await staging.batch.undo(since.batch);
     staging.ops.length = since.ops;
     staging.embedding = since.embedding;
     // Rebuilt from the live index and the ops that stay: changes are rare to fail, so this copy is paid only then.
@@ -387,99 +318,30 @@ export class Namespace {
   /** A full disk becomes storage_full, logged with its errno and file; anything else is passed on as it is. */
   private reportFailure(error: unknown): unknown {
     if (!isStorageFull(error)) return error;
-    this.options.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the change was undone and not acknowledged`);
+    this.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the change was undone and not acknowledged`);
     return storageFullError(error);
   }
 
   /**
-   * Picks up documents added to or removed from the folder by hand since it was last read. Costs one stat
-   * when nothing changed; adding or removing a file changes the folder's modification time. The stat is synchronous:
-   * it runs before every search, and a folder's inode is cached, so the call takes microseconds where the
-   * thread-pool round trip of an asynchronous one cost ~0.3 ms per search (measured at 100k chunks).
+   * Picks up documents changed outside the service's commits (added to or removed from the folder by hand) since
+   * last checked; costs one stat when nothing changed.
    */
   async syncWithFolder(): Promise<void> {
-    const folder = folderStats(this.directory);
-    // A folder removed by hand takes its documents with it.
-    if (folder === undefined ? this.index.documentCount === 0 : folder.mtimeMs === this.seenFolderModifiedMs) return;
+    const changes = this.storage.outsideChanges(this.index.documentCount);
+    if (changes === undefined) return;
     await this.enqueue(async (staging) => {
-      // Recorded first, so a change made while the folder is read is noticed next time.
-      this.seenFolderModifiedMs = folder?.mtimeMs ?? 0;
-      const names = new Set(folder === undefined ? [] : await this.folder.fileNames());
-      for (const file of names) {
-        if (staging.documents.has(file) || this.folder.unreadableFiles.has(file)) continue;
-        const document = await this.folder.readDocument(file, undefined);
-        if (document === undefined) continue;
-        staging.documents.set(file, document);
-        staging.ops.push({ op: 'put', document });
-      }
-      for (const file of staging.documents.keys()) {
-        if (names.has(file)) continue;
-        staging.documents.delete(file);
-        staging.ops.push({ op: 'remove', file });
-      }
-      for (const file of this.folder.unreadableFiles.keys()) if (!names.has(file)) this.folder.unreadableFiles.delete(file);
+      staging.ops.push(...(await changes.stage(staging.documents)));
     }).catch((error: unknown) => {
       if (!isKnowledgeError(error) || error.code !== 'storage_full') throw error;
       // A full disk (already logged) does not fail the search that asked: it runs over the index as it was, and the
       // folder is read again next time.
-      this.seenFolderModifiedMs = 0;
+      changes.retryLater();
     });
-  }
-
-  /** Snapshot, then journal, then whatever changed in the folder since: each step through the same ops. */
-  private async load(): Promise<void> {
-    // A namespace nothing was stored in yet has no folder: the first commit creates it.
-    if (folderStats(this.directory) === undefined) return;
-    const restored = await this.indexFiles.restore();
-    this.index = restored.index;
-    const ops: IndexOp[] = [];
-    const stored = this.index.embedding;
-    // With no embedding model configured, stored vectors are kept for when one is.
-    if (stored !== null && this.options.embeddingModel !== null && stored.model !== this.options.embeddingModel) ops.push({ op: 'model', embedding: null });
-
-    this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
-    await this.folder.removeBackups();
-    const files = await this.folder.fileNames();
-    const onDisk = new Set(files);
-    await forEachConcurrently(files, readConcurrency, async (file) => {
-      const known = this.index.document(file);
-      if (known !== undefined && this.folder.isUnchanged(file, known)) return;
-      const document = await this.folder.readDocument(file, known);
-      if (document === undefined) onDisk.delete(file);
-      else if (document !== known) ops.push({ op: 'put', document });
-    });
-    for (const document of this.index.documents) if (!onDisk.has(document.file)) ops.push({ op: 'remove', file: document.file });
-
-    try {
-      await this.indexFiles.append(ops);
-    } catch (error) {
-      if (!isStorageFull(error)) throw error;
-      // The ops only restate what the folder holds, so they are applied anyway: on a full disk the namespace still
-      // opens and answers searches, and the next start-up reconciles the same way.
-      this.options.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the changes found in the folder are not journalled`);
-    }
-    for (const op of ops) this.index.apply(op);
-    const legacyIndex = join(this.directory, legacyIndexFileName);
-    const legacyIndexFound = (await stat(legacyIndex).catch(() => undefined)) !== undefined;
-    // Not writing it (a full disk, say) costs only time: the next start-up rebuilds again.
-    if (restored.rewrite || legacyIndexFound) await this.indexFiles.compact(this.index);
-    else await this.indexFiles.compactIfDue(this.index);
-    if (legacyIndexFound) await rm(legacyIndex, { force: true });
-  }
-
-}
-
-/** The folder's stats, or undefined when it cannot be read (removed by hand, say). */
-function folderStats(directory: string): Stats | undefined {
-  try {
-    return statSync(directory);
-  } catch {
-    return undefined;
   }
 }
 
 function mark(staging: Staging): StagingMark {
-  return { ops: staging.ops.length, writtenFiles: staging.writtenFiles.length, replacedFiles: staging.replacedFiles.length, embedding: staging.embedding };
+  return { ops: staging.ops.length, batch: staging.batch.mark(), embedding: staging.embedding };
 }
 
 function find<T>(items: Iterable<T>, matches: (item: T) => boolean): T | undefined {

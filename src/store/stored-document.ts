@@ -33,6 +33,8 @@ export interface DocumentDraft {
   readonly origin: string;
   /** The folders of an uploaded file's path (`tutorial/security`), written in front of the title in its file name. */
   readonly folder?: string;
+  /** The file name to keep when it is free (a namespace copied to another storage keeps its citation labels). */
+  readonly file?: string;
   readonly body: string;
   readonly hash: string;
   /** The model that embedded the chunks, or null when they are not embedded yet. */

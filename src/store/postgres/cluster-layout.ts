@@ -1,0 +1,161 @@
+// Cluster mode: the namespaces live in PostgreSQL, shared by any number of replicas. Each replica holds every
+// namespace's index in memory and keeps it current from the change log: a NOTIFY on every commit wakes it up, and a
+// poll (each few seconds, and at once after a lost connection) catches up by sequence number on whatever a lost
+// notification left out.
+import pg from 'pg';
+import type { LayoutEvents, StorageLayout } from '../storage-layout.js';
+import { backgroundWorkerLock, changeChannel, createSchema } from './cluster-schema.js';
+import { PostgresStorage } from './postgres-storage.js';
+
+export interface ClusterLayoutOptions {
+  readonly databaseUrl: string;
+  readonly warn: (message: string) => void;
+  /** How often the log is checked without a notification (a safety net: notifications are lost while disconnected). */
+  readonly pollIntervalMs?: number;
+}
+
+/** Connections each replica keeps at most: a few commits and document reads at once. */
+const poolSize = 8;
+/** A write or read never waits longer than this for the database: it answers storage_unavailable instead. */
+const connectTimeoutMs = 3_000;
+const queryTimeoutMs = 10_000;
+const defaultPollIntervalMs = 3_000;
+/** Wait before reconnecting the listening connection, doubled up to the maximum while the database stays away. */
+const reconnectDelayMs = { first: 200, max: 2_000 };
+
+export class ClusterLayout implements StorageLayout {
+  readonly opensInBackground = true;
+  private readonly pool: pg.Pool;
+  private readonly storages = new Map<string, PostgresStorage>();
+  /** The namespaces the database held when last read (with the last sequence each had). */
+  private known = new Map<string, number>();
+  private listener: pg.Client | undefined;
+  private events: LayoutEvents | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private reconnectDelay = reconnectDelayMs.first;
+  private closed = false;
+  private holdsBackgroundLock = false;
+
+  constructor(private readonly options: ClusterLayoutOptions) {
+    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: poolSize, connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs });
+    // An idle connection dropped by the server (a restart) must not end the process; the next use reconnects.
+    this.pool.on('error', (error) => options.warn(`database connection lost (${error.message})`));
+  }
+
+  get ownsBackgroundWork(): boolean {
+    return this.holdsBackgroundLock;
+  }
+
+  async start(events: LayoutEvents): Promise<string[]> {
+    this.events = events;
+    await createSchema(this.pool);
+    await this.listen();
+    await this.poll();
+    this.pollTimer = setInterval(() => void this.poll().catch(() => undefined), this.options.pollIntervalMs ?? defaultPollIntervalMs);
+    this.pollTimer.unref();
+    return [...this.known.keys()].sort();
+  }
+
+  async namespaceNames(): Promise<string[]> {
+    // From memory: listings keep working while the database is away.
+    return [...new Set([...this.known.keys(), ...[...this.storages.values()].filter((storage) => storage.appliedSequence > 0).map((storage) => storage.name)])].sort();
+  }
+
+  holds(name: string): boolean {
+    return this.known.has(name) || (this.storages.get(name)?.appliedSequence ?? 0) > 0;
+  }
+
+  storageFor(name: string): PostgresStorage {
+    const storage = new PostgresStorage({
+      name,
+      pool: this.pool,
+      onRemoved: () => {
+        this.known.delete(name);
+        this.forget(name, storage);
+      },
+    });
+    this.storages.set(name, storage);
+    return storage;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.pollTimer);
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  /**
+   * Reads every namespace's last sequence: a namespace behind it (or new here) is brought up to date, one that is
+   * gone is forgotten. Also retries for the background work's lock.
+   */
+  private async poll(): Promise<void> {
+    const found = await this.pool.query<{ name: string; last_seq: string }>('SELECT name, last_seq FROM knowledge_namespaces');
+    const known = new Map(found.rows.map((row) => [row.name, Number(row.last_seq)]));
+    const previous = this.known;
+    this.known = known;
+    for (const [name, seq] of known) {
+      const storage = this.storages.get(name);
+      if (storage === undefined || storage.appliedSequence < seq) this.events?.changed(name);
+    }
+    for (const name of previous.keys()) if (!known.has(name)) this.forget(name, this.storages.get(name));
+    if (!this.holdsBackgroundLock && this.listener !== undefined) await this.claimBackgroundWork(this.listener);
+  }
+
+  private forget(name: string, storage: PostgresStorage | undefined): void {
+    if (storage === undefined || this.storages.get(name) !== storage) return;
+    this.storages.delete(name);
+    this.events?.removed(name);
+  }
+
+  /** One connection listens for commits; when it is lost it is made again, and a poll catches up on what was missed. */
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.databaseUrl, connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs });
+    let lost = false;
+    const reconnect = (error?: Error) => {
+      if (lost || this.closed) return;
+      lost = true;
+      this.listener = undefined;
+      this.holdsBackgroundLock = false;
+      this.options.warn(`the database connection that listens for changes was lost (${error?.message ?? 'closed'}); reconnecting`);
+      void client.end().catch(() => undefined);
+      setTimeout(() => void this.relisten(), this.reconnectDelay).unref();
+    };
+    // Until it listens, a failure is thrown to the caller (which retries); from then on it reconnects by itself.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${changeChannel}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    client.on('error', reconnect);
+    client.on('end', () => reconnect());
+    client.on('notification', (message) => {
+      // A notification is a hint: the namespace reads the log itself, so a replica's own commits cost one query.
+      if (message.payload !== undefined) this.events?.changed(message.payload);
+    });
+    this.listener = client;
+    this.reconnectDelay = reconnectDelayMs.first;
+    await this.claimBackgroundWork(client);
+  }
+
+  private async relisten(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.listen();
+      await this.poll();
+    } catch (error) {
+      this.reconnectDelay = Math.min(this.reconnectDelay * 2, reconnectDelayMs.max);
+      this.options.warn(`the database is still unreachable (${(error as Error).message}); retrying in ${this.reconnectDelay} ms`);
+      setTimeout(() => void this.relisten(), this.reconnectDelay).unref();
+    }
+  }
+
+  /** The session lock is held as long as the listening connection lives: a replica that dies hands the work on. */
+  private async claimBackgroundWork(client: pg.Client): Promise<void> {
+    const claimed = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [...backgroundWorkerLock]);
+    this.holdsBackgroundLock = claimed.rows[0]?.locked === true;
+  }
+}

@@ -1,0 +1,82 @@
+// Where the namespaces live: a storage root with one folder each, or a PostgreSQL database shared by replicas.
+// KnowledgeStore opens namespaces through a layout and never knows which one it has.
+import { statSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
+import { maxNamespaceLength } from './namespace-name.js';
+import type { NamespaceStorage } from './namespace-storage.js';
+
+/** What a layout tells the store about changes made elsewhere (by other replicas). */
+export interface LayoutEvents {
+  /** The namespace was created or changed elsewhere: bring it up to date (open it if it is new). */
+  changed(name: string): void;
+  /** The namespace was removed elsewhere: forget it. */
+  removed(name: string): void;
+}
+
+export interface StorageLayout {
+  /**
+   * True when the namespaces are opened after start-up returns (the service answers /health with `starting` while
+   * it catches up); false when they are opened before the first request.
+   */
+  readonly opensInBackground: boolean;
+  /** Whether this process runs the work that must happen once across replicas (re-embedding after a model change). */
+  readonly ownsBackgroundWork: boolean;
+  /** Prepares the storage and lists the namespaces it holds. */
+  start(events: LayoutEvents): Promise<string[]>;
+  /** Names of the namespaces held, sorted. */
+  namespaceNames(): Promise<string[]>;
+  /** Whether a namespace of this (sanitized) name exists; synchronous, as it is asked before every search. */
+  holds(name: string): boolean;
+  storageFor(name: string): NamespaceStorage;
+  close(): Promise<void>;
+}
+
+export type FolderLayoutOptions = Omit<FolderStorageOptions, 'name' | 'directory'> & {
+  /** Absolute storage root. */
+  readonly root: string;
+};
+
+/** One folder per namespace under the storage root. */
+export class FolderLayout implements StorageLayout {
+  readonly opensInBackground = false;
+  readonly ownsBackgroundWork = true;
+
+  constructor(private readonly options: FolderLayoutOptions) {}
+
+  async start(): Promise<string[]> {
+    await mkdir(this.options.root, { recursive: true });
+    return this.namespaceNames();
+  }
+
+  async namespaceNames(): Promise<string[]> {
+    const entries = await readdir(this.options.root, { withFileTypes: true });
+    return entries
+      // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
+      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name) && entry.name.length <= maxNamespaceLength)
+      .map((entry) => entry.name)
+      .sort();
+  }
+
+  /**
+   * Whether the folder exists. That holds for a namespace opened earlier whose folder was removed by hand too:
+   * reading it would write its folder back (its next ingest does, and the reconciliation with the folder then drops
+   * what is gone). The check is synchronous: it runs before every search.
+   */
+  holds(name: string): boolean {
+    try {
+      return statSync(join(this.options.root, name)).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  storageFor(name: string): NamespaceStorage {
+    return new FolderStorage({ ...this.options, name, directory: join(this.options.root, name) });
+  }
+
+  async close(): Promise<void> {
+    // Nothing held beyond the namespaces' own files.
+  }
+}
