@@ -1,4 +1,4 @@
-// One namespace: its Markdown documents on disk, the index files beside them (snapshot + journal), and the index in memory.
+// One namespace: its Markdown documents on disk, the index files beside them (index.json, its journal and snapshot), and the index in memory.
 // Every change goes through one queue; changes that arrive together are committed with one journal append.
 import { statSync, type Stats } from 'node:fs';
 import { link, mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
@@ -17,8 +17,6 @@ import { documentSlug, uniqueFileName } from './slug.js';
 import { describeFileError, isStorageFull, storageFullError, withPath } from './storage-full.js';
 import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
 
-/** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
-const legacyIndexFileName = 'index.json';
 /** Changed files read at once when the folder is reconciled at start-up. */
 const readConcurrency = 32;
 
@@ -183,12 +181,12 @@ export class Namespace {
     await this.enqueue(async () => undefined);
   }
 
-  /** Lets queued changes finish, then folds a long journal into the snapshot so the next start-up replays little. */
+  /** Lets queued changes finish, then folds the journal into index.json, so that index.json alone is complete. */
   async close(): Promise<void> {
     // Settled first: a change batched together with the fold would reach the index only after the fold ran (it
     // would stay in the journal, which is safe, but the fold is meant to leave nothing to replay).
     await this.settle();
-    // Inside the queue, so no change runs while the snapshot is written.
+    // Inside the queue, so no change runs while the index files are written.
     await this.enqueue(async () => this.indexFiles.foldJournal(this.index));
   }
 
@@ -426,7 +424,7 @@ export class Namespace {
     });
   }
 
-  /** Snapshot, then journal, then whatever changed in the folder since: each step through the same ops. */
+  /** index.json (or its snapshot), then the journal, then whatever changed in the folder since: each step through the same ops. */
   private async load(): Promise<void> {
     // A namespace nothing was stored in yet has no folder: the first commit creates it.
     if (folderStats(this.directory) === undefined) return;
@@ -459,12 +457,9 @@ export class Namespace {
       this.options.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the changes found in the folder are not journalled`);
     }
     for (const op of ops) this.index.apply(op);
-    const legacyIndex = join(this.directory, legacyIndexFileName);
-    const legacyIndexFound = (await stat(legacyIndex).catch(() => undefined)) !== undefined;
-    // Not writing it (a full disk, say) costs only time: the next start-up rebuilds again.
-    if (restored.rewrite || legacyIndexFound) await this.indexFiles.compact(this.index);
+    // Not writing them (a full disk, say) costs only time: the next start-up rewrites them again.
+    if (restored.rewrite) await this.indexFiles.compact(this.index);
     else await this.indexFiles.compactIfDue(this.index);
-    if (legacyIndexFound) await rm(legacyIndex, { force: true });
   }
 
 }
