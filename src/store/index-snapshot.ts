@@ -8,7 +8,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
-import type { LexicalSnapshot } from '../indexes/lexical-index.js';
+import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './index-json.js';
@@ -23,6 +23,11 @@ export interface SnapshotContents extends IndexContents {
   readonly lexical: LexicalSnapshot;
   /** The index.json this snapshot mirrors; null in snapshots of the version that kept no index.json. */
   readonly derivedFrom: IndexJsonStamp | null;
+}
+
+/** What a snapshot is written from: the lexical arrays come in pieces, so writing holds no second copy of them. */
+export interface SnapshotSource extends Omit<SnapshotContents, 'lexical'> {
+  readonly lexical: LexicalSnapshotInPieces;
 }
 
 const sectionSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), crc: z.number().int() });
@@ -48,7 +53,7 @@ const headerSchema = z.object({
 });
 
 /** Writes the snapshot to `path`, all or nothing. */
-export async function writeSnapshot(path: string, contents: SnapshotContents): Promise<void> {
+export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<void> {
   await writeFileAtomicWith(path, async (file) => {
     let position = preambleBytes;
     const writeBytes = async (bytes: Uint8Array): Promise<Section> => {
@@ -62,7 +67,17 @@ export async function writeSnapshot(path: string, contents: SnapshotContents): P
     position = documents.offset + documents.length;
     const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
-      arrays[name] = { ...(await writeBytes(bytesOf(array))), type: array instanceof Float32Array ? 'f32' : 'u32' };
+      position = align(position);
+      const offset = position;
+      let crc = 0;
+      for (const piece of array.pieces()) {
+        const bytes = bytesOf(piece);
+        crc = crc32(bytes, crc);
+        await file.write(bytes, 0, bytes.byteLength, position);
+        position += bytes.byteLength;
+      }
+      if (position - offset !== array.length * 4) throw new Error(`the ${name} array gave ${position - offset} bytes, not ${array.length * 4}`);
+      arrays[name] = { offset, length: position - offset, crc, type: array.type };
     }
     const vectors = contents.vectors === null ? null : { ...(await writeBytes(bytesOf(contents.vectors.rows))), keys: contents.vectors.keys };
     const header = Buffer.from(

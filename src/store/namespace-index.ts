@@ -6,7 +6,7 @@ import { VectorIndex } from '../indexes/vector-index.js';
 import type { IndexContents, StoredVectors } from './index-contents.js';
 import type { IndexJsonSource } from './index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
-import type { SnapshotContents } from './index-snapshot.js';
+import type { SnapshotContents, SnapshotSource } from './index-snapshot.js';
 import type { StoredChunk, StoredDocument } from './stored-document.js';
 
 export class NamespaceIndex {
@@ -44,12 +44,12 @@ export class NamespaceIndex {
     return index;
   }
 
-  /** Everything a snapshot holds; the arrays are the live ones, so write them before the next change. */
-  toSnapshot(): Omit<SnapshotContents, 'derivedFrom'> {
+  /** Everything a snapshot holds, read from the live index as it is written: write it before the next change. */
+  toSnapshot(): Omit<SnapshotSource, 'derivedFrom'> {
     return {
       embedding: this.currentEmbedding,
       documents: [...this.documentsByFile.values()],
-      lexical: this.lexical.toSnapshot(),
+      lexical: this.lexical.toSnapshotInPieces(),
       vectors: this.vectors === null ? null : this.vectors.liveRows(),
     };
   }
