@@ -62,7 +62,7 @@ export class KnowledgeStore {
     return namespace;
   }
 
-  /** Waits for every namespace's queued writes to finish, and folds each journal into its snapshot. */
+  /** Waits for every namespace's queued writes to finish, and folds each journal into its index.json. */
   async close(): Promise<void> {
     const namespaces = await Promise.allSettled(this.opened.values());
     await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
