@@ -8,13 +8,20 @@ export function grown<T extends GrowableArray>(array: T, length: number): T {
   const Type = array.constructor as { new (length: number): T; new (buffer: ArrayBufferLike, byteOffset: number, length: number): T };
   if (length > array.length && array.byteOffset + length * array.BYTES_PER_ELEMENT <= array.buffer.byteLength) {
     const widened = new Type(array.buffer, array.byteOffset, length);
-    // The room may hold what an earlier, longer view left there.
-    widened.fill(0, array.length);
+    // The room may hold what an earlier, longer view left there. It is zeroed only then: writing zeros into room never
+    // touched makes it resident (reading it does not), which grew a loaded namespace of 100,000 chunks by 80 MB at
+    // its first commit.
+    if (!isZeroFrom(widened, array.length)) widened.fill(0, array.length);
     return widened;
   }
   const next = new Type(length);
   next.set(array.subarray(0, Math.min(array.length, length)));
   return next;
+}
+
+function isZeroFrom(array: GrowableArray, start: number): boolean {
+  for (let index = start; index < array.length; index++) if (array[index] !== 0) return false;
+  return true;
 }
 
 /**

@@ -52,6 +52,19 @@ export interface LexicalSnapshot {
   readonly arrays: Readonly<Record<string, Uint32Array | Float32Array>>;
 }
 
+/** A typed array to save, given as consecutive pieces so that it need not be held whole (see `toSnapshotInPieces`). */
+export interface ArrayInPieces {
+  readonly type: 'u32' | 'f32';
+  readonly length: number;
+  /** Views of a reused buffer: each must be consumed before the next is taken. */
+  pieces(): Iterable<Uint32Array | Float32Array>;
+}
+
+/** A snapshot whose arrays come in pieces, valid until the index next changes: what writing one needs. */
+export interface LexicalSnapshotInPieces extends Omit<LexicalSnapshot, 'arrays'> {
+  readonly arrays: Readonly<Record<string, ArrayInPieces>>;
+}
+
 /** The arrays of a snapshot, exactly sized; a type rather than an interface so that it fits the Record above. */
 type SnapshotArrays = {
   /** Every term's postings in the compact layout of `PostingLists.compacted`, term ids indexing `terms`. */
@@ -231,6 +244,64 @@ export class LexicalIndex {
   }
 
   /**
+   * The same data as `toSnapshot`, its two large arrays (postings and slotTerms) produced in pieces as they are
+   * consumed, so that saving a large index does not hold a second copy of them. Consume it before the index changes.
+   */
+  toSnapshotInPieces(): LexicalSnapshotInPieces {
+    const { postings, slotTerms, slotTermOffsets, fieldLengths, ...names } = this.compaction();
+    return { ...names, arrays: { postings, slotTerms, slotTermOffsets: whole(slotTermOffsets), fieldLengths: whole(fieldLengths) } };
+  }
+
+  /** The live chunks and terms renumbered densely: small arrays whole, the large ones in pieces made when consumed. */
+  private compaction(): Omit<IndexState, 'arrays'> & { postings: ArrayInPieces; slotTerms: ArrayInPieces; slotTermOffsets: Uint32Array; fieldLengths: Float32Array } {
+    const keys: string[] = [];
+    const liveSlots: number[] = [];
+    const newSlotOf = new Int32Array(this.slotCount).fill(-1);
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.removed[slot] === 1) continue;
+      newSlotOf[slot] = liveSlots.push(slot) - 1;
+      keys.push(this.keyOfSlot[slot] as string);
+    }
+    const terms: string[] = [];
+    const newTermOf = new Int32Array(this.termText.length).fill(-1);
+    this.termText.forEach((term, id) => {
+      if (this.documentFrequency[id] !== 0) newTermOf[id] = terms.push(term) - 1;
+    });
+    // A live chunk's terms are all live, so each keeps its number of distinct terms.
+    const slotTermOffsets = new Uint32Array(liveSlots.length + 1);
+    const fieldLengths = new Float32Array(3 * liveSlots.length);
+    liveSlots.forEach((slot, newSlot) => {
+      slotTermOffsets[newSlot + 1] = (slotTermOffsets[newSlot] as number) + (this.slotTermOffsets[slot + 1] as number) - (this.slotTermOffsets[slot] as number);
+      fieldLengths.set(this.fieldLengths.subarray(3 * slot, 3 * slot + 3), 3 * newSlot);
+    });
+    const termCount = this.termText.length;
+    const slotTermsPieces = function* (this: LexicalIndex): Generator<Uint32Array> {
+      const piece = new Uint32Array(1 << 16);
+      let filled = 0;
+      for (const slot of liveSlots) {
+        const end = this.slotTermOffsets[slot + 1] as number;
+        for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
+          if (filled === piece.length) {
+            yield piece;
+            filled = 0;
+          }
+          piece[filled++] = newTermOf[this.slotTerms[offset] as number] as number;
+        }
+      }
+      if (filled > 0) yield piece.subarray(0, filled);
+    }.bind(this);
+    return {
+      terms,
+      keys,
+      lengthTotals: [...this.lengthTotals],
+      postings: { type: 'u32', length: this.postings.compactedLength(termCount, this.documentFrequency), pieces: () => this.postings.compactedPieces(termCount, this.documentFrequency, newSlotOf) },
+      slotTerms: { type: 'u32', length: slotTermOffsets[liveSlots.length] as number, pieces: slotTermsPieces },
+      slotTermOffsets,
+      fieldLengths,
+    };
+  }
+
+  /**
    * Restores an index saved by `toSnapshot`, taking over the snapshot's typed arrays: later changes to the index
    * write into them. Checks cheaply that the parts fit together and throws an Error saying what does not; the
    * caller then rebuilds the index from the documents.
@@ -250,33 +321,8 @@ export class LexicalIndex {
 
   /** The live chunks and terms renumbered densely into new, exactly sized arrays; the index itself is unchanged. */
   private compactedState(): IndexState {
-    const keys: string[] = [];
-    const liveSlots: number[] = [];
-    const newSlotOf = new Int32Array(this.slotCount).fill(-1);
-    for (let slot = 0; slot < this.slotCount; slot++) {
-      if (this.removed[slot] === 1) continue;
-      newSlotOf[slot] = liveSlots.push(slot) - 1;
-      keys.push(this.keyOfSlot[slot] as string);
-    }
-    const terms: string[] = [];
-    const newTermOf = new Int32Array(this.termText.length).fill(-1);
-    this.termText.forEach((term, id) => {
-      if (this.documentFrequency[id] !== 0) newTermOf[id] = terms.push(term) - 1;
-    });
-    const postings = this.postings.compacted(this.termText.length, this.documentFrequency, newSlotOf);
-    const slotTerms = new Uint32Array(this.documentFrequency.reduce((total, frequency) => total + frequency, 0));
-    const slotTermOffsets = new Uint32Array(liveSlots.length + 1);
-    const fieldLengths = new Float32Array(3 * liveSlots.length);
-    liveSlots.forEach((slot, newSlot) => {
-      let write = slotTermOffsets[newSlot] as number;
-      const end = this.slotTermOffsets[slot + 1] as number;
-      for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
-        slotTerms[write++] = newTermOf[this.slotTerms[offset] as number] as number;
-      }
-      slotTermOffsets[newSlot + 1] = write;
-      fieldLengths.set(this.fieldLengths.subarray(3 * slot, 3 * slot + 3), 3 * newSlot);
-    });
-    return { terms, keys, lengthTotals: [...this.lengthTotals], arrays: { postings, slotTerms, slotTermOffsets, fieldLengths } };
+    const { postings, slotTerms, slotTermOffsets, fieldLengths, ...names } = this.compaction();
+    return { ...names, arrays: { postings: materialized(postings), slotTerms: materialized(slotTerms), slotTermOffsets, fieldLengths } };
   }
 
   /** Takes over a compacted state; its arrays are exactly sized, so the next add grows them. */
@@ -326,6 +372,22 @@ export class LexicalIndex {
     this.scores = grown(this.scores, capacity);
     this.touched = grown(this.touched, capacity);
   }
+}
+
+/** The pieces as one new array. */
+function materialized(source: ArrayInPieces): Uint32Array {
+  const array = new Uint32Array(source.length);
+  let offset = 0;
+  for (const piece of source.pieces()) {
+    array.set(piece, offset);
+    offset += piece.length;
+  }
+  return array;
+}
+
+/** An array that is already whole, as its single piece. */
+function whole(array: Uint32Array | Float32Array): ArrayInPieces {
+  return { type: array instanceof Float32Array ? 'f32' : 'u32', length: array.length, pieces: () => [array] };
 }
 
 /**

@@ -24,7 +24,7 @@ export class PostingLists {
   }
 
   /**
-   * Takes over `data` in the compact layout (see `compacted`) as the lists of terms 0 to `termCount` - 1.
+   * Takes over `data` in the compact layout (see `compactedPieces`) as the lists of terms 0 to `termCount` - 1.
    * Throws if the blocks do not tile `data` exactly.
    */
   static fromCompacted(data: Uint32Array, termCount: number): PostingLists {
@@ -65,35 +65,51 @@ export class PostingLists {
     this.lastBlockFill[term] = fill + 1;
   }
 
-  /**
-   * The live postings in the compact layout, a new exactly sized array: `blockHeader` unused words, then one full
-   * block per term that keeps any postings, in term order. Slots are renumbered by `newSlotOf` (-1: dropped), and
-   * `liveCounts[term]` says how many of the term's postings that leaves.
-   */
-  compacted(termCount: number, liveCounts: Uint32Array, newSlotOf: Int32Array): Uint32Array {
+  /** How many words the compact layout of the live postings takes (see `compactedPieces`). */
+  compactedLength(termCount: number, liveCounts: Uint32Array): number {
     let size = blockHeader;
     for (let term = 0; term < termCount; term++) {
       const count = liveCounts[term] as number;
       if (count > 0) size += blockHeader + 2 * count;
     }
-    const target = new Uint32Array(size);
-    let write = blockHeader;
+    return size;
+  }
+
+  /**
+   * The live postings in the compact layout, as consecutive pieces of one reused buffer (each is overwritten by the
+   * next, so consume it first): `blockHeader` unused words, then one full block per term that keeps any postings, in
+   * term order. Slots are renumbered by `newSlotOf` (-1: dropped), and `liveCounts[term]` says how many of the term's
+   * postings that leaves. In pieces, so that writing a snapshot never holds a second copy of the postings.
+   */
+  *compactedPieces(termCount: number, liveCounts: Uint32Array, newSlotOf: Int32Array): Generator<Uint32Array> {
+    // Even, so a posting's two words never straddle two pieces.
+    const piece = new Uint32Array(1 << 16);
+    piece.fill(0, 0, blockHeader);
+    let filled = blockHeader;
     for (let term = 0; term < termCount; term++) {
       const count = liveCounts[term] as number;
       if (count === 0) continue;
-      target[write + 1] = count;
-      write += blockHeader;
+      if (filled + blockHeader > piece.length) {
+        yield piece.subarray(0, filled);
+        filled = 0;
+      }
+      piece[filled++] = 0;
+      piece[filled++] = count;
       for (let block = this.firstBlock[term] as number; block !== 0; block = this.data[block] as number) {
         const end = block + blockHeader + 2 * this.fillOf(term, block);
         for (let offset = block + blockHeader; offset < end; offset += 2) {
           const slot = newSlotOf[this.data[offset] as number] as number;
           if (slot < 0) continue;
-          target[write++] = slot;
-          target[write++] = this.data[offset + 1] as number;
+          if (filled + 2 > piece.length) {
+            yield piece.subarray(0, filled);
+            filled = 0;
+          }
+          piece[filled++] = slot;
+          piece[filled++] = this.data[offset + 1] as number;
         }
       }
     }
-    return target;
+    if (filled > 0) yield piece.subarray(0, filled);
   }
 
   /** Postings used in `block`: all of its capacity unless it is the term's last block. */

@@ -51,6 +51,12 @@ export class VectorIndex {
     return row === undefined ? undefined : this.matrix.slice(row * this.dimensions, (row + 1) * this.dimensions);
   }
 
+  /** The stored (unit) vector of `key`: a view of the index's own storage, valid until the index next changes. */
+  view(key: string): Float32Array | undefined {
+    const row = this.rowOfKey.get(key);
+    return row === undefined ? undefined : this.matrix.subarray(row * this.dimensions, (row + 1) * this.dimensions);
+  }
+
   /**
    * The live keys and their unit vectors, contiguous (row i is keys[i]), for writing a snapshot.
    * `rows` is a view of the index's own storage, not a copy: valid until the index next changes.

@@ -1,4 +1,5 @@
-// A namespace kept in a folder: one Markdown file per document, the index files beside them (snapshot + journal).
+// A namespace kept in a folder: one Markdown file per document, the index files beside them (index.json, the journal
+// of commits since it was written, and a binary snapshot that caches it).
 // Files placed, edited or removed by hand are reconciled with the index at start-up and before searches.
 import { statSync, type Stats } from 'node:fs';
 import { link, mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
@@ -14,8 +15,6 @@ import type { NamespaceStorage, OutsideChanges, StorageBatch, WrittenDocument } 
 import { uniqueFileName } from './slug.js';
 import { describeFileError, isStorageFull, withPath } from './storage-full.js';
 
-/** The single-file index of earlier versions; it is rebuilt from the Markdown files and removed. */
-const legacyIndexFileName = 'index.json';
 /** Changed files read at once when the folder is reconciled at start-up. */
 const readConcurrency = 32;
 
@@ -107,7 +106,7 @@ export class FolderStorage implements NamespaceStorage {
     };
   }
 
-  /** Snapshot, then journal, then whatever changed in the folder since: each step through the same ops. */
+  /** index.json (or its snapshot), then the journal, then whatever changed in the folder since: each step through the same ops. */
   async load(): Promise<NamespaceIndex> {
     // A namespace nothing was stored in yet has no folder: the first commit creates it.
     if (folderStats(this.directory) === undefined) return NamespaceIndex.empty();
@@ -140,12 +139,9 @@ export class FolderStorage implements NamespaceStorage {
       this.options.warn(`namespace ${this.options.name}: the storage volume is full (${describeFileError(error)}); the changes found in the folder are not journalled`);
     }
     for (const op of ops) index.apply(op);
-    const legacyIndex = join(this.directory, legacyIndexFileName);
-    const legacyIndexFound = (await stat(legacyIndex).catch(() => undefined)) !== undefined;
-    // Not writing it (a full disk, say) costs only time: the next start-up rebuilds again.
-    if (restored.rewrite || legacyIndexFound) await this.indexFiles.compact(index);
+    // Not writing them (a full disk, say) costs only time: the next start-up rewrites them again.
+    if (restored.rewrite) await this.indexFiles.compact(index);
     else await this.indexFiles.compactIfDue(index);
-    if (legacyIndexFound) await rm(legacyIndex, { force: true });
     return index;
   }
 }

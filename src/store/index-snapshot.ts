@@ -1,5 +1,6 @@
-// The snapshot: a namespace's whole index in one binary file, written atomically when the journal grows long, and
-// read at start-up without tokenizing or parsing anything per term, so a large namespace opens in about a second.
+// The snapshot: a binary cache of index.json, written after it, from which start-up restores the whole index without
+// tokenizing or parsing anything per term, so a large namespace opens in about a second. It records the stamp of the
+// index.json it mirrors, and is used only while that stamp matches (or when there is no readable index.json).
 // Layout: [8-byte magic][u64 header offset][u64 header length][u32 header CRC-32], then the sections, each 8-byte
 // aligned: documents as JSON lines (no vectors), the lexical index's typed arrays, the vector rows; the JSON header,
 // which holds every section's CRC-32, comes last. Every byte is checked on reading, so damage is found, not served.
@@ -7,23 +8,26 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
-import type { LexicalSnapshot } from '../indexes/lexical-index.js';
+import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
 import { writeFileAtomicWith } from './atomic-write.js';
-import type { EmbeddingInfo } from './index-ops.js';
+import type { IndexContents } from './index-contents.js';
+import type { IndexJsonStamp } from './index-json.js';
+import { forEachLine, LineWriter, readExactly } from './line-file.js';
 import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
 import type { StoredDocument } from './stored-document.js';
 
 const magic = Buffer.from('KAINDEX2', 'latin1');
 const preambleBytes = 32;
-/** Documents are written and read this many bytes at a time, so neither side holds the whole section at once. */
-const blockBytes = 8 << 20;
 
-export interface SnapshotContents {
-  readonly embedding: EmbeddingInfo | null;
-  readonly documents: readonly StoredDocument[];
+export interface SnapshotContents extends IndexContents {
   readonly lexical: LexicalSnapshot;
-  /** Unit vectors, row i belonging to keys[i]. */
-  readonly vectors: { readonly keys: readonly string[]; readonly rows: Float32Array } | null;
+  /** The index.json this snapshot mirrors; null in snapshots of the version that kept no index.json. */
+  readonly derivedFrom: IndexJsonStamp | null;
+}
+
+/** What a snapshot is written from: the lexical arrays come in pieces, so writing holds no second copy of them. */
+export interface SnapshotSource extends Omit<SnapshotContents, 'lexical'> {
+  readonly lexical: LexicalSnapshotInPieces;
 }
 
 const sectionSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), crc: z.number().int() });
@@ -35,6 +39,8 @@ interface Section {
 }
 const headerSchema = z.object({
   format: z.literal(2),
+  // Absent in snapshots of the version that kept no index.json; older versions ignore it.
+  derivedFrom: z.object({ generation: z.string(), bytes: z.number(), modifiedMs: z.number() }).nullable().optional(),
   embedding: z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable(),
   documents: sectionSchema.extend({ count: z.number().int().nonnegative() }),
   lexical: z.object({
@@ -47,7 +53,7 @@ const headerSchema = z.object({
 });
 
 /** Writes the snapshot to `path`, all or nothing. */
-export async function writeSnapshot(path: string, contents: SnapshotContents): Promise<void> {
+export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<void> {
   await writeFileAtomicWith(path, async (file) => {
     let position = preambleBytes;
     const writeBytes = async (bytes: Uint8Array): Promise<Section> => {
@@ -61,12 +67,23 @@ export async function writeSnapshot(path: string, contents: SnapshotContents): P
     position = documents.offset + documents.length;
     const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
-      arrays[name] = { ...(await writeBytes(bytesOf(array))), type: array instanceof Float32Array ? 'f32' : 'u32' };
+      position = align(position);
+      const offset = position;
+      let crc = 0;
+      for (const piece of array.pieces()) {
+        const bytes = bytesOf(piece);
+        crc = crc32(bytes, crc);
+        await file.write(bytes, 0, bytes.byteLength, position);
+        position += bytes.byteLength;
+      }
+      if (position - offset !== array.length * 4) throw new Error(`the ${name} array gave ${position - offset} bytes, not ${array.length * 4}`);
+      arrays[name] = { offset, length: position - offset, crc, type: array.type };
     }
     const vectors = contents.vectors === null ? null : { ...(await writeBytes(bytesOf(contents.vectors.rows))), keys: contents.vectors.keys };
     const header = Buffer.from(
       JSON.stringify({
         format: 2,
+        derivedFrom: contents.derivedFrom,
         embedding: contents.embedding,
         documents: { ...documents, count: contents.documents.length },
         lexical: { terms: contents.lexical.terms, keys: contents.lexical.keys, lengthTotals: contents.lexical.lengthTotals, arrays },
@@ -85,30 +102,16 @@ export async function writeSnapshot(path: string, contents: SnapshotContents): P
 }
 
 async function writeDocuments(file: FileHandle, offset: number, documents: readonly StoredDocument[]): Promise<Section> {
-  let position = offset;
-  let crc = 0;
-  let lines: string[] = [];
-  let pending = 0;
-  const flush = async () => {
-    const bytes = Buffer.from(lines.join(''), 'utf8');
-    crc = crc32(bytes, crc);
-    await file.write(bytes, 0, bytes.length, position);
-    position += bytes.length;
-    lines = [];
-    pending = 0;
-  };
-  for (const document of documents) {
-    const line = `${JSON.stringify(toPersistedDocument(document))}\n`;
-    lines.push(line);
-    pending += line.length;
-    if (pending >= blockBytes) await flush();
-  }
-  await flush();
-  return { offset, length: position - offset, crc };
+  const lines = new LineWriter(file, offset);
+  for (const document of documents) await lines.write(JSON.stringify(toPersistedDocument(document)));
+  return { offset, ...(await lines.flush()) };
 }
 
-/** The snapshot at `path`, or undefined when there is none; throws (with the reason) when it is damaged. */
-export async function readSnapshot(path: string): Promise<SnapshotContents | undefined> {
+/**
+ * The snapshot at `path`, or undefined when there is none or `wanted` turns down the index.json it mirrors (it is then
+ * not read further); throws (with the reason) when it is damaged.
+ */
+export async function readSnapshot(path: string, wanted: (derivedFrom: IndexJsonStamp | null) => boolean = () => true): Promise<SnapshotContents | undefined> {
   let file: FileHandle;
   try {
     file = await open(path, 'r');
@@ -118,13 +121,15 @@ export async function readSnapshot(path: string): Promise<SnapshotContents | und
   }
   try {
     const { size } = await file.stat();
-    const preamble = await readExactly(file, 0, preambleBytes, size);
+    const preamble = await readSection(file, 0, preambleBytes, size);
     if (!preamble.subarray(0, magic.length).equals(magic)) throw new Error('not a snapshot file (bad magic)');
     const headerOffset = Number(preamble.readBigUInt64LE(8));
     const headerLength = Number(preamble.readBigUInt64LE(16));
-    const headerBytes = await readExactly(file, headerOffset, headerLength, size);
+    const headerBytes = await readSection(file, headerOffset, headerLength, size);
     if (crc32(headerBytes) !== preamble.readUInt32LE(24)) throw new Error('the header is damaged (checksum mismatch)');
     const header = headerSchema.parse(JSON.parse(headerBytes.toString('utf8')));
+    const derivedFrom = header.derivedFrom ?? null;
+    if (!wanted(derivedFrom)) return undefined;
     const documents = await readDocuments(file, header.documents, size);
     if (documents.length !== header.documents.count) throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
     const arrays: Record<string, Uint32Array | Float32Array> = {};
@@ -139,32 +144,20 @@ export async function readSnapshot(path: string): Promise<SnapshotContents | und
     if (vectors !== null && (header.embedding === null || vectors.rows.length !== vectors.keys.length * header.embedding.dimensions)) {
       throw new Error('vector rows do not match their keys and dimensions');
     }
-    return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors };
+    return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors, derivedFrom };
   } finally {
     await file.close();
   }
 }
 
 async function readDocuments(file: FileHandle, section: Section, size: number): Promise<StoredDocument[]> {
+  if (section.offset + section.length > size) throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
   const documents: StoredDocument[] = [];
-  // Each block is read after the unfinished line the last one left at the start of the buffer.
-  let buffer = Buffer.allocUnsafe(2 * blockBytes);
-  let carried = 0;
   let crc = 0;
-  for (let position = section.offset; position < section.offset + section.length; position += blockBytes) {
-    const length = Math.min(blockBytes, section.offset + section.length - position);
-    if (carried + length > buffer.length) buffer = Buffer.concat([buffer.subarray(0, carried)], carried + length);
-    const block = await readExactly(file, position, length, size, buffer.subarray(carried, carried + length));
-    crc = crc32(block, crc);
-    const bytes = buffer.subarray(0, carried + length);
-    let start = 0;
-    for (let end = bytes.indexOf(10, start); end !== -1; end = bytes.indexOf(10, start)) {
-      documents.push(toStoredDocument(JSON.parse(bytes.toString('utf8', start, end))));
-      start = end + 1;
-    }
-    carried = bytes.copy(buffer, 0, start);
-  }
-  if (carried > 0) throw new Error('the documents section ends inside a line');
+  await forEachLine(file, section.offset, section.length, (line) => {
+    crc = crc32(line, crc);
+    documents.push(toStoredDocument(JSON.parse(line.toString('utf8', 0, line.length - 1))));
+  });
   if (crc !== section.crc) throw new Error('the documents section is damaged (checksum mismatch)');
   return documents;
 }
@@ -172,20 +165,15 @@ async function readDocuments(file: FileHandle, section: Section, size: number): 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */
 async function readArray<T extends Uint32Array | Float32Array>(file: FileHandle, section: Section, array: T, size: number): Promise<T> {
   if (section.length % 4 !== 0) throw new Error('an array section is not a whole number of 4-byte values');
-  const bytes = await readExactly(file, section.offset, section.length, size, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  const bytes = await readSection(file, section.offset, section.length, size, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   if (crc32(bytes) !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
   return array;
 }
 
-async function readExactly(file: FileHandle, offset: number, length: number, size: number, into?: Uint8Array): Promise<Buffer> {
+async function readSection(file: FileHandle, offset: number, length: number, size: number, into?: Uint8Array): Promise<Buffer> {
   if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
   const target = into ?? new Uint8Array(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await file.read(target, done, length - done, offset + done);
-    if (bytesRead === 0) throw new Error('the file ended early');
-    done += bytesRead;
-  }
+  await readExactly(file, offset, target);
   return Buffer.from(target.buffer, target.byteOffset, target.byteLength);
 }
 

@@ -81,7 +81,7 @@ export class KnowledgeStore {
     return namespace;
   }
 
-  /** Waits for every namespace's queued writes to finish, closes each, then the layout. */
+  /** Waits for every namespace's queued writes to finish, closes each (a folder folds its journal into index.json), then the layout. */
   async close(): Promise<void> {
     const namespaces = await Promise.allSettled(this.opened.values());
     await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));

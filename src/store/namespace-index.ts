@@ -3,8 +3,10 @@
 import { LexicalIndex } from '../indexes/lexical-index.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
 import { VectorIndex } from '../indexes/vector-index.js';
+import type { IndexContents, StoredVectors } from './index-contents.js';
+import type { IndexJsonSource } from './index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
-import type { SnapshotContents } from './index-snapshot.js';
+import type { SnapshotContents, SnapshotSource } from './index-snapshot.js';
 import type { StoredChunk, StoredDocument } from './stored-document.js';
 
 export class NamespaceIndex {
@@ -29,21 +31,32 @@ export class NamespaceIndex {
     if (index.lexical.size !== index.chunksById.size || snapshot.lexical.keys.some((key) => !index.chunksById.has(key))) {
       throw new Error('the lexical index does not cover the same chunks as the documents');
     }
-    if (snapshot.vectors !== null && snapshot.embedding !== null && snapshot.vectors.keys.length > 0) {
-      if (snapshot.vectors.keys.some((key) => !index.chunksById.has(key))) throw new Error('vectors of chunks that no document has');
-      index.vectors = VectorIndex.fromRows(snapshot.embedding.dimensions, snapshot.vectors.keys, snapshot.vectors.rows);
-    }
+    index.adoptVectors(snapshot.vectors);
     return index;
   }
 
-  /** Everything a snapshot holds; the arrays are the live ones, so write them before the next change. */
-  toSnapshot(): SnapshotContents {
+  /** Builds the index from documents and vectors alone, tokenizing every chunk; throws when the vectors do not fit. */
+  static fromContents(contents: IndexContents): NamespaceIndex {
+    const index = NamespaceIndex.empty();
+    index.currentEmbedding = contents.embedding;
+    for (const document of contents.documents) index.put(document);
+    index.adoptVectors(contents.vectors);
+    return index;
+  }
+
+  /** Everything a snapshot holds, read from the live index as it is written: write it before the next change. */
+  toSnapshot(): Omit<SnapshotSource, 'derivedFrom'> {
     return {
       embedding: this.currentEmbedding,
       documents: [...this.documentsByFile.values()],
-      lexical: this.lexical.toSnapshot(),
+      lexical: this.lexical.toSnapshotInPieces(),
       vectors: this.vectors === null ? null : this.vectors.liveRows(),
     };
+  }
+
+  /** What index.json is written from; the vectors are views of the live rows, so write it before the next change. */
+  toIndexJsonSource(): IndexJsonSource {
+    return { embedding: this.currentEmbedding, documents: [...this.documentsByFile.values()], vectorOf: (id) => this.vectors?.view(id) };
   }
 
   apply(op: IndexOp): void {
@@ -163,6 +176,13 @@ export class NamespaceIndex {
     const files = this.filesByHash.get(document.hash)?.filter((other) => other !== file) ?? [];
     if (files.length === 0) this.filesByHash.delete(document.hash);
     else this.filesByHash.set(document.hash, files);
+  }
+
+  /** Takes over rows read from a file, as they are (unit vectors), without copying them. */
+  private adoptVectors(vectors: StoredVectors | null): void {
+    if (vectors === null || this.currentEmbedding === null || vectors.keys.length === 0) return;
+    if (vectors.keys.some((key) => !this.chunksById.has(key))) throw new Error('vectors of chunks that no document has');
+    this.vectors = VectorIndex.fromRows(this.currentEmbedding.dimensions, vectors.keys, vectors.rows);
   }
 
   private addVectors(ids: readonly string[], rows: Float32Array): void {

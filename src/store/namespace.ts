@@ -149,12 +149,12 @@ export class Namespace {
     await this.enqueue(async () => undefined);
   }
 
-  /** Lets queued changes finish, then closes the storage (a folder's long journal is folded into its snapshot). */
+  /** Lets queued changes finish, then closes the storage (a folder folds its journal into index.json, which is then complete on its own). */
   async close(): Promise<void> {
     // Settled first: a change batched together with the fold would reach the index only after the fold ran (it
     // would stay in the journal, which is safe, but the fold is meant to leave nothing to replay).
     await this.settle();
-    // Inside the queue, so no change runs while the snapshot is written.
+    // Inside the queue, so no change runs while the index files are written.
     await this.enqueue(async () => this.storage.close(this.index));
   }
 

@@ -1,5 +1,7 @@
-// How a document and its chunks are written in the index files (snapshot and journal); vectors travel separately.
+// How a document and its chunks are written in the snapshot and the journal; vectors travel separately.
 import { chunkId, type StoredDocument } from './stored-document.js';
+
+export type DocumentMetadata = Omit<StoredDocument, 'chunks'>;
 
 /** The origin keeps the field name `source` that the index files have always used. */
 export type PersistedDocument = Omit<StoredDocument, 'chunks' | 'origin'> & {
@@ -21,29 +23,36 @@ export function toPersistedDocument(document: StoredDocument): PersistedDocument
  * measurable garbage (the files are CRC-checked as well).
  */
 export function toStoredDocument(value: unknown): StoredDocument {
+  const metadata = toDocumentMetadata(value);
+  const { chunks } = value as { chunks?: unknown };
+  if (!Array.isArray(chunks)) throw new Error(`not a persisted document: ${metadata.file} lacks its chunks`);
+  return {
+    ...metadata,
+    chunks: chunks.map((chunk: unknown, ordinal) => {
+      const [headingPath, text] = Array.isArray(chunk) ? (chunk as unknown[]) : [];
+      if (typeof text !== 'string' || !isHeadingPath(headingPath)) {
+        throw new Error(`not a persisted document: chunk ${ordinal} of ${metadata.file} is not [heading path, text]`);
+      }
+      return { id: chunkId(metadata.file, ordinal), file: metadata.file, headingPath, text };
+    }),
+  };
+}
+
+/**
+ * A document's fields other than its chunks, from parsed JSON with the origin written `source` (a persisted
+ * document, or a document line of index.json).
+ */
+export function toDocumentMetadata(value: unknown): DocumentMetadata {
   const document = value as Partial<Record<keyof PersistedDocument, unknown>> | null;
-  const { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs, chunks } = document ?? {};
+  const { file, title, source, hash, ingestedAt, fileSize, fileModifiedMs } = document ?? {};
   if (typeof file !== 'string' || !documentFileName.test(file)) throw new Error(`not a persisted document: file ${JSON.stringify(file)}`);
   if (typeof title !== 'string' || typeof source !== 'string' || typeof hash !== 'string' || typeof ingestedAt !== 'string') {
     throw new Error(`not a persisted document: ${file} lacks its title, source, hash or ingest time`);
   }
-  if (typeof fileSize !== 'number' || typeof fileModifiedMs !== 'number' || !Array.isArray(chunks)) {
-    throw new Error(`not a persisted document: ${file} lacks its file size, modification time or chunks`);
-  }
-  return {
-    file,
-    title,
-    origin: source,
-    hash,
-    ingestedAt,
-    fileSize,
-    fileModifiedMs,
-    chunks: chunks.map((chunk: unknown, ordinal) => {
-      const [headingPath, text] = Array.isArray(chunk) ? (chunk as unknown[]) : [];
-      if (typeof text !== 'string' || !Array.isArray(headingPath) || !headingPath.every((heading) => typeof heading === 'string')) {
-        throw new Error(`not a persisted document: chunk ${ordinal} of ${file} is not [heading path, text]`);
-      }
-      return { id: chunkId(file, ordinal), file, headingPath: headingPath as string[], text };
-    }),
-  };
+  if (typeof fileSize !== 'number' || typeof fileModifiedMs !== 'number') throw new Error(`not a persisted document: ${file} lacks its file size or modification time`);
+  return { file, title, origin: source, hash, ingestedAt, fileSize, fileModifiedMs };
+}
+
+export function isHeadingPath(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((heading) => typeof heading === 'string');
 }

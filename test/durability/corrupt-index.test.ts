@@ -1,10 +1,10 @@
-// A damaged index snapshot or journal at start-up: the service starts, warns once, rebuilds what it lost from the .md
-// files, and finds everything.
+// A damaged index.json, snapshot or journal at start-up: the service starts, warns once, restores what it lost from the
+// other files and the .md files, and finds everything.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { journalFileName, snapshotFileName } from '../../src/store/index-files.js';
+import { indexJsonFileName, journalFileName, snapshotFileName } from '../../src/store/index-files.js';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestedText } from '../support/ingest-client.js';
 import { duplicateHashes, indexedFiles, readNamespaceFolder, readStoredIndex } from '../support/namespace-folder.js';
@@ -50,12 +50,14 @@ describe('a damaged index file at start-up', () => {
   });
 
   /**
-   * A storage root holding three ingested documents (over both routes), with the service stopped: the first two are in
-   * the snapshot written at the restart in between, the third only in the journal.
+   * A storage root holding three ingested documents (over both routes), with the service stopped as a crash between
+   * writing index.json and emptying the journal leaves it: index.json and its snapshot hold all three, and the journal
+   * still holds the commit of the third (ingested after a restart, so the first two are not in it).
    */
   async function storedNamespace(): Promise<{ storageRoot: string; stored: Stored[] }> {
     let service = await startService({ providerUrl: provider.baseUrl });
     const stored: Stored[] = [];
+    let journal: Buffer | undefined;
     try {
       for (let index = 0; index < 3; index++) {
         if (index === 2) {
@@ -69,15 +71,18 @@ describe('a damaged index file at start-up', () => {
         assert.equal(result?.status, 'saved');
         stored.push({ marker, title, file: (result as IngestedText).file });
       }
+      journal = await readFile(join(service.storageRoot, namespace, journalFileName));
     } finally {
       await service.close();
     }
+    // A clean shutdown folds the journal into index.json; the crash came before it was emptied.
+    await writeFile(join(service.storageRoot, namespace, journalFileName), journal);
     return { storageRoot: service.storageRoot, stored };
   }
 
-  for (const target of [snapshotFileName, journalFileName])
+  for (const target of [indexJsonFileName, snapshotFileName, journalFileName])
   for (const { name, corrupt } of corruptions) {
-    it(`rebuilds from the Markdown files when ${target} is ${name}`, async () => {
+    it(`restores from the other files and the Markdown files when ${target} is ${name}`, async () => {
       const { storageRoot, stored } = await storedNamespace();
       const directory = join(storageRoot, namespace);
       const indexPath = join(directory, target);
@@ -101,7 +106,8 @@ describe('a damaged index file at start-up', () => {
         const warnings = warningLines(service.logs).filter((entry) => entry.msg.includes(target));
         const expectedWarnings = target === journalFileName && name === 'an empty file' ? 0 : 1;
         assert.equal(warnings.length, expectedWarnings, `warnings about ${target}: ${JSON.stringify(warningLines(service.logs))}`);
-        if (expectedWarnings === 1) assert.match(warnings[0]?.msg ?? '', /Markdown files/);
+        // The snapshot is only a cache of index.json; the others are restored with the Markdown files' help.
+        if (expectedWarnings === 1) assert.match(warnings[0]?.msg ?? '', target === snapshotFileName ? /restored from index\.json$/ : /Markdown files/);
 
         const folder = await readNamespaceFolder(directory);
         const index = await readStoredIndex(directory);
@@ -110,7 +116,7 @@ describe('a damaged index file at start-up', () => {
         assert.ok(index.documents.every((document) => document.chunks.length > 0));
         assert.deepEqual(folder.temporaryFiles, []);
 
-        // Embeddings lost with the damaged file: an embedding search embeds those chunks again and finds the document.
+        // Embeddings lost with a damaged file are embedded again by an embedding search, which finds the document.
         const response = await service.post('/tools/search', { namespace, query: `${stored[1]?.marker} runbook`, top_k: 1 });
         assert.equal(response.status, 200);
         const matches = ((await response.json()) as { matches: { title: string }[] }).matches;

@@ -168,9 +168,9 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     assert.deepEqual((await readNamespaceFolder(namespaceFolder)).temporaryFiles, []);
   });
 
-  it('removes the temporary file of an index snapshot it had no room to write, and keeps the journal', async () => {
+  it('removes the temporary file of an index file it had no room to write, and keeps every change', async () => {
     // Room for two large documents and their journal record, which pushes the journal past the size (256 kB) at which
-    // it is folded into a new snapshot; no room for that snapshot.
+    // it is folded into a new index.json and snapshot; no room for both.
     await fillVolume(720 << 10);
     const large = (title: string, word: string) => ({ type: 'text', title, value: `# ${title}\n\n${`The ${word} procedure is repeated here. `.repeat(3800)}` });
     const logsBefore = service.logs.length;
@@ -180,9 +180,9 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     assert.deepEqual(body.documents.map((document) => document.status), ['saved', 'saved']);
     acknowledged.push('Large runbook one', 'Large runbook two');
     // The journal is folded after the commit is acknowledged, so the answer may come first.
-    const warning = await eventually(() => service.logs.slice(logsBefore).find((line) => line.includes('writing the index snapshot failed')));
-    assert.ok(warning !== undefined, 'the snapshot could not be written');
-    assert.match(warning, /ENOSPC writing \S*index\.snapshot/);
+    const warning = await eventually(() => service.logs.slice(logsBefore).find((line) => /writing index\.(json|snapshot) failed/.test(line)));
+    assert.ok(warning !== undefined, 'index.json or its snapshot could not be written');
+    assert.match(warning, /ENOSPC writing \S*index\.(json|snapshot)/);
     assert.deepEqual((await readNamespaceFolder(namespaceFolder)).temporaryFiles, []);
   });
 

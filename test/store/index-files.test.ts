@@ -1,77 +1,26 @@
 // The index files of a namespace: journal records and snapshots round-trip, damage is detected, and a namespace
-// reopened from them (after commits, compactions and a crash between snapshot and journal reset) is the same.
+// reopened from them (after commits, compactions and a crash between writing index.json and emptying the journal) is the same.
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
-import { contentHash } from '../../src/store/content-hash.js';
 import { appendRecord, encodeRecord, readJournal } from '../../src/store/index-journal.js';
 import type { IndexOp } from '../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../src/store/index-snapshot.js';
-import { journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
-import { Namespace } from '../../src/store/namespace.js';
-import type { EmbeddingInfo } from '../../src/store/index-ops.js';
-import type { DocumentDraft, StoredDocument } from '../../src/store/stored-document.js';
-import { markerDocument, markerWord, seededRandom } from '../support/durability-documents.js';
+import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
+import type { StoredDocument } from '../../src/store/stored-document.js';
+import { markerWord, seededRandom } from '../support/durability-documents.js';
+import {
+  draft,
+  namespaceView,
+  observable,
+  openNamespace as open,
+  removeTemporaryDirectories,
+  temporaryDirectory,
+  vectorFor,
+} from '../support/namespace-fixtures.js';
 
-const directories: string[] = [];
-after(async () => {
-  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
-});
-
-async function temporaryDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'knowledge-agent-index-'));
-  directories.push(directory);
-  return directory;
-}
-
-const dimensions = 8;
-
-function vectorFor(text: string): Float32Array {
-  const random = seededRandom(text.length * 7919 + text.charCodeAt(0));
-  const vector = Float32Array.from({ length: dimensions }, () => random() - 0.5);
-  const norm = Math.hypot(...vector);
-  return vector.map((value) => value / norm);
-}
-
-function draft(marker: string, sections: number, embedded = true): DocumentDraft {
-  const body = markerDocument(marker, sections);
-  return {
-    title: `Runbook ${marker}`,
-    origin: `text-${marker}`,
-    body,
-    hash: contentHash(body),
-    embeddingModel: embedded ? 'test-model' : null,
-    chunks: chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedded ? vectorFor(chunk.text) : null })),
-  };
-}
-
-function open(directory: string, warnings: string[] = []): Promise<Namespace> {
-  return Namespace.open({ name: 'test', directory, embeddingModel: 'test-model', chunkBody: (body) => chunkMarkdown(body), warn: (message) => warnings.push(message) });
-}
-
-interface IndexView {
-  readonly documents: readonly StoredDocument[];
-  readonly embedding: EmbeddingInfo | null;
-  vectorOf(id: string): Float32Array | undefined;
-  searchLexical(query: string, limit: number): { key: string; score: number }[];
-}
-
-/** What a reader can observe of a namespace index: documents, chunk texts, vectors and lexical ranking. */
-function observable(index: IndexView, queries: readonly string[]) {
-  const documents = [...index.documents].sort((left, right) => left.file.localeCompare(right.file));
-  return {
-    embedding: index.embedding,
-    documents: documents.map((document) => ({ ...document, chunks: document.chunks.map((chunk) => ({ ...chunk, vector: index.vectorOf(chunk.id) && [...(index.vectorOf(chunk.id) as Float32Array)].map((value) => value.toFixed(5)) })) })),
-    rankings: queries.map((query) => index.searchLexical(query, 5).map((hit) => `${hit.key} ${hit.score.toFixed(9)}`)),
-  };
-}
-
-function namespaceView(namespace: Namespace): IndexView {
-  return { documents: namespace.documents, vectorOf: (id: string) => namespace.vectorOf(id), searchLexical: (query: string, limit: number) => namespace.searchLexical(query, limit), embedding: namespace.embeddingModel === null ? null : { model: namespace.embeddingModel, dimensions } };
-}
+after(removeTemporaryDirectories);
 
 describe('index journal', () => {
   const document: StoredDocument = {
@@ -153,7 +102,7 @@ describe('index snapshot', () => {
     await namespace.settle();
     const path = join(directory, 'copy.snapshot');
     const index = (await readIndexFiles(directory)).index;
-    await writeSnapshot(path, index.toSnapshot());
+    await writeSnapshot(path, { ...index.toSnapshot(), derivedFrom: null });
     assert.ok((await readSnapshot(path)) !== undefined);
     const valid = await readFile(path);
     const flipped = (at: number) => Buffer.from(valid.map((byte, index) => (index === at ? byte ^ 1 : byte)));
@@ -168,7 +117,7 @@ describe('index snapshot', () => {
 describe('a namespace reopened from its index files', () => {
   const queries = ['replication log flushed', 'rotate credentials', markerWord(3), `${markerWord(5)} backups`, 'deployment'];
 
-  it('is the same after commits, embeddings, replacements and deletions, from the journal alone and from a snapshot', async () => {
+  it('is the same after commits, embeddings, replacements and deletions, from the journal alone and from index.json and its snapshot', async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft(markerWord(1), 3), draft(markerWord(2), 2)]);
@@ -187,15 +136,18 @@ describe('a namespace reopened from its index files', () => {
     const fromJournal = (await readIndexFiles(directory)).index;
     assert.deepEqual(observable(fromJournal, queries), expected);
 
-    // Reopening folds the journal into a snapshot; the snapshot alone gives the same index.
+    // Reopening folds the journal into index.json and its snapshot, which give the same index.
     const reopened = await open(directory);
     assert.deepEqual(observable(namespaceView(reopened), queries), expected);
+    assert.ok((await stat(join(directory, indexJsonFileName))).size > 0);
     assert.ok((await stat(join(directory, snapshotFileName))).size > 0);
     assert.equal((await stat(join(directory, journalFileName))).size, 0);
-    assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), expected);
+    const stored = await readIndexFiles(directory);
+    assert.equal(stored.source, 'snapshot');
+    assert.deepEqual(observable(stored.index, queries), expected);
   });
 
-  it('replays a journal that the snapshot already holds (a crash between the two) to the same state', async () => {
+  it('replays a journal that index.json already holds (a crash between writing it and emptying the journal) to the same state', async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft(markerWord(1), 2), draft(markerWord(2), 2)]);
@@ -203,27 +155,28 @@ describe('a namespace reopened from its index files', () => {
     await namespace.settle();
     const journal = await readFile(join(directory, journalFileName));
     const expected = observable(namespaceView(namespace), queries);
-    await open(directory); // writes the snapshot and empties the journal
+    await open(directory); // writes index.json and the snapshot, and empties the journal
     await appendFile(join(directory, journalFileName), journal);
     assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), expected);
     assert.deepEqual(observable(namespaceView(await open(directory)), queries), expected);
   });
 
-  it('folds the journal into a snapshot once it outgrows the snapshot, and keeps every change', async () => {
+  it('folds the journal into index.json once it outgrows a quarter of it, and keeps every change', async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     const random = seededRandom(42);
-    let snapshots = 0;
-    let lastSnapshotSize = 0;
+    let rewrites = 0;
+    let lastIndexJsonSize = 0;
     for (let round = 0; round < 80; round++) {
       await namespace.commitDocuments([draft(markerWord(round, Math.floor(random() * 1000)), 1 + Math.floor(random() * 8))]);
-      const size = (await stat(join(directory, snapshotFileName)).catch(() => undefined))?.size ?? 0;
-      if (size !== lastSnapshotSize) snapshots++;
-      lastSnapshotSize = size;
+      const size = (await stat(join(directory, indexJsonFileName)).catch(() => undefined))?.size ?? 0;
+      if (size !== lastIndexJsonSize) rewrites++;
+      lastIndexJsonSize = size;
     }
-    assert.ok(snapshots >= 1, 'at least one snapshot was written while committing');
+    assert.ok(rewrites >= 1, 'index.json was written at least once while committing');
     const journalSize = (await stat(join(directory, journalFileName))).size;
-    assert.ok(journalSize < Math.max(256 << 10, lastSnapshotSize) + (64 << 10), `the journal stays bounded (${journalSize} bytes)`);
+    assert.ok(journalSize < Math.max(256 << 10, lastIndexJsonSize / 4) + (64 << 10), `the journal stays bounded (${journalSize} bytes)`);
+    assert.equal((await readIndexFiles(directory)).source, 'snapshot', 'the snapshot mirrors the index.json written last');
     assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), observable(namespaceView(namespace), queries));
   });
 
@@ -231,7 +184,7 @@ describe('a namespace reopened from its index files', () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft(markerWord(1), 2)]);
-    const reopened = await Namespace.open({ name: 'test', directory, embeddingModel: 'other-model', chunkBody: (body) => chunkMarkdown(body), warn: () => undefined });
+    const reopened = await open(directory, [], 'other-model');
     assert.equal(reopened.embeddingModel, null);
     assert.equal(reopened.pendingChunkCount, reopened.chunkCount);
     assert.equal((await readIndexFiles(directory)).index.vectorCount, 0);

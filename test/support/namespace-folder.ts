@@ -3,11 +3,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backupFilePrefix, temporaryFilePrefix } from '../../src/store/atomic-write.js';
 import { parseDocument } from '../../src/store/front-matter.js';
-import { journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
+import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
 import type { NamespaceIndex } from '../../src/store/namespace-index.js';
 
 export interface NamespaceFolder {
-  /** Whether the index snapshot or journal exists. */
+  /** Whether index.json, its snapshot or its journal exists. */
   readonly hasIndexFiles: boolean;
   /** Document files (`*.md`), sorted. */
   readonly markdownFiles: string[];
@@ -21,19 +21,20 @@ export async function readNamespaceFolder(directory: string): Promise<NamespaceF
     throw error;
   });
   return {
-    hasIndexFiles: names.includes(snapshotFileName) || names.includes(journalFileName),
+    hasIndexFiles: [indexJsonFileName, snapshotFileName, journalFileName].some((file) => names.includes(file)),
     markdownFiles: names.filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort(),
     temporaryFiles: names.filter((name) => name.startsWith(temporaryFilePrefix) || name.startsWith(backupFilePrefix)).sort(),
   };
 }
 
 /**
- * The index as the service would load it from the snapshot and journal; throws (with the reason) when the snapshot
- * would not load. Reading changes nothing on disk.
+ * The index as the service would load it from its files; throws (with the reason) when one of them would not load.
+ * Reading changes nothing on disk.
  */
 export async function readStoredIndex(directory: string): Promise<NamespaceIndex> {
   const files = await readIndexFiles(directory);
-  if (files.snapshotError !== undefined) throw files.snapshotError;
+  const [damaged] = files.damaged;
+  if (damaged !== undefined) throw new Error(`${damaged.file}: ${damaged.error.message}`, { cause: damaged.error });
   return files.index;
 }
 

@@ -1,0 +1,16 @@
+// A namespace's index as plain data: what index.json, the snapshot and an index.json of an earlier version are read into.
+import type { EmbeddingInfo } from './index-ops.js';
+import type { StoredDocument } from './stored-document.js';
+
+/** Unit vectors, laid out contiguously: row i (of `dimensions` values) belongs to keys[i]. */
+export interface StoredVectors {
+  readonly keys: readonly string[];
+  readonly rows: Float32Array;
+}
+
+export interface IndexContents {
+  readonly embedding: EmbeddingInfo | null;
+  readonly documents: readonly StoredDocument[];
+  /** Null when no chunk has a vector of the current model. */
+  readonly vectors: StoredVectors | null;
+}

@@ -1,0 +1,89 @@
+// Lines of JSON written and read a block at a time, so neither side ever holds a whole file (or section) in one string
+// or buffer; both keep a running CRC-32 of the bytes, newlines included.
+import type { FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+
+/** Lines are written and read this many bytes at a time. */
+const blockBytes = 8 << 20;
+
+export class LineWriter {
+  /**
+   * One block reused for every write: encoding each line straight into it keeps the garbage to the small strings of
+   * single lines (a block joined into one string and then encoded sat in the large-object space until a full
+   * collection, and compacting 100,000 chunks grew the resident set by 300 MB).
+   */
+  private readonly block = Buffer.allocUnsafe(blockBytes);
+  private filled = 0;
+  private position: number;
+  private checksum = 0;
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly start: number,
+  ) {
+    this.position = start;
+  }
+
+  /** Writes `line` (which must hold no newline: JSON.stringify never writes one) and a newline after it. */
+  async write(line: string): Promise<void> {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    const most = 3 * line.length + 1;
+    if (this.filled + most > this.block.length) await this.flush();
+    if (most > this.block.length) {
+      await this.writeBytes(Buffer.from(`${line}\n`, 'utf8'));
+      return;
+    }
+    this.filled += this.block.write(line, this.filled, 'utf8');
+    this.block[this.filled++] = 10;
+  }
+
+  /** Writes what is buffered; the bytes written so far (from `start`) and their CRC-32. */
+  async flush(): Promise<{ readonly length: number; readonly crc: number }> {
+    if (this.filled > 0) {
+      const bytes = this.block.subarray(0, this.filled);
+      this.filled = 0;
+      await this.writeBytes(bytes);
+    }
+    return { length: this.position - this.start, crc: this.checksum };
+  }
+
+  private async writeBytes(bytes: Buffer): Promise<void> {
+    this.checksum = crc32(bytes, this.checksum);
+    let written = 0;
+    while (written < bytes.length) written += (await this.file.write(bytes, written, bytes.length - written, this.position + written)).bytesWritten;
+    this.position += bytes.length;
+  }
+}
+
+/**
+ * Calls `onLine` with each line of the `length` bytes at `offset` (the newline included; the buffer is reused, so
+ * copy what is kept), in order. Throws when the bytes end inside a line or the file is shorter than promised.
+ */
+export async function forEachLine(file: FileHandle, offset: number, length: number, onLine: (line: Buffer) => void): Promise<void> {
+  // Each block is read after the unfinished line the last one left at the start of the buffer.
+  let buffer = Buffer.allocUnsafe(2 * blockBytes);
+  let carried = 0;
+  for (let position = offset; position < offset + length; position += blockBytes) {
+    const blockLength = Math.min(blockBytes, offset + length - position);
+    if (carried + blockLength > buffer.length) buffer = Buffer.concat([buffer.subarray(0, carried)], carried + blockLength);
+    await readExactly(file, position, buffer.subarray(carried, carried + blockLength));
+    const bytes = buffer.subarray(0, carried + blockLength);
+    let start = 0;
+    for (let end = bytes.indexOf(10, start); end !== -1; end = bytes.indexOf(10, start)) {
+      onLine(bytes.subarray(start, end + 1));
+      start = end + 1;
+    }
+    carried = bytes.copy(buffer, 0, start);
+  }
+  if (carried > 0) throw new Error('the file ends inside a line');
+}
+
+/** Fills `target` with the file's bytes at `offset`; throws when the file ends first. */
+export async function readExactly(file: FileHandle, offset: number, target: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < target.length) {
+    const { bytesRead } = await file.read(target, done, target.length - done, offset + done);
+    if (bytesRead === 0) throw new Error('the file ended early');
+    done += bytesRead;
+  }
+}
