@@ -77,6 +77,16 @@ export class ChunkEmbedder {
     return job;
   }
 
+  /**
+   * Embeds a large backlog without anyone waiting. Work that must happen once (re-embedding a whole namespace after a
+   * model change) runs on the replica that owns background work; another replica checks again later, and stops once
+   * the owner's vectors reach it.
+   */
+  embedPendingInBackground(namespace: Namespace): void {
+    if (this.store.ownsBackgroundWork) this.embedPending(namespace).catch(() => undefined);
+    else this.embedPendingLater(namespace);
+  }
+
   /** Embeds the namespace's pending chunks after a delay, as after a failed job: for chunks just stored because the provider failed. */
   embedPendingLater(namespace: Namespace): void {
     const backlog = this.backlogOf(namespace.name);
@@ -110,7 +120,11 @@ export class ChunkEmbedder {
       // Looked up again: the namespace may have been deleted meanwhile, and storing vectors would bring its folder back.
       void this.store
         .existingNamespace(namespace.name)
-        .then((current) => (current !== undefined && current.pendingChunkCount > 0 ? this.embedPending(current) : undefined))
+        .then((current) => {
+          if (current === undefined || current.pendingChunkCount === 0) return;
+          if (this.store.ownsBackgroundWork) return this.embedPending(current);
+          this.scheduleRetry(current, backlog);
+        })
         .catch(() => undefined);
     }, backlog.retryDelayMs);
     // A pending retry must not keep the process alive on its own.

@@ -132,11 +132,10 @@ export class SearchService {
     if (this.embeddings === undefined) return 'no embedding model is configured (set LLM_API_KEY or KNOWLEDGE_AGENT_EMBEDDING_MODEL=local)';
     const pending = namespace.pendingChunkCount;
     if (pending === 0) return undefined;
-    const job = this.embeddings.embedPending(namespace);
     const waiting = (reason: string) => `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); a later search embeds them`;
     if (pending <= maxPendingEmbeddedInline) {
       try {
-        await job;
+        await this.embeddings.embedPending(namespace);
         return undefined;
       } catch (error) {
         // Documents stored while the provider failed stay searchable: lexically, saying why, until they are embedded.
@@ -144,8 +143,7 @@ export class SearchService {
         return waiting(error.message);
       }
     }
-    // Not awaited: its failure is logged and retried by the embedder.
-    job.catch(() => undefined);
+    this.embeddings.embedPendingInBackground(namespace);
     const failure = this.embeddings.pendingFailure(namespace.name);
     return failure === undefined ? `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.model.id}` : waiting(failure);
   }
