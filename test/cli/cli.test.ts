@@ -149,7 +149,7 @@ describe('knowledge-agent command line', () => {
     // A file given by itself is its name at the service: the one the folder's walk sent as deployment.md, replaced and said so.
     assert.ok(output.some((line) => /^updated {2}docs\/deployment\.md {2}1 chunk, replaced deployment\.md of \d{4}-\d\d-\d\d \d\d:\d\d UTC$/.test(line)), mixed.stdout);
     assert.equal(output.at(-2), 'replaced 1 stored document: deployment.md');
-    assert.ok(output.some((line) => /^skipped  notes\.docx  unsupported file type \(accepted: \.md, /.test(line)), mixed.stdout);
+    assert.ok(output.some((line) => /^skipped {2}notes\.docx {2}unsupported file type \(accepted: \.md, /.test(line)), mixed.stdout);
     assert.ok(output.includes('failed  huge.md  6.0 MB, over the 6.0 MB limit for a file'), mixed.stdout);
     assert.ok(output.includes('failed  missing.md  no such file or directory'), mixed.stdout);
     // Nothing refused locally reached the service.
