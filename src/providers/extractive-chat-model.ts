@@ -161,7 +161,7 @@ function candidates(request: ChatRequest): Candidate[] {
 /** The first sentence of a paragraph and the rest of it. */
 function splitLead(text: string): { lead: string; rest: string } {
   const flat = text.replace(/\s*\n\s*/g, ' ').trim();
-  const match = /^.{12,240}?[.!?:](?=\s+[A-Z0-9*`"'(\[]|$)/.exec(flat);
+  const match = /^.{12,240}?[.!?:](?=\s+[A-Z0-9*`"'([]|$)/.exec(flat);
   if (match === null) return { lead: flat, rest: '' };
   return { lead: match[0], rest: flat.slice(match[0].length).trim() };
 }
