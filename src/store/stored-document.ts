@@ -46,7 +46,3 @@ export interface DocumentDraft {
 export function chunkId(file: string, ordinal: number): string {
   return `${file.replace(/\.md$/, '')}:${ordinal}`;
 }
-
-export function fileOfChunk(id: string): string {
-  return `${id.slice(0, id.lastIndexOf(':'))}.md`;
-}
