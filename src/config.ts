@@ -171,44 +171,69 @@ function ensureWritableDirectory(directory: string): string | undefined {
   }
 }
 
+type Variables = z.output<typeof environmentSchema>;
+
+/**
+ * Parses each variable on its own: one invalid value then hides neither the others' problems nor those of the checks
+ * that follow (which run on every variable that did parse).
+ */
+function parseVariables(environment: Record<string, string | undefined>): { values: Partial<Variables>; problems: string[] } {
+  const folded = foldAliases(environment);
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, schema] of Object.entries(environmentSchema.shape)) {
+    const result = schema.safeParse(folded[key]);
+    if (result.success) {
+      values[key] = result.data;
+      continue;
+    }
+    const name = variableName(key, environment);
+    for (const issue of result.error.issues) problems.push(`${name}: ${issue.message} (got ${JSON.stringify(environment[name])})`);
+  }
+  return { values: values as Partial<Variables>, problems };
+}
+
+/**
+ * Runs `check` on a value that parsed (undefined, from an unset optional or a failed variable, is passed through); a
+ * thrown message becomes a problem and the result undefined.
+ */
+function checked<Value, Result>(problems: string[], value: Value | undefined, check: (value: Value) => Result): Result | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return check(value);
+  } catch (error) {
+    problems.push((error as Error).message);
+    return undefined;
+  }
+}
+
 /** Parses and checks the whole environment, reporting every problem at once, one line each. */
 export function loadConfig(environment: Record<string, string | undefined>, workingDirectory = process.cwd()): Config {
-  const parsed = environmentSchema.safeParse(foldAliases(environment));
-  const problems: string[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const key = String(issue.path[0]);
-      problems.push(`${variableName(key, environment)}: ${issue.message} (got ${JSON.stringify(environment[variableName(key, environment)])})`);
-    }
-    throw new ConfigError(problems);
-  }
-  const values = parsed.data;
+  const { values, problems } = parseVariables(environment);
 
-  const grants = (name: 'KNOWLEDGE_AGENT_WRITE_TOKENS' | 'KNOWLEDGE_AGENT_READ_TOKENS') => {
-    const text = values[name];
-    if (text === undefined) return undefined;
-    try {
-      return parseTokenGrants(text);
-    } catch (error) {
-      problems.push(`${name}: ${(error as Error).message}`);
-      return undefined;
-    }
-  };
+  const grants = (name: 'KNOWLEDGE_AGENT_WRITE_TOKENS' | 'KNOWLEDGE_AGENT_READ_TOKENS') =>
+    checked(problems, values[name], (text) => {
+      try {
+        return parseTokenGrants(text);
+      } catch (error) {
+        // The message names the variable and never quotes the value: it holds secrets.
+        throw new Error(`${name}: ${(error as Error).message}`, { cause: error });
+      }
+    });
   const writeTokens = grants('KNOWLEDGE_AGENT_WRITE_TOKENS');
   const readTokens = grants('KNOWLEDGE_AGENT_READ_TOKENS');
 
-  let defaultNamespace = values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE;
-  try {
-    defaultNamespace = sanitizeNamespace(defaultNamespace, 'KNOWLEDGE_AGENT_DEFAULT_NAMESPACE');
-  } catch (error) {
-    problems.push((error as Error).message);
-  }
+  const defaultNamespace = checked(problems, values.KNOWLEDGE_AGENT_DEFAULT_NAMESPACE, (name) =>
+    sanitizeNamespace(name, 'KNOWLEDGE_AGENT_DEFAULT_NAMESPACE'),
+  );
 
-  const storageRoot = resolve(workingDirectory, values.KNOWLEDGE_AGENT_STORAGE_PATH);
-  const storageProblem = ensureWritableDirectory(storageRoot);
-  if (storageProblem !== undefined) {
-    problems.push(`${variableName('KNOWLEDGE_AGENT_STORAGE_PATH', environment)}: storage root ${storageRoot} is not a writable directory (${storageProblem})`);
-  }
+  const storageRoot = checked(problems, values.KNOWLEDGE_AGENT_STORAGE_PATH, (path) => {
+    const root = resolve(workingDirectory, path);
+    const problem = ensureWritableDirectory(root);
+    if (problem === undefined) return root;
+    const name = variableName('KNOWLEDGE_AGENT_STORAGE_PATH', environment);
+    throw new Error(`${name}: storage root ${root} is not a writable directory (${problem})`);
+  });
   const fileRoots = (values.KNOWLEDGE_AGENT_FILE_ROOTS ?? workingDirectory)
     .split(':')
     .filter((root) => root.trim() !== '')
@@ -223,44 +248,45 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     });
   if (fileRoots.length === 0) problems.push('KNOWLEDGE_AGENT_FILE_ROOTS: must name at least one directory');
 
-  if (values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS > values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS) {
-    problems.push(
-      `KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS (${values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS} > ${values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS})`,
-    );
+  const { KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: headersMs, KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: requestMs } = values;
+  if (headersMs !== undefined && requestMs !== undefined && headersMs > requestMs) {
+    problems.push(`KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS (${headersMs} > ${requestMs})`);
   }
 
-  if (problems.length > 0) throw new ConfigError(problems);
+  // With no problem, every variable parsed (one that did not is a problem) and the two values derived from them are set.
+  if (problems.length > 0 || defaultNamespace === undefined || storageRoot === undefined) throw new ConfigError(problems);
+  const parsed = values as Variables;
 
   return Object.freeze({
-    host: values.HOST,
-    port: values.PORT,
+    host: parsed.HOST,
+    port: parsed.PORT,
     provider: Object.freeze({
-      apiKey: values.LLM_API_KEY,
-      baseUrl: values.LLM_BASE_URL,
-      chatModel: values.KNOWLEDGE_AGENT_MODEL,
-      embeddingModel: values.KNOWLEDGE_AGENT_EMBEDDING_MODEL,
-      temperature: values.KNOWLEDGE_AGENT_TEMPERATURE,
+      apiKey: parsed.LLM_API_KEY,
+      baseUrl: parsed.LLM_BASE_URL,
+      chatModel: parsed.KNOWLEDGE_AGENT_MODEL,
+      embeddingModel: parsed.KNOWLEDGE_AGENT_EMBEDDING_MODEL,
+      temperature: parsed.KNOWLEDGE_AGENT_TEMPERATURE,
     }),
-    topK: values.KNOWLEDGE_AGENT_TOP_K,
-    retrieval: values.KNOWLEDGE_AGENT_RETRIEVAL,
+    topK: parsed.KNOWLEDGE_AGENT_TOP_K,
+    retrieval: parsed.KNOWLEDGE_AGENT_RETRIEVAL,
     defaultNamespace,
-    storagePath: values.KNOWLEDGE_AGENT_STORAGE_PATH,
+    storagePath: parsed.KNOWLEDGE_AGENT_STORAGE_PATH,
     storageRoot,
-    databaseUrl: values.KNOWLEDGE_AGENT_DATABASE_URL,
-    mention: values.KNOWLEDGE_AGENT_MENTION,
+    databaseUrl: parsed.KNOWLEDGE_AGENT_DATABASE_URL,
+    mention: parsed.KNOWLEDGE_AGENT_MENTION,
     writeTokens,
     readTokens,
-    metricsToken: values.KNOWLEDGE_AGENT_METRICS_TOKEN === undefined ? undefined : grantAll(values.KNOWLEDGE_AGENT_METRICS_TOKEN),
+    metricsToken: parsed.KNOWLEDGE_AGENT_METRICS_TOKEN === undefined ? undefined : grantAll(parsed.KNOWLEDGE_AGENT_METRICS_TOKEN),
     fileRoots: Object.freeze(fileRoots),
-    allowPrivateUrls: values.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
-    rateLimitPerMinute: values.KNOWLEDGE_AGENT_RATE_LIMIT,
+    allowPrivateUrls: parsed.KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS,
+    rateLimitPerMinute: parsed.KNOWLEDGE_AGENT_RATE_LIMIT,
     timeouts: Object.freeze({
-      headersMs: values.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS,
-      requestMs: values.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS,
-      keepAliveMs: values.KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS,
-      idleMs: values.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
+      headersMs: parsed.KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS,
+      requestMs: parsed.KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS,
+      keepAliveMs: parsed.KNOWLEDGE_AGENT_KEEP_ALIVE_TIMEOUT_MS,
+      idleMs: parsed.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
     }),
-    conversionWorkers: values.KNOWLEDGE_AGENT_CONVERSION_WORKERS ?? defaultConversionWorkers(),
+    conversionWorkers: parsed.KNOWLEDGE_AGENT_CONVERSION_WORKERS ?? defaultConversionWorkers(),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,

@@ -70,7 +70,9 @@ describe('loadConfig', () => {
       () => loadConfig({ KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000', KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000', KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: '-1' }, workingDirectory),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems.map((problem) => problem.split(':')[0]), ['KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS']);
+        // The comparison runs on the two timeouts that parsed, beside the one that did not.
+        const names = error.problems.map((problem) => problem.split(':')[0]);
+        assert.deepEqual(names, ['KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS', 'KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS']);
         return true;
       },
     );
@@ -79,6 +81,43 @@ describe('loadConfig', () => {
       (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS/.test(error.problems[0] ?? ''),
     );
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_WRITE_TOKENS:/.test(error.problems[0] ?? ''));
+  });
+
+  it('names every invalid setting in one error: a bad value hides no check that follows', async () => {
+    const blocker = join(workingDirectory, 'not-a-folder');
+    await writeFile(blocker, 'a file');
+    const environment = {
+      PORT: 'abc',
+      KNOWLEDGE_AGENT_WRITE_TOKENS: 'secret-write-token',
+      KNOWLEDGE_AGENT_READ_TOKENS: 'reader:docs;broken',
+      KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: '../..',
+      KNOWLEDGE_DIR: join(blocker, 'knowledge'),
+      KNOWLEDGE_AGENT_FILE_ROOTS: ':',
+      KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000',
+      KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000',
+    };
+    assert.throws(
+      () => loadConfig(environment, workingDirectory),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(
+          error.problems.map((problem) => problem.split(':')[0]),
+          [
+            'PORT',
+            'KNOWLEDGE_AGENT_WRITE_TOKENS',
+            'KNOWLEDGE_AGENT_READ_TOKENS',
+            'KNOWLEDGE_AGENT_DEFAULT_NAMESPACE',
+            'KNOWLEDGE_DIR',
+            'KNOWLEDGE_AGENT_FILE_ROOTS',
+            'KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS',
+          ],
+        );
+        assert.match(error.message, /^PORT: must be a whole number \(got "abc"\)$/m);
+        // Token lists hold secrets: their problems name the variable, never the value.
+        assert.ok(!error.message.includes('secret-write-token'), error.message);
+        return true;
+      },
+    );
   });
 
   it('refuses a storage root that cannot be written', async () => {
