@@ -1,6 +1,9 @@
-// `knowledge-agent serve`: runs the service in this process, exactly as `npm start` does (dist/main.js).
+// `knowledge-agent serve`: runs the service in this process, as `npm start` does (dist/main.js), with the options
+// taking the place of their variables in the configuration.
 import { parseArgs } from 'node:util';
-import { exitCodes } from './cli-error.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { configErrorLines, startService } from '../start-service.js';
+import { CliError, exitCodes } from './cli-error.js';
 import { defaultPort, integerOption, parseCommandLine, type Command, type CommandContext } from './command-options.js';
 
 const help = `Usage: knowledge-agent serve [--host HOST] [--port PORT] [--storage PATH]
@@ -36,12 +39,24 @@ export const serveCommand: Command = {
       return exitCodes.ok;
     }
     const port = integerOption('port', values.port, 0, 65535, 'serve');
-    // The service reads its configuration from the environment once, when main.js loads.
-    if (values.host !== undefined) process.env.HOST = values.host;
-    if (port !== undefined) process.env.PORT = String(port);
-    if (values.storage !== undefined) process.env.KNOWLEDGE_AGENT_STORAGE_PATH = values.storage;
-    await import('../main.js');
-    // main.js keeps the process running until a signal stops it, and exits itself.
+    // The options are validated with the rest of the configuration, as the variables they replace.
+    const overrides = { HOST: values.host, PORT: port?.toString(), KNOWLEDGE_AGENT_STORAGE_PATH: values.storage };
+    const environment = { ...context.env };
+    for (const [name, value] of Object.entries(overrides)) if (value !== undefined) environment[name] = value;
+    let config: Config;
+    try {
+      config = loadConfig(environment, context.cwd);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      context.stderr.write(configErrorLines(error));
+      return exitCodes.failure;
+    }
+    try {
+      await startService(config);
+    } catch (error) {
+      throw new CliError(`failed to start: ${error instanceof Error ? error.message : String(error)}`, exitCodes.failure, { cause: error });
+    }
+    // The service keeps the process running until a signal stops it, and then exits itself.
     return new Promise<number>(() => {});
   },
 };

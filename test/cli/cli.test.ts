@@ -2,7 +2,7 @@
 // service on a loopback port (extractive answers, no provider), a token-protected one, and no service at all.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFile, chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, appendFile, chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -244,12 +244,19 @@ describe('knowledge-agent command line', () => {
     assert.equal(fromEnvironment.stderr, expected);
   });
 
-  it('runs the service with serve, as npm start does', async () => {
+  it('runs the service with serve, as npm start does, its options taking the place of their variables', async () => {
     const port = await findFreePort();
     const storage = join(workspace, 'served');
+    const environmentStorage = join(workspace, 'served-from-environment');
     const server = spawn(process.execPath, [compiledCliEntryPoint(), 'serve', '--port', String(port), '--storage', storage], {
       cwd: workspace,
-      env: { ...inheritedEnvironment, KNOWLEDGE_AGENT_MODEL: 'extractive', KNOWLEDGE_AGENT_RATE_LIMIT: '0' },
+      env: {
+        ...inheritedEnvironment,
+        KNOWLEDGE_AGENT_MODEL: 'extractive',
+        KNOWLEDGE_AGENT_RATE_LIMIT: '0',
+        PORT: 'not used',
+        KNOWLEDGE_AGENT_STORAGE_PATH: environmentStorage,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -265,11 +272,39 @@ describe('knowledge-agent command line', () => {
       }
       assert.equal(listing?.code, 0, `${listing?.stderr}\n${output}`);
       assert.match(listing?.stdout ?? '', /^no namespaces yet/);
-      assert.match(output, /Server listening at http:\/\/127\.0\.0\.1:\d+/);
+      assert.match(output, new RegExp(`Server listening at http://127\\.0\\.0\\.1:${port}`));
+      await access(storage);
+      await assert.rejects(access(environmentStorage), { code: 'ENOENT' });
     } finally {
       server.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+
+  it('serve names every invalid setting at once, and exits 1 when it cannot start', async () => {
+    const invalid = await run(['serve', '--port', '0'], {
+      cwd: workspace,
+      env: { KNOWLEDGE_AGENT_TOP_K: 'many', KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces', KNOWLEDGE_AGENT_MODEL: 'extractive' },
+    });
+    assert.equal(invalid.code, 1);
+    const prefix = 'knowledge-agent: invalid configuration: ';
+    assert.ok(lines(invalid.stderr).every((line) => line.startsWith(prefix)), invalid.stderr);
+    const named = lines(invalid.stderr).map((line) => line.slice(prefix.length).split(':')[0]);
+    assert.deepEqual(named, ['KNOWLEDGE_AGENT_TOP_K', 'KNOWLEDGE_AGENT_WRITE_TOKENS']);
+    const occupied = createServer();
+    await new Promise<void>((resolve) => occupied.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (occupied.address() as AddressInfo).port;
+      const busy = await run(['serve', '--port', String(port), '--storage', join(workspace, 'never-served')], {
+        cwd: workspace,
+        env: { KNOWLEDGE_AGENT_MODEL: 'extractive' },
+      });
+      // The half-started service is closed, so the process ends by itself.
+      assert.equal(busy.code, 1);
+      assert.match(busy.stderr, /^knowledge-agent: failed to start: listen EADDRINUSE/);
+    } finally {
+      await new Promise((resolve) => occupied.close(resolve));
+    }
   });
 
   it('runs from the checkout with npm exec, as the package bin', async () => {
