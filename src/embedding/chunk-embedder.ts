@@ -102,7 +102,7 @@ export class ChunkEmbedder {
   async close(): Promise<void> {
     this.closing.abort();
     for (const backlog of this.backlogs.values()) clearTimeout(backlog.retry);
-    await Promise.allSettled([...this.backlogs.values()].map((backlog) => backlog.job));
+    await Promise.allSettled([...this.backlogs.values()].flatMap((backlog) => backlog.job ?? []));
   }
 
   private backlogOf(name: string): Backlog {
