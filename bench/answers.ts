@@ -79,18 +79,44 @@ async function ask(baseUrl: string, route: Route, messages: readonly Message[], 
     return { text: body.text, citedPages: citedPagesOf(body.text, files, pageOfFile) };
   }
   if (route === 'v1') {
-    const withMention = messages.map((message, index) => (index === messages.length - 1 ? { ...message, content: `@knowledge ${message.content}` } : message));
-    const events = sseData(await (await post('/agent', { thread_id: 'bench', run_id: 'bench', messages: withMention })).text()) as Record<string, any>[];
-    const files = (events.find((event) => event['type'] === 'tool_call_result')?.['result']?.matches ?? []).map((match: { source: string }) => basename(match.source));
-    const text = events.filter((event) => event['type'] === 'text_message').map((event) => event['delta'] as string).join('');
+    const withMention = messages.map((message, index) =>
+      index === messages.length - 1 ? { ...message, content: `@knowledge ${message.content}` } : message,
+    );
+    const events = sseData(await (await post('/agent', { thread_id: 'bench', run_id: 'bench', messages: withMention })).text()) as Record<
+      string,
+      any
+    >[];
+    const files = (events.find((event) => event['type'] === 'tool_call_result')?.['result']?.matches ?? []).map(
+      (match: { source: string }) => basename(match.source),
+    );
+    const text = events
+      .filter((event) => event['type'] === 'text_message')
+      .map((event) => event['delta'] as string)
+      .join('');
     return { text, citedPages: citedPagesOf(text, files, pageOfFile) };
   }
   const events = sseData(
-    await (await post('/agent', { threadId: 'bench', runId: 'bench', messages: messages.map((message, index) => ({ id: `m${index}`, ...message })), tools: [], context: [], state: {}, forwardedProps: {} })).text(),
+    await (
+      await post('/agent', {
+        threadId: 'bench',
+        runId: 'bench',
+        messages: messages.map((message, index) => ({ id: `m${index}`, ...message })),
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: {},
+      })
+    ).text(),
   ) as Record<string, any>[];
   const result = events.find((event) => event['type'] === 'TOOL_CALL_RESULT');
-  const files = result === undefined ? [] : (JSON.parse(result['content'] as string) as { results: { file: string }[] }).results.map((entry) => entry.file);
-  const text = events.filter((event) => event['type'] === 'TEXT_MESSAGE_CONTENT').map((event) => event['delta'] as string).join('');
+  const files =
+    result === undefined
+      ? []
+      : (JSON.parse(result['content'] as string) as { results: { file: string }[] }).results.map((entry) => entry.file);
+  const text = events
+    .filter((event) => event['type'] === 'TEXT_MESSAGE_CONTENT')
+    .map((event) => event['delta'] as string)
+    .join('');
   return { text, citedPages: citedPagesOf(text, files, pageOfFile) };
 }
 
@@ -144,7 +170,9 @@ try {
     if (!response.ok || body.errors.length > 0) throw new Error(`ingest failed: ${JSON.stringify(body).slice(0, 500)}`);
     for (const document of body.documents) pageOfFile.set(basename(document.path), relative(fastapiDocsDirectory, document.source));
   }
-  console.log(`${pageOfFile.size} pages in namespace fastapi-answers (${((performance.now() - started) / 1000).toFixed(1)} s); model ${process.env['KNOWLEDGE_AGENT_MODEL'] ?? 'extractive'}`);
+  console.log(
+    `${pageOfFile.size} pages in namespace fastapi-answers (${((performance.now() - started) / 1000).toFixed(1)} s); model ${process.env['KNOWLEDGE_AGENT_MODEL'] ?? 'extractive'}`,
+  );
 
   const tally = new Map<string, Record<Grade, number>>();
   const count = (row: string, result: Grade): void => {
@@ -160,7 +188,9 @@ try {
       count(`${route} ${question.kind}`, result);
       count(`${route} ${half(question.id)}`, result);
       if (options.verbose && route === options.routes[0]) {
-        console.log(`\n### ${question.id} [${result}] ${question.question}\nfacts: ${question.key_facts.join(' | ')}  cited: ${answer.citedPages.join(', ')}\n${answer.text}`);
+        console.log(
+          `\n### ${question.id} [${result}] ${question.question}\nfacts: ${question.key_facts.join(' | ')}  cited: ${answer.citedPages.join(', ')}\n${answer.text}`,
+        );
       }
     }
     for (const conversation of followUps) {
@@ -173,7 +203,9 @@ try {
       }
       count(`${route} follow-up`, grade(answer, conversation));
       if (options.verbose && route === options.routes[0]) {
-        console.log(`\n### ${conversation.id} [${grade(answer, conversation)}] ${conversation.turns.join(' / ')}\ncited: ${answer.citedPages.join(', ')}\n${answer.text}`);
+        console.log(
+          `\n### ${conversation.id} [${grade(answer, conversation)}] ${conversation.turns.join(' / ')}\ncited: ${answer.citedPages.join(', ')}\n${answer.text}`,
+        );
       }
     }
   }

@@ -24,7 +24,9 @@ export interface BeirSet {
 }
 
 function nonEmptyLines(directory: string, file: string): string[] {
-  return readFileSync(join(directory, file), 'utf8').split('\n').filter((line) => line.trim() !== '');
+  return readFileSync(join(directory, file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 export function loadBeirSet(directory: string): BeirSet {

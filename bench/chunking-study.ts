@@ -86,8 +86,20 @@ export async function runChunkingStudy(
   const results: ConfigurationResult[] = [];
   for (const maxChars of chunkSizes) {
     for (const overlapChars of chunkOverlaps) {
-      const corpus = await indexCorpus(pages, model, `docs-fastapi-${maxChars}-${overlapChars}`, { maxChars, overlapChars }, { known, report });
-      const { lists } = await runQueries(corpus, questions.map((question) => question.question), model, 'docs-fastapi-questions', Math.max(10, fusion.depth));
+      const corpus = await indexCorpus(
+        pages,
+        model,
+        `docs-fastapi-${maxChars}-${overlapChars}`,
+        { maxChars, overlapChars },
+        { known, report },
+      );
+      const { lists } = await runQueries(
+        corpus,
+        questions.map((question) => question.question),
+        model,
+        'docs-fastapi-questions',
+        Math.max(10, fusion.depth),
+      );
       const holds = (chunk: CorpusChunk | undefined, question: FastapiQuestion): boolean =>
         chunk !== undefined && chunk.documentId === question.page && collapse(chunk.text).includes(collapse(question.answer));
       const found = { lexical: 0, embedding: 0, hybrid: 0 };
@@ -96,7 +108,12 @@ export async function runChunkingStudy(
       questions.forEach((question, index) => {
         const holding = corpus.chunks.filter((chunk) => holds(chunk, question));
         if (holding.length > 0) intact++;
-        if (maxChars === 1200 && overlapChars === 150 && holding.length > 0 && !holding.some((chunk) => chunk.headingPath.includes(question.heading))) {
+        if (
+          maxChars === 1200 &&
+          overlapChars === 150 &&
+          holding.length > 0 &&
+          !holding.some((chunk) => chunk.headingPath.includes(question.heading))
+        ) {
           report(`  note: the answer to "${question.question}" is not under the heading "${question.heading}"`);
         }
         for (const mode of searchModes) {
@@ -122,7 +139,18 @@ export async function runChunkingStudy(
   }
   const share = (count: number): string => `${count}/${questions.length} (${Math.round((100 * count) / questions.length)}%)`;
   return formatTable(
-    ['maxChars', 'overlap', 'chunks', 'mean chars', 'answer intact', 'lexical top 4', 'embedding top 4', 'hybrid top 4', 'MRR@10 lex / emb / hyb', 'embed s'],
+    [
+      'maxChars',
+      'overlap',
+      'chunks',
+      'mean chars',
+      'answer intact',
+      'lexical top 4',
+      'embedding top 4',
+      'hybrid top 4',
+      'MRR@10 lex / emb / hyb',
+      'embed s',
+    ],
     results.map((result) => [
       String(result.maxChars),
       String(result.overlapChars),

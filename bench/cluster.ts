@@ -31,7 +31,8 @@ const { values: flags } = parseArgs({
 });
 const wholeNumber = (name: string, text: string | undefined, minimum: number, maximum: number): number => {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < minimum || value > maximum) throw new Error(`--${name} must be a whole number from ${minimum} to ${maximum} (got ${text})`);
+  if (!Number.isInteger(value) || value < minimum || value > maximum)
+    throw new Error(`--${name} must be a whole number from ${minimum} to ${maximum} (got ${text})`);
   return value;
 };
 // Bounded, so the benchmark cannot run away on a shared machine.
@@ -52,7 +53,13 @@ const provider = await startProviderDouble();
 const storageRoot = await makeStorageRoot();
 const databaseUrl = await postgres.createDatabase('cluster_bench');
 const replicas: ChildService[] = [];
-const startReplica = () => startChildService({ storageRoot, providerUrl: provider.baseUrl, environment: { KNOWLEDGE_AGENT_DATABASE_URL: databaseUrl }, startTimeoutMs: 600_000 });
+const startReplica = () =>
+  startChildService({
+    storageRoot,
+    providerUrl: provider.baseUrl,
+    environment: { KNOWLEDGE_AGENT_DATABASE_URL: databaseUrl },
+    startTimeoutMs: 600_000,
+  });
 
 try {
   replicas.push(...(await Promise.all([startReplica(), startReplica(), startReplica()])));
@@ -64,7 +71,10 @@ try {
     const marker = markerWord(9, write);
     const writer = replicas[write % 3] as ChildService;
     const sent = performance.now();
-    const response = await writer.post('/api/tools/ingest', { namespace, sources: [{ type: 'text', title: `Visible ${marker}`, value: markerDocument(marker, 1) }] });
+    const response = await writer.post('/api/tools/ingest', {
+      namespace,
+      sources: [{ type: 'text', title: `Visible ${marker}`, value: markerDocument(marker, 1) }],
+    });
     if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
     const acknowledged = performance.now();
@@ -84,19 +94,31 @@ try {
         }),
     );
   }
-  console.log(`write acknowledged (commit + local apply): p50 ${ms(percentile(acknowledgedIn, 0.5))}, p99 ${ms(percentile(acknowledgedIn, 0.99))} (${writes} writes)`);
-  console.log(`write-to-visible on the other replicas: p50 ${ms(percentile(visibleAfter, 0.5))}, p99 ${ms(percentile(visibleAfter, 0.99))}, max ${ms(Math.max(...visibleAfter))} (${visibleAfter.length} observations, polled every ~2 ms)`);
+  console.log(
+    `write acknowledged (commit + local apply): p50 ${ms(percentile(acknowledgedIn, 0.5))}, p99 ${ms(percentile(acknowledgedIn, 0.99))} (${writes} writes)`,
+  );
+  console.log(
+    `write-to-visible on the other replicas: p50 ${ms(percentile(visibleAfter, 0.5))}, p99 ${ms(percentile(visibleAfter, 0.99))}, max ${ms(Math.max(...visibleAfter))} (${visibleAfter.length} observations, polled every ~2 ms)`,
+  );
 
   // 2. Search latency and throughput, 1 replica then 3.
   const searchBody = JSON.stringify({ namespace, query: 'rolling deployment load balancer', limit: 5 });
   const load = (replica: ChildService, connections: number) =>
-    autocannon({ url: `${replica.baseUrl}/api/tools/searchDocs`, connections, duration, timeout: 10, requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: searchBody }] });
+    autocannon({
+      url: `${replica.baseUrl}/api/tools/searchDocs`,
+      connections,
+      duration,
+      timeout: 10,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: searchBody }],
+    });
   const summarize = (label: string, results: readonly Result[]) => {
     const requests = results.reduce((sum, result) => sum + (result.requests.total ?? 0), 0);
     const errors = results.reduce((sum, result) => sum + result.errors + result.non2xx, 0);
     const p50 = Math.max(...results.map((result) => result.latency.p50));
     const p99 = Math.max(...results.map((result) => result.latency.p99));
-    console.log(`search, ${label}: ${(requests / duration).toFixed(0)} requests/s, latency p50 ${p50} ms, p99 ${p99} ms (worst replica), ${errors} errors`);
+    console.log(
+      `search, ${label}: ${(requests / duration).toFixed(0)} requests/s, latency p50 ${p50} ms, p99 ${p99} ms (worst replica), ${errors} errors`,
+    );
   };
   summarize('1 replica, 30 connections', [await load(replicas[0] as ChildService, 30)]);
   summarize('3 replicas, 10 connections each', await Promise.all(replicas.map((replica) => load(replica, 10))));
@@ -128,12 +150,17 @@ try {
   await sleep(2_000);
   stop = true;
   await Promise.all(clients);
-  console.log(`retrying client (4 clients, ingests round-robin over 3 replicas, one SIGKILLed): ${requests} writes, ${firstTryFailures} failed on the first replica tried, ${failedAfterRetries} failed after retrying on the others`);
+  console.log(
+    `retrying client (4 clients, ingests round-robin over 3 replicas, one SIGKILLed): ${requests} writes, ${firstTryFailures} failed on the first replica tried, ${failedAfterRetries} failed after retrying on the others`,
+  );
   replicas.splice(1, 1);
 
   // 3. A new replica catching up on a large namespace.
   const large = 'catchup';
-  const writer = new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl, warn: (message) => console.warn(message) }), warn: (message) => console.warn(message) });
+  const writer = new KnowledgeStore({
+    layout: new ClusterLayout({ databaseUrl, warn: (message) => console.warn(message) }),
+    warn: (message) => console.warn(message),
+  });
   await writer.initialize();
   const target = await writer.namespace(large);
   const filled = performance.now();
@@ -143,16 +170,27 @@ try {
     for (let document = start; document < Math.min(documents, start + 200); document++) {
       const body = markerDocument(markerWord(7, document), chunksPerDocument);
       const chunks = chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedText(chunk.text, provider.embeddingDimensions) }));
-      drafts.push({ title: `Catch-up ${document}`, origin: `catchup/${document}.md`, body, hash: contentHash(body), embeddingModel: 'text-embedding-3-small', chunks });
+      drafts.push({
+        title: `Catch-up ${document}`,
+        origin: `catchup/${document}.md`,
+        body,
+        hash: contentHash(body),
+        embeddingModel: 'text-embedding-3-small',
+        chunks,
+      });
     }
     await target.commitDocuments(drafts);
   }
-  console.log(`filled namespace "${large}": ${target.documentCount} documents, ${target.chunkCount} chunks, ${target.vectorCount} vectors (${provider.embeddingDimensions} dimensions) in ${((performance.now() - filled) / 1000).toFixed(1)} s`);
+  console.log(
+    `filled namespace "${large}": ${target.documentCount} documents, ${target.chunkCount} chunks, ${target.vectorCount} vectors (${provider.embeddingDimensions} dimensions) in ${((performance.now() - filled) / 1000).toFixed(1)} s`,
+  );
   await writer.close();
   const started = performance.now();
   const late = await startReplica();
   replicas.push(late);
-  const memory = await fetch(`${late.baseUrl}/metrics`).then((response) => response.text()).catch(() => '');
+  const memory = await fetch(`${late.baseUrl}/metrics`)
+    .then((response) => response.text())
+    .catch(() => '');
   const resident = /process_resident_memory_bytes (\d+)/.exec(memory)?.[1];
   console.log(
     `new replica healthy (caught up) after ${((performance.now() - started) / 1000).toFixed(1)} s, including its process start-up` +

@@ -10,7 +10,13 @@ import { formatTable, ndcgPerQuery } from './ranking-scores.js';
 /** The grid searched: every combination; the size discount is fixed (only one set has many-chunk documents). */
 export const settingsGrid: readonly HybridSettings[] = [10, 20, 30, 60].flatMap((rankConstant) =>
   [1, 1.5, 2, 2.5, 3].flatMap((denseWeight) =>
-    [0, 2, 3].map((feedbackHits) => ({ rankConstant, denseWeight, feedbackHits, feedbackWeight: 1, sizeDiscount: hybridSettings.sizeDiscount })),
+    [0, 2, 3].map((feedbackHits) => ({
+      rankConstant,
+      denseWeight,
+      feedbackHits,
+      feedbackWeight: 1,
+      sizeDiscount: hybridSettings.sizeDiscount,
+    })),
   ),
 );
 
@@ -54,7 +60,11 @@ function choose(training: readonly SetScores[]): number {
   let best = -1;
   let bestKey: [number, number] = [-1, -Infinity];
   settingsGrid.forEach((_, index) => {
-    const keepsUp = training.every((set) => mean(set.hybrid[index] as number[]) >= Math.max(mean(set.lexical), mean(set.embedding)) - tolerance) ? 1 : 0;
+    const keepsUp = training.every(
+      (set) => mean(set.hybrid[index] as number[]) >= Math.max(mean(set.lexical), mean(set.embedding)) - tolerance,
+    )
+      ? 1
+      : 0;
     const average = mean(training.map((set) => mean(set.hybrid[index] as number[])));
     if (keepsUp > bestKey[0] || (keepsUp === bestKey[0] && average > bestKey[1])) {
       best = index;
@@ -64,7 +74,8 @@ function choose(training: readonly SetScores[]): number {
   return best;
 }
 
-const describe = (settings: HybridSettings): string => `k ${settings.rankConstant}, dense ${settings.denseWeight}, feedback ${settings.feedbackHits}`;
+const describe = (settings: HybridSettings): string =>
+  `k ${settings.rankConstant}, dense ${settings.denseWeight}, feedback ${settings.feedbackHits}`;
 
 /** The cross-validation report, and the setting chosen on all sets together. */
 export function crossValidate(sets: readonly PreparedSet[]): string {
@@ -89,7 +100,20 @@ export function crossValidate(sets: readonly PreparedSet[]): string {
   const average = (pick: (set: SetScores) => number[]) => mean(scores.map((set) => mean(pick(set)))).toFixed(3);
   return [
     `Leave-one-set-out: the setting chosen on the other ${sets.length - 1} sets, scored on the held-out set (nDCG@10; hybrid minus mode ± paired standard error)`,
-    formatTable(['held-out set', 'chosen on the others', 'lexical', 'embedding', 'hybrid', 'vs lexical', 'vs embedding', `within ${tolerance} of the best`], rows, 2),
+    formatTable(
+      [
+        'held-out set',
+        'chosen on the others',
+        'lexical',
+        'embedding',
+        'hybrid',
+        'vs lexical',
+        'vs embedding',
+        `within ${tolerance} of the best`,
+      ],
+      rows,
+      2,
+    ),
     `\nChosen on all ${sets.length} sets: ${describe(settingsGrid[final] as HybridSettings)} (the service's: ${describe(hybridSettings)})`,
     formatTable(['set', 'hybrid nDCG@10'], finalRows),
     `mean over the sets: lexical ${average((set) => set.lexical)}, embedding ${average((set) => set.embedding)}, hybrid ${average((set) => set.hybrid[final] as number[])}`,

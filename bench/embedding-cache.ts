@@ -74,7 +74,8 @@ export async function embedWithCache(
     const vectors = await model.embed(slice);
     slice.forEach((text, index) => known.set(text, vectors[index] as Float32Array));
     const seconds = (performance.now() - started) / 1000;
-    if (missing.length > progressSlice) options.report?.(`  ${label}: embedded ${start + slice.length}/${missing.length} texts in ${seconds.toFixed(0)} s`);
+    if (missing.length > progressSlice)
+      options.report?.(`  ${label}: embedded ${start + slice.length}/${missing.length} texts in ${seconds.toFixed(0)} s`);
   }
   const vectors = texts.map((text) => known.get(text) as Float32Array);
   if (vectors.length > 0) writeVectors(file, vectors);

@@ -1,12 +1,6 @@
 // Hybrid rankings that were measured against each other (bench/quality.ts --fusion). Only the one chosen lives in
 // src/search/fusion.ts; the others stay here, as plain functions, so the choice can be re-measured.
-import {
-  byScoreThenKey,
-  hybridCandidateDepth,
-  hybridSettings,
-  reciprocalRankFusion,
-  type HybridSettings,
-} from '../src/search/fusion.js';
+import { byScoreThenKey, hybridCandidateDepth, hybridSettings, reciprocalRankFusion, type HybridSettings } from '../src/search/fusion.js';
 import type { ScoredHit } from '../src/indexes/scored-hit.js';
 import { feedbackFusion, listFusion, type HybridFusion } from './prepared-set.js';
 
@@ -69,7 +63,12 @@ function sorted(scores: Map<string, number>): ScoredHit[] {
   return [...scores].map(([key, score]) => ({ key, score })).sort(byScoreThenKey);
 }
 
-function convex(normalize: Normalizer, lexicalHits: readonly ScoredHit[], embeddingHits: readonly ScoredHit[], denseWeight: number): ScoredHit[] {
+function convex(
+  normalize: Normalizer,
+  lexicalHits: readonly ScoredHit[],
+  embeddingHits: readonly ScoredHit[],
+  denseWeight: number,
+): ScoredHit[] {
   if (lexicalHits.length === 0 || embeddingHits.length === 0) return [...(lexicalHits.length === 0 ? embeddingHits : lexicalHits)];
   const lexical = normalize(lexicalHits);
   const embedding = normalize(embeddingHits);
@@ -106,7 +105,13 @@ const confidences = { 'head z-score': headZ, 'head gap': headGap } as const;
 export function rrf(k: number, depth: number, denseWeight = 1): HybridFusion {
   const weight = denseWeight === 1 ? '' : `, dense weight ${denseWeight}`;
   return listFusion(`RRF k=${k}${weight}, depth ${depth}`, depth, (lexical, embedding) =>
-    reciprocalRankFusion([{ hits: lexical, weight: 1 }, { hits: embedding, weight: denseWeight }], k),
+    reciprocalRankFusion(
+      [
+        { hits: lexical, weight: 1 },
+        { hits: embedding, weight: denseWeight },
+      ],
+      k,
+    ),
   );
 }
 
@@ -117,14 +122,23 @@ export function scoreFusion(normalizer: NormalizerName, denseWeight: number, dep
 }
 
 /** Per query, each list weighted by its confidence times a prior (the dense share of the prior given). */
-export function confidenceFusion(normalizer: NormalizerName, confidence: keyof typeof confidences, prior: number, depth: number): HybridFusion {
+export function confidenceFusion(
+  normalizer: NormalizerName,
+  confidence: keyof typeof confidences,
+  prior: number,
+  depth: number,
+): HybridFusion {
   const measure = confidences[confidence];
-  return listFusion(`${normalizer} score fusion weighted by ${confidence}, prior dense ${prior}, depth ${depth}`, depth, (lexical, embedding) => {
-    const lexicalConfidence = (1 - prior) * measure(lexical);
-    const embeddingConfidence = prior * measure(embedding);
-    const total = lexicalConfidence + embeddingConfidence;
-    return convex(normalizers[normalizer], lexical, embedding, total > 0 ? embeddingConfidence / total : prior);
-  });
+  return listFusion(
+    `${normalizer} score fusion weighted by ${confidence}, prior dense ${prior}, depth ${depth}`,
+    depth,
+    (lexical, embedding) => {
+      const lexicalConfidence = (1 - prior) * measure(lexical);
+      const embeddingConfidence = prior * measure(embedding);
+      const total = lexicalConfidence + embeddingConfidence;
+      return convex(normalizers[normalizer], lexical, embedding, total > 0 ? embeddingConfidence / total : prior);
+    },
+  );
 }
 
 export function confidenceRrf(k: number, confidence: keyof typeof confidences, prior: number, depth: number): HybridFusion {
@@ -134,7 +148,13 @@ export function confidenceRrf(k: number, confidence: keyof typeof confidences, p
     const embeddingWeight = prior * measure(embedding);
     const total = lexicalWeight + embeddingWeight;
     const [lexicalShare, embeddingShare] = total > 0 ? [lexicalWeight / total, embeddingWeight / total] : [1 - prior, prior];
-    return reciprocalRankFusion([{ hits: lexical, weight: lexicalShare }, { hits: embedding, weight: embeddingShare }], k);
+    return reciprocalRankFusion(
+      [
+        { hits: lexical, weight: lexicalShare },
+        { hits: embedding, weight: embeddingShare },
+      ],
+      k,
+    );
   });
 }
 

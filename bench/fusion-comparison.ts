@@ -11,7 +11,12 @@ export function fusionComparison(sets: readonly PreparedSet[], chosen: HybridFus
   const rows = [...fusionAlternatives(), chosen].map((fusion) => {
     const scores = sets.map((prepared) => ndcg(prepared, 'hybrid', fusion));
     const keepsUp = scores.every((score, index) => score >= (bestSingle[index] as number) - tolerance);
-    return [fusion === chosen ? `${fusion.name} (chosen)` : fusion.name, ...scores.map(formatScore), formatScore(mean(scores)), keepsUp ? 'yes' : 'no'];
+    return [
+      fusion === chosen ? `${fusion.name} (chosen)` : fusion.name,
+      ...scores.map(formatScore),
+      formatScore(mean(scores)),
+      keepsUp ? 'yes' : 'no',
+    ];
   });
   const header = ['fusion', ...sets.map((prepared) => prepared.set.name), 'mean', `within ${tolerance} of the best mode everywhere`];
   const single = ['best single mode', ...bestSingle.map(formatScore), '', ''];

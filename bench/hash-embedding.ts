@@ -11,7 +11,9 @@ export const hashEmbeddingDimensions = 384;
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
 const functionWords = new Set(
-  'a an and are as at be by for from has have how i in is it its of on or that the this to was were what when which with you your'.split(' '),
+  'a an and are as at be by for from has have how i in is it its of on or that the this to was were what when which with you your'.split(
+    ' ',
+  ),
 );
 
 /** The unit vector of `text`; a text without words maps to a fixed vector rather than to zeros. */

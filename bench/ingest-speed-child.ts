@@ -64,7 +64,8 @@ export async function ingestFiles(paths: readonly string[], embeddings?: Embeddi
     const converter = new DocumentConverter({ workers: 1 });
     const ingest = new IngestService({
       store,
-      embeddings: embeddings === undefined ? undefined : new ChunkEmbedder(store, embeddings, (message, error) => console.error(message, error)),
+      embeddings:
+        embeddings === undefined ? undefined : new ChunkEmbedder(store, embeddings, (message, error) => console.error(message, error)),
       converter,
       limits,
       logError: (message, error) => console.error(message, error),

@@ -29,7 +29,8 @@ const { values: flags } = parseArgs({
 const runs = Number(flags.runs);
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error(`--runs must be a whole number from 1 to 50 (got ${flags.runs})`);
 const sections = ['fastapi', 'pdf', 'embeddings'];
-if (flags.only !== undefined && !sections.includes(flags.only)) throw new Error(`--only must be one of ${sections.join(', ')} (got ${flags.only})`);
+if (flags.only !== undefined && !sections.includes(flags.only))
+  throw new Error(`--only must be one of ${sections.join(', ')} (got ${flags.only})`);
 const wanted = (section: string): boolean => flags.only === undefined || flags.only === section;
 
 const fastapiTargetMs = 2_000;
@@ -40,7 +41,13 @@ const childScript = fileURLToPath(new URL('./ingest-speed-child.ts', import.meta
 const execute = promisify(execFile);
 // As the service converts: PDFs in a worker thread (process.cpuUsage counts every thread of the process).
 const converter = new DocumentConverter({ workers: 1 });
-const limits = { maxSourceBytes: 6 * 1024 * 1024, maxTextBytes: 200 * 1024, downloadTimeoutMs: 15_000, allowPrivateUrls: false, fileRoots: [sharedDataDirectory] };
+const limits = {
+  maxSourceBytes: 6 * 1024 * 1024,
+  maxTextBytes: 200 * 1024,
+  downloadTimeoutMs: 15_000,
+  allowPrivateUrls: false,
+  fileRoots: [sharedDataDirectory],
+};
 
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((left, right) => left - right);
@@ -54,7 +61,14 @@ const load = (): string => `load average ${loadavg()[0]?.toFixed(1)} on ${cpus()
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function checked(label: string, result: IngestRun): IngestRun {
@@ -72,7 +86,9 @@ interface ChildReport {
 
 /** Runs the child script in a fresh process (the tsx loader included, as in the baselines) and parses its JSON line. */
 async function child(...args: string[]): Promise<ChildReport> {
-  const { stdout } = await execute(process.execPath, ['--import', import.meta.resolve('tsx'), childScript, ...args], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await execute(process.execPath, ['--import', import.meta.resolve('tsx'), childScript, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const report = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildReport;
   if ((report.failures?.length ?? 0) > 0) throw new Error(`${args.join(' ')}: ${report.failures?.[0]}`);
   return report;
@@ -126,7 +142,9 @@ if (wanted('fastapi')) {
   for (let index = 0; index < runs; index++) {
     const run = checked('FastAPI', await ingestFiles(fastapiFiles));
     measured.push(run);
-    console.log(`  FastAPI run ${index + 1}: ${milliseconds(run.ms)} wall, ${milliseconds(run.cpuMs)} CPU, ${run.documents} documents, ${run.chunks} chunks`);
+    console.log(
+      `  FastAPI run ${index + 1}: ${milliseconds(run.ms)} wall, ${milliseconds(run.cpuMs)} CPU, ${run.documents} documents, ${run.chunks} chunks`,
+    );
   }
   const cpuMs = median(measured.map((run) => run.cpuMs));
   const stages = await stageCpu(fastapiFiles, runs);
@@ -155,7 +173,9 @@ if (wanted('pdf')) {
     pdfjsBaselineKb.push((await child('baseline-pdfjs')).maxRssKb);
     const run = await child('file', bashManualPdf);
     measured.push(run);
-    console.log(`  PDF run ${index + 1}: ${milliseconds(run.ms ?? 0)} wall, ${milliseconds(run.cpuMs ?? 0)} CPU, ${run.chunks} chunks, peak RSS ${megabytes(run.maxRssKb)} (baseline ${megabytes(baselineKb[index] ?? 0)})`);
+    console.log(
+      `  PDF run ${index + 1}: ${milliseconds(run.ms ?? 0)} wall, ${milliseconds(run.cpuMs ?? 0)} CPU, ${run.chunks} chunks, peak RSS ${megabytes(run.maxRssKb)} (baseline ${megabytes(baselineKb[index] ?? 0)})`,
+    );
   }
   const cpuMs = median(measured.map((run) => run.cpuMs ?? 0));
   const stages = await stageCpu([bashManualPdf], Math.min(runs, 3));
@@ -183,7 +203,13 @@ if (wanted('pdf')) {
     const rows: string[][] = [['PDF', 'wall', 'CPU', 'chunks', 'peak RSS over baseline']];
     for (const name of (await readdir(directory)).filter((file) => file.endsWith('.pdf')).sort()) {
       const run = await child('file', join(directory, name));
-      rows.push([name, milliseconds(run.ms ?? 0), milliseconds(run.cpuMs ?? 0), String(run.chunks ?? 0), megabytes(run.maxRssKb - baseline)]);
+      rows.push([
+        name,
+        milliseconds(run.ms ?? 0),
+        milliseconds(run.cpuMs ?? 0),
+        String(run.chunks ?? 0),
+        megabytes(run.maxRssKb - baseline),
+      ]);
     }
     summaries.push(`every shared PDF, one child each:\n${table(rows)}`);
   }
@@ -247,7 +273,9 @@ if (timings.length > 0) {
 }
 for (const summary of summaries) console.log(`${summary}\n`);
 for (const timing of timings) {
-  console.log(`${verdict(timing.ms, timing.target)} ${timing.label} <= ${milliseconds(timing.target)}: median ${milliseconds(timing.ms)} wall (CPU ${milliseconds(timing.cpuMs)})`);
+  console.log(
+    `${verdict(timing.ms, timing.target)} ${timing.label} <= ${milliseconds(timing.target)}: median ${milliseconds(timing.ms)} wall (CPU ${milliseconds(timing.cpuMs)})`,
+  );
 }
 console.log(`(${load()} at the end)`);
 if (flags.strict && timings.some((timing) => timing.ms > timing.target)) process.exitCode = 1;

@@ -71,7 +71,10 @@ function chunkDocs(root: string): DocsChunk[] {
     let lines: string[] = [];
     let inFence = false;
     const flush = (): void => {
-      const words = lines.join('\n').split(/\s+/).filter((word) => word !== '');
+      const words = lines
+        .join('\n')
+        .split(/\s+/)
+        .filter((word) => word !== '');
       for (let start = 0; start < words.length; start += 200) {
         const body = words.slice(start, start + 200).join(' ');
         chunks.push({ key: `${page}#${chunks.length}`, page, anchors, fields: { title, headings: path.join(' > '), body } });
@@ -140,7 +143,10 @@ function evaluateDocs(chunks: DocsChunk[], items: KnownItem[], options: Partial<
   const judgments = new Map<string, RelevanceJudgments>();
   items.forEach((item, number) => {
     // The linking page contains the link text itself, so it is left out of its own query's ranking.
-    const ranking = index.search(item.query, 150).map((hit) => hit.key).filter((key) => pageOf.get(key) !== item.sourcePage);
+    const ranking = index
+      .search(item.query, 150)
+      .map((hit) => hit.key)
+      .filter((key) => pageOf.get(key) !== item.sourcePage);
     rankings.set(String(number), ranking);
     judgments.set(String(number), new Map([...item.relevant].map((key) => [key, 1])));
   });
@@ -148,7 +154,9 @@ function evaluateDocs(chunks: DocsChunk[], items: KnownItem[], options: Partial<
 }
 
 const format = (scores: Scores): string =>
-  [scores.ndcg10, scores.ndcg10Linear, scores.recall10, scores.recall100, scores.mrr10].map((value) => value.toFixed(3).padStart(9)).join('');
+  [scores.ndcg10, scores.ndcg10Linear, scores.recall10, scores.recall100, scores.mrr10]
+    .map((value) => value.toFixed(3).padStart(9))
+    .join('');
 // nDCG@10 uses 2^grade - 1 gains like the stated baselines; "linear" is trec_eval's grade-as-gain form.
 const header = `${'setting'.padEnd(44)}${['nDCG@10', 'linear', 'R@10', 'R@100', 'MRR@10'].map((name) => name.padStart(9)).join('')}`;
 

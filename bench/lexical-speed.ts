@@ -10,11 +10,13 @@ import { seededRandom } from '../test/support/durability-documents.js';
 const chunkCount = 100_000;
 const chunksPerPage = 20;
 const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', import.meta.url));
-const lines = (file: string) => readFileSync(`${dataRoot}/${file}`, 'utf8').split('\n').filter((line) => line.trim() !== '');
+const lines = (file: string) =>
+  readFileSync(`${dataRoot}/${file}`, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 const passages = lines('corpus.jsonl').map((line) => (JSON.parse(line) as { text: string }).text.split(/\s+/));
 const queries = lines('queries.jsonl').map((line) => (JSON.parse(line) as { text: string }).text);
 const vocabulary = [...new Set(passages.flat())];
-
 
 /** Chunk `number`: 2-4 passages with ~10% of words dropped and ~5% replaced; pages of 20 chunks share a title. */
 function makeChunk(number: number): { title: string; headings: string; body: string } {
@@ -73,10 +75,14 @@ for (let number = 0; number < chunkCount; number++) {
 const buildSeconds = (performance.now() - buildStarted) / 1000;
 await collect();
 const after = process.memoryUsage();
-console.log(`build: ${chunkCount} chunks (${(wordTotal / chunkCount).toFixed(0)} body words each) in ${buildSeconds.toFixed(1)} s, ` +
-  `${((buildSeconds * 1e6) / chunkCount).toFixed(0)} µs per chunk including generating it`);
-console.log(`memory delta: rss ${megabytes(after.rss - before.rss)}, heapUsed ${megabytes(after.heapUsed - before.heapUsed)}, ` +
-  `arrayBuffers ${megabytes(after.arrayBuffers - before.arrayBuffers)} (total rss ${megabytes(after.rss)})`);
+console.log(
+  `build: ${chunkCount} chunks (${(wordTotal / chunkCount).toFixed(0)} body words each) in ${buildSeconds.toFixed(1)} s, ` +
+    `${((buildSeconds * 1e6) / chunkCount).toFixed(0)} µs per chunk including generating it`,
+);
+console.log(
+  `memory delta: rss ${megabytes(after.rss - before.rss)}, heapUsed ${megabytes(after.heapUsed - before.heapUsed)}, ` +
+    `arrayBuffers ${megabytes(after.arrayBuffers - before.arrayBuffers)} (total rss ${megabytes(after.rss)})`,
+);
 
 function measureSearches(label: string): void {
   for (let round = 0; round < 3; round++) for (const query of queries) index.search(query, 10);
@@ -90,8 +96,10 @@ function measureSearches(label: string): void {
   }
   timings.sort((left, right) => left - right);
   const average = timings.reduce((total, time) => total + time, 0) / timings.length;
-  console.log(`${label}: ${timings.length} searches, p50 ${percentile(timings, 0.5).toFixed(3)} ms, ` +
-    `p95 ${percentile(timings, 0.95).toFixed(3)} ms, max ${(timings.at(-1) ?? 0).toFixed(3)} ms, mean ${average.toFixed(3)} ms`);
+  console.log(
+    `${label}: ${timings.length} searches, p50 ${percentile(timings, 0.5).toFixed(3)} ms, ` +
+      `p95 ${percentile(timings, 0.95).toFixed(3)} ms, max ${(timings.at(-1) ?? 0).toFixed(3)} ms, mean ${average.toFixed(3)} ms`,
+  );
 }
 measureSearches('search (limit 10, 43 queries x 25)');
 
@@ -111,6 +119,8 @@ measureSearches('search (limit 10, 43 queries x 25)');
     index.remove(`chunk-${number}`);
     slowest = Math.max(slowest, performance.now() - removeStarted);
   }
-  console.log(`remove 28000: ${(performance.now() - started).toFixed(0)} ms in all, slowest (the compaction) ${slowest.toFixed(0)} ms; size ${index.size}`);
+  console.log(
+    `remove 28000: ${(performance.now() - started).toFixed(0)} ms in all, slowest (the compaction) ${slowest.toFixed(0)} ms; size ${index.size}`,
+  );
   measureSearches('search after removals');
 }

@@ -21,7 +21,8 @@ const { values: flags } = parseArgs({
 });
 const wholeNumber = (name: string, text: string | undefined, minimum: number, maximum: number): number => {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < minimum || value > maximum) throw new Error(`--${name} must be a whole number from ${minimum} to ${maximum} (got ${text})`);
+  if (!Number.isInteger(value) || value < minimum || value > maximum)
+    throw new Error(`--${name} must be a whole number from ${minimum} to ${maximum} (got ${text})`);
   return value;
 };
 // Bounded, so the test cannot run away on a shared machine.
@@ -40,7 +41,11 @@ const questions = (JSON.parse(readFileSync(new URL('./fastapi-questions.json', i
 );
 const routes = [
   { name: 'POST /tools/search', path: '/tools/search', body: (query: string) => ({ namespace: 'docs', query, top_k: 5, mode }) },
-  { name: 'POST /api/tools/searchDocs', path: '/api/tools/searchDocs', body: (query: string) => ({ namespace: 'docs', query, limit: 5, mode }) },
+  {
+    name: 'POST /api/tools/searchDocs',
+    path: '/api/tools/searchDocs',
+    body: (query: string) => ({ namespace: 'docs', query, limit: 5, mode }),
+  },
 ] as const;
 
 interface Server {
@@ -57,7 +62,10 @@ interface Server {
 /** Forks bench/load-server.ts and waits for its "ready" message. */
 async function startChildServer(): Promise<Server> {
   const script = fileURLToPath(new URL('./load-server.ts', import.meta.url));
-  const child: ChildProcess = fork(script, [], { execArgv: ['--import', import.meta.resolve('tsx')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(script, [], {
+    execArgv: ['--import', import.meta.resolve('tsx')],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ready = await new Promise<Omit<Server, 'stop' | 'cpuMicros'>>((resolve, reject) => {
     child.once('message', (message) => resolve(message as Omit<Server, 'stop' | 'cpuMicros'>));
     child.once('error', reject);
@@ -97,7 +105,8 @@ async function checkRoute(baseUrl: string, route: (typeof routes)[number]): Prom
   });
   const body = (await response.json()) as { matches?: unknown[]; results?: unknown[]; mode?: string };
   const found = body.matches ?? body.results ?? [];
-  if (response.status !== 200 || found.length === 0) throw new Error(`${route.name} answered ${response.status} with ${found.length} results`);
+  if (response.status !== 200 || found.length === 0)
+    throw new Error(`${route.name} answered ${response.status} with ${found.length} results`);
 }
 
 const server = flags['in-process'] ? await startInProcessServer() : await startChildServer();
@@ -128,7 +137,19 @@ try {
 }
 
 const rows = [
-  ['route', 'req/s (mean)', 'p50', 'p97.5', 'p99', 'max', 'requests', 'non-2xx', 'errors', 'timeouts', flags['in-process'] ? 'CPU/req (both)' : 'server CPU/req'],
+  [
+    'route',
+    'req/s (mean)',
+    'p50',
+    'p97.5',
+    'p99',
+    'max',
+    'requests',
+    'non-2xx',
+    'errors',
+    'timeouts',
+    flags['in-process'] ? 'CPU/req (both)' : 'server CPU/req',
+  ],
   ...results.map(({ route, result, cpuMsPerRequest }) => [
     route,
     result.requests.mean.toFixed(0),
@@ -145,10 +166,13 @@ const rows = [
 ];
 const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
 console.log('');
-for (const row of rows) console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
+for (const row of rows)
+  console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  '));
 const failed = results.filter(({ result }) => result.non2xx + result.errors + result.timeouts > 0);
 for (const { route, result } of failed) {
-  console.log(`FAIL ${route}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors, ${result.timeouts} timeouts`);
+  console.log(
+    `FAIL ${route}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors, ${result.timeouts} timeouts`,
+  );
 }
 if (failed.length > 0) process.exitCode = 1;
 else console.log('\nevery request answered 2xx');

@@ -13,7 +13,10 @@ const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', im
 const documentCount = 500;
 const queryCount = 100;
 const maxTokens = 256;
-const lines = (file: string) => readFileSync(join(dataRoot, file), 'utf8').split('\n').filter((line) => line.trim() !== '');
+const lines = (file: string) =>
+  readFileSync(join(dataRoot, file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 const documents = lines('corpus.jsonl')
   .slice(0, documentCount)
   .map((line) => JSON.parse(line) as { title?: string; text: string })
@@ -33,8 +36,13 @@ const percentile = (values: readonly number[], share: number): number => {
 const milliseconds = (value: number): string => `${value.toFixed(1)} ms`;
 
 // Other processes skew every figure (two threads suffer most): the load average says how busy the machine was.
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
-console.log(`${availableParallelism()} CPUs, load average ${load()}; ${documents.length} passages, ${tokenTotal} tokens (${(tokenTotal / documents.length).toFixed(0)} per passage, at most ${maxTokens}); ${queries.length} queries`);
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+console.log(
+  `${availableParallelism()} CPUs, load average ${load()}; ${documents.length} passages, ${tokenTotal} tokens (${(tokenTotal / documents.length).toFixed(0)} per passage, at most ${maxTokens}); ${queries.length} queries`,
+);
 
 const unlimited = Number.MAX_SAFE_INTEGER;
 const batchings: { name: string; batchSize: number; maxBatchTokens: number }[] = [
@@ -59,7 +67,9 @@ for (const threads of [1, 2]) {
     await model.embed([query]);
     latencies.push(performance.now() - started);
   }
-  console.log(`\nthreads ${threads}: load ${milliseconds(loadTime)}; one query p50 ${milliseconds(percentile(latencies, 0.5))}, p95 ${milliseconds(percentile(latencies, 0.95))}`);
+  console.log(
+    `\nthreads ${threads}: load ${milliseconds(loadTime)}; one query p50 ${milliseconds(percentile(latencies, 0.5))}, p95 ${milliseconds(percentile(latencies, 0.95))}`,
+  );
 
   for (const { name, batchSize, maxBatchTokens } of batchings) {
     const batched = await createLocalEmbeddingModel({ threads, maxTokens, batchSize, maxBatchTokens });

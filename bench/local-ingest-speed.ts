@@ -11,13 +11,24 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fastapiDirectory, markdownFiles, sharedDataDirectory } from './ingest-speed-child.js';
 
-const { values: flags } = parseArgs({ options: { runs: { type: 'string', default: '2' }, pages: { type: 'string' }, serve: { type: 'boolean', default: false } } });
+const { values: flags } = parseArgs({
+  options: { runs: { type: 'string', default: '2' }, pages: { type: 'string' }, serve: { type: 'boolean', default: false } },
+});
 const sourcesPerRequest = 100;
 /** Pages ingested into the searched namespace before the timed ingest (they also warm the model up). */
 const warmPages = 20;
 /** A search is started this often (alternately lexical and embedding) while the ingest runs. */
 const searchIntervalMs = 20;
-const queries = ['query parameters with default values', 'dependency injection with yield', 'OAuth2 password flow', 'background tasks', 'CORS middleware', 'path parameters types', 'response model exclude unset', 'upload files'];
+const queries = [
+  'query parameters with default values',
+  'dependency injection with yield',
+  'OAuth2 password flow',
+  'background tasks',
+  'CORS middleware',
+  'path parameters types',
+  'response model exclude unset',
+  'upload files',
+];
 
 async function serve(): Promise<void> {
   const { startBenchApp } = await import('./bench-app.js');
@@ -42,7 +53,10 @@ async function serve(): Promise<void> {
 }
 
 function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code, signal) => {
       const error = new Error(`the server exited (code ${code}, signal ${signal})`);
@@ -61,7 +75,11 @@ function serviceUsage(child: ChildProcess): Promise<{ peakRssKb: number; cpuMicr
 }
 
 async function post(baseUrl: string, path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
   return response.json();
 }
@@ -84,7 +102,10 @@ async function ingest(baseUrl: string, namespace: string, files: readonly string
   let chunks = 0;
   for (let start = 0; start < files.length; start += sourcesPerRequest) {
     const sources = files.slice(start, start + sourcesPerRequest).map((path) => ({ type: 'file', path }));
-    const result = JSON.parse(await postWithoutTimeout(`${baseUrl}/tools/ingest`, { namespace, sources })) as { chunks_added: number; errors: unknown[] };
+    const result = JSON.parse(await postWithoutTimeout(`${baseUrl}/tools/ingest`, { namespace, sources })) as {
+      chunks_added: number;
+      errors: unknown[];
+    };
     if (!Array.isArray(result.errors) || result.errors.length > 0) throw new Error(`ingest failed: ${JSON.stringify(result)}`);
     chunks += result.chunks_added;
   }
@@ -101,7 +122,9 @@ const latency = (values: readonly number[]): string =>
 async function measure(): Promise<void> {
   const runs = Number(flags.runs);
   const files = (await markdownFiles(fastapiDirectory)).slice(0, flags.pages === undefined ? undefined : Number(flags.pages));
-  console.log(`local-model ingest of ${files.length} FastAPI pages over HTTP, ${runs} runs; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`);
+  console.log(
+    `local-model ingest of ${files.length} FastAPI pages over HTTP, ${runs} runs; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores`,
+  );
   for (let run = 1; run <= runs; run++) {
     const { child, baseUrl } = await startServer();
     try {
@@ -130,10 +153,14 @@ async function measure(): Promise<void> {
       const seconds = (performance.now() - started) / 1000;
       ingesting = false;
       await searching;
-      console.log(`run ${run}: ${seconds.toFixed(1)} s for ${chunks} chunks (${(chunks / seconds).toFixed(0)} chunks/s); load average ${loadavg()[0]?.toFixed(1)}`);
+      console.log(
+        `run ${run}: ${seconds.toFixed(1)} s for ${chunks} chunks (${(chunks / seconds).toFixed(0)} chunks/s); load average ${loadavg()[0]?.toFixed(1)}`,
+      );
       const usage = await serviceUsage(child);
       // On a shared machine wall time mostly measures waiting for a core; the service's CPU time is what it cost.
-      console.log(`  service CPU time ${((usage.cpuMicros - usageBefore.cpuMicros) / 1e6).toFixed(1)} s (all threads); peak RSS ${(usage.peakRssKb / 1024).toFixed(0)} MB`);
+      console.log(
+        `  service CPU time ${((usage.cpuMicros - usageBefore.cpuMicros) / 1e6).toFixed(1)} s (all threads); peak RSS ${(usage.peakRssKb / 1024).toFixed(0)} MB`,
+      );
       console.log(`  lexical searches meanwhile:   ${latency(lexical)}`);
       console.log(`  embedding searches meanwhile: ${latency(embedding)}`);
     } finally {

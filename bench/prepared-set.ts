@@ -19,7 +19,11 @@ export interface HybridFusion {
 }
 
 /** A hybrid ranking that only fuses the two lists of the query. */
-export function listFusion(name: string, depth: number, fuse: (lexical: readonly ScoredHit[], embedding: readonly ScoredHit[]) => ScoredHit[]): HybridFusion {
+export function listFusion(
+  name: string,
+  depth: number,
+  fuse: (lexical: readonly ScoredHit[], embedding: readonly ScoredHit[]) => ScoredHit[],
+): HybridFusion {
   return { name, depth, rank: (lists, _corpus, cut) => fuse(lists.lexical.slice(0, cut), lists.embedding.slice(0, cut)) };
 }
 
@@ -38,9 +42,20 @@ export interface PreparedSet {
   };
 }
 
-export async function prepareSet(set: BeirSet, model: EmbeddingModel, listDepth: number, report: (message: string) => void): Promise<PreparedSet> {
+export async function prepareSet(
+  set: BeirSet,
+  model: EmbeddingModel,
+  listDepth: number,
+  report: (message: string) => void,
+): Promise<PreparedSet> {
   const corpus = await indexCorpus(set.documents, model, set.name, {}, { report });
-  const queries = await runQueries(corpus, set.queries.map((query) => query.text), model, `${set.name}-queries`, listDepth);
+  const queries = await runQueries(
+    corpus,
+    set.queries.map((query) => query.text),
+    model,
+    `${set.name}-queries`,
+    listDepth,
+  );
   return {
     set,
     corpus,
@@ -51,16 +66,28 @@ export async function prepareSet(set: BeirSet, model: EmbeddingModel, listDepth:
 }
 
 /** The chunks a search with `limit` returns in `mode`, computed the way SearchService.search does (diversified by document). */
-export function modeHits(lists: QueryLists, corpus: ChunkedCorpus, mode: SearchMode, limit: number, fusion: HybridFusion): readonly ScoredHit[] {
+export function modeHits(
+  lists: QueryLists,
+  corpus: ChunkedCorpus,
+  mode: SearchMode,
+  limit: number,
+  fusion: HybridFusion,
+): readonly ScoredHit[] {
   const depth = diversificationDepth(limit);
-  const ranked = mode === 'lexical' ? lists.lexical.slice(0, depth) : mode === 'embedding' ? lists.embedding.slice(0, depth) : fusion.rank(lists, corpus, Math.max(depth, fusion.depth));
+  const ranked =
+    mode === 'lexical'
+      ? lists.lexical.slice(0, depth)
+      : mode === 'embedding'
+        ? lists.embedding.slice(0, depth)
+        : fusion.rank(lists, corpus, Math.max(depth, fusion.depth));
   return diversifyByDocument(ranked, corpus.documentOf).slice(0, limit);
 }
 
 /** Each query's documents for a search of limit 10 and one of limit 100 (a document ranks by its best chunk). */
 export function modeRankings(prepared: PreparedSet, mode: SearchMode, fusion: HybridFusion): QueryRanking[] {
   const needed = Math.max(400, fusion.depth);
-  if (prepared.listDepth < needed) throw new RangeError(`lists of ${prepared.listDepth} chunks cannot emulate a fusion depth of ${fusion.depth}`);
+  if (prepared.listDepth < needed)
+    throw new RangeError(`lists of ${prepared.listDepth} chunks cannot emulate a fusion depth of ${fusion.depth}`);
   return prepared.set.queries.map((query, index) => {
     const lists = prepared.lists[index] as QueryLists;
     return {

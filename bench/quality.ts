@@ -84,7 +84,11 @@ for (const directory of options.sets) {
       `hybrid ranking from those lists ${perQuery(performance.now() - hybridStarted)}; set total ${seconds(performance.now() - setStarted)}`,
   );
   const baseline = scoreRankings(
-    plainBm25Rankings(set, 100).map((ranking, index) => ({ queryId: set.queries[index]?.id ?? '', top10: ranking.slice(0, 10), top100: ranking })),
+    plainBm25Rankings(set, 100).map((ranking, index) => ({
+      queryId: set.queries[index]?.id ?? '',
+      top10: ranking.slice(0, 10),
+      top100: ranking,
+    })),
     set.judgments,
   );
   const readme = readmeBaselines[set.name];
@@ -95,10 +99,14 @@ for (const directory of options.sets) {
     formatScore(readme),
   ];
   rows.push([...row('plain BM25 (README baseline, recomputed)', baseline), '', '']);
-  const rankings = Object.fromEntries(searchModes.map((mode) => [mode, modeRankings(ready, mode, chosen)])) as Record<(typeof searchModes)[number], ReturnType<typeof modeRankings>>;
+  const rankings = Object.fromEntries(searchModes.map((mode) => [mode, modeRankings(ready, mode, chosen)])) as Record<
+    (typeof searchModes)[number],
+    ReturnType<typeof modeRankings>
+  >;
   const modeNdcg = (mode: (typeof searchModes)[number]) => ndcgPerQuery(rankings[mode], set.judgments);
   for (const mode of searchModes) {
-    const versus = (other: (typeof searchModes)[number]) => (mode === 'hybrid' ? formatDifference(pairedDifference(modeNdcg('hybrid'), modeNdcg(other))) : '');
+    const versus = (other: (typeof searchModes)[number]) =>
+      mode === 'hybrid' ? formatDifference(pairedDifference(modeNdcg('hybrid'), modeNdcg(other))) : '';
     rows.push([...row(mode, scoreRankings(rankings[mode], set.judgments)), versus('lexical'), versus('embedding')]);
   }
 }
@@ -106,7 +114,13 @@ for (const directory of options.sets) {
 if (rows.length > 0) {
   log('\nRetrieval quality (nDCG with 2^grade - 1 gains; documents ranked by their best chunk; searches of limit 10 and 100)');
   log(`hybrid: ${chosen.name}`);
-  log(formatTable(['set', 'ranking', 'nDCG@10', 'R@10', 'R@100', 'MRR@10', 'README BM25 nDCG@10', 'hybrid - lexical', 'hybrid - embedding'], rows, 2));
+  log(
+    formatTable(
+      ['set', 'ranking', 'nDCG@10', 'R@10', 'R@100', 'MRR@10', 'README BM25 nDCG@10', 'hybrid - lexical', 'hybrid - embedding'],
+      rows,
+      2,
+    ),
+  );
   log('(hybrid - mode: mean per-query nDCG@10 difference ± its paired standard error)');
 }
 
@@ -124,7 +138,9 @@ if (options.chunking) {
   const chunkingStarted = performance.now();
   const questionsFile = fileURLToPath(new URL('./fastapi-questions.json', import.meta.url));
   const questions = loadQuestions(questionsFile);
-  log(`\ndocs-fastapi: ${questions.length} questions (bench/fastapi-questions.json); a hit is a chunk holding the answer passage in the top 4`);
+  log(
+    `\ndocs-fastapi: ${questions.length} questions (bench/fastapi-questions.json); a hit is a chunk holding the answer passage in the top 4`,
+  );
   log(await runChunkingStudy(model, resolve(dataRoot, 'docs-fastapi'), questions, chosen, log));
   log(`chunking study ${seconds(performance.now() - chunkingStarted)}`);
 }

@@ -143,7 +143,11 @@ interface TimingPlan {
  * Warms up, then times the queries one after another, cycling through them (at most five passes) until both the
  * minimum number of samples and the time budget are reached. The queries come shuffled, so any prefix is a fair mix.
  */
-async function timeQueries(queries: readonly string[], plan: TimingPlan, run: (query: string) => Promise<void> | void): Promise<QueryTimings> {
+async function timeQueries(
+  queries: readonly string[],
+  plan: TimingPlan,
+  run: (query: string) => Promise<void> | void,
+): Promise<QueryTimings> {
   for (const query of queries.slice(0, plan.warmUp)) await run(query);
   const samples: number[] = [];
   const started = performance.now();
@@ -253,7 +257,9 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     }
     if (chunks - reported >= target / 10 || chunks >= target) {
       reported = chunks;
-      progress(`build: ${chunks} chunks, ${documents} documents, ${(ingestMilliseconds / 1000).toFixed(1)} s, rss ${memory().rss.toFixed(0)} MB`);
+      progress(
+        `build: ${chunks} chunks, ${documents} documents, ${(ingestMilliseconds / 1000).toFixed(1)} s, rss ${memory().rss.toFixed(0)} MB`,
+      );
     }
   }
   const closeStarted = performance.now();
@@ -319,14 +325,20 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   if (namespace.pendingChunkCount > 0) progress(`warning: ${namespace.pendingChunkCount} chunks have no vector of ${hashEmbeddingId}`);
   await collect();
   const afterLoad = memory();
-  progress(`load: ${chunks} chunks in ${loadSeconds.toFixed(2)} s (CPU ${loadCpuSeconds.toFixed(2)} s), rss ${afterLoad.rss.toFixed(0)} MB`);
+  progress(
+    `load: ${chunks} chunks in ${loadSeconds.toFixed(2)} s (CPU ${loadCpuSeconds.toFixed(2)} s), rss ${afterLoad.rss.toFixed(0)} MB`,
+  );
 
   for (const query of queries) hashEmbed(query);
   const embedStarted = performance.now();
   for (let round = 0; round < 10; round++) for (const query of queries) hashEmbed(query);
   const queryEmbeddingMicroseconds = ((performance.now() - embedStarted) * 1000) / (10 * queries.length);
 
-  const search = new SearchService(store, new ChunkEmbedder(store, model, (message, error) => progress(`embedding error: ${message}: ${String(error)}`)), 20);
+  const search = new SearchService(
+    store,
+    new ChunkEmbedder(store, model, (message, error) => progress(`embedding error: ${message}: ${String(error)}`)),
+    20,
+  );
   const vectorHits = new Map<string, string[]>();
   const searchTimings = {} as Record<SearchMode, QueryTimings & { fallbacks: number; empty: number }>;
   for (const mode of ['lexical', 'embedding', 'hybrid'] as const) {
@@ -336,7 +348,11 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
       const outcome = await search.search(options.namespace, query, { mode, limit: 10 });
       if (outcome.mode !== mode) fallbacks++;
       if (outcome.hits.length === 0) empty++;
-      if (mode === 'embedding') vectorHits.set(query, outcome.hits.map((hit) => hit.chunk.id));
+      if (mode === 'embedding')
+        vectorHits.set(
+          query,
+          outcome.hits.map((hit) => hit.chunk.id),
+        );
     });
     searchTimings[mode] = { ...samples, fallbacks, empty };
     progress(`search ${mode}: p50 ${samples.p50.toFixed(2)} ms over ${samples.count} queries`);
@@ -352,7 +368,8 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
     const report = await ingest.ingest(options.namespace, [source]);
     ingestSamples.push(performance.now() - started);
     const outcome = report.outcomes[0];
-    if (outcome?.status !== 'saved') throw new Error(`single ingest ${number}: ${outcome?.status === 'failed' ? outcome.error.message : outcome?.status}`);
+    if (outcome?.status !== 'saved')
+      throw new Error(`single ingest ${number}: ${outcome?.status === 'failed' ? outcome.error.message : outcome?.status}`);
     ingestedChunks += outcome.document.chunks.length;
   }
   const singleIngest = { ...timings(ingestSamples), chunksEach: ingestedChunks / ingestSamples.length };
@@ -363,7 +380,13 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   // Baselines over the same chunks: the texts and vectors the namespace holds now.
   const setupStarted = performance.now();
   const rows = namespace.documents.flatMap((document) =>
-    document.chunks.map((chunk) => ({ id: chunk.id, title: document.title, headings: chunk.headingPath.join(' '), body: chunk.text, path: chunk.headingPath })),
+    document.chunks.map((chunk) => ({
+      id: chunk.id,
+      title: document.title,
+      headings: chunk.headingPath.join(' '),
+      body: chunk.text,
+      path: chunk.headingPath,
+    })),
   );
   const matrix = new Float32Array(rows.length * hashEmbeddingDimensions);
   rows.forEach((row, index) => matrix.set(hashEmbed(embeddingText(row.title, row.path, row.body)), index * hashEmbeddingDimensions));
@@ -507,7 +530,10 @@ async function agent(options: ChildOptions): Promise<AgentResult> {
         tool_params: { namespace: options.namespace },
       });
       if (number < 0) continue;
-      const ok = times.body.includes('"type":"text_message"') && !times.body.includes('"type":"error"') && times.body.trimEnd().endsWith('data: [DONE]');
+      const ok =
+        times.body.includes('"type":"text_message"') &&
+        !times.body.includes('"type":"error"') &&
+        times.body.trimEnd().endsWith('data: [DONE]');
       if (!ok) failures++;
       headers.push(times.headers);
       firstBytes.push(times.firstByte);
@@ -533,7 +559,9 @@ async function agent(options: ChildOptions): Promise<AgentResult> {
 const steps = { build, measure, agent } as const;
 const [step, optionsText] = process.argv.slice(2);
 if (step === undefined || !(step in steps)) {
-  process.stderr.write('usage: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent> \'{"root":"…","namespace":"…"}\'\n');
+  process.stderr.write(
+    'usage: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent> \'{"root":"…","namespace":"…"}\'\n',
+  );
   process.exit(2);
 }
 const result = await steps[step as keyof typeof steps](JSON.parse(optionsText ?? '{}') as ChildOptions);

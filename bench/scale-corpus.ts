@@ -64,7 +64,8 @@ function readPassages(file: string): PassageSource {
   return { passages, vocabulary: [...new Set(passages.flat())] };
 }
 
-type Block = { readonly kind: 'heading'; readonly level: number; readonly text: string } | { readonly kind: 'prose' | 'code'; readonly text: string };
+type Block =
+  { readonly kind: 'heading'; readonly level: number; readonly text: string } | { readonly kind: 'prose' | 'code'; readonly text: string };
 
 interface Page {
   readonly title: string;
@@ -73,7 +74,9 @@ interface Page {
 
 function markdownFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? markdownFiles(join(directory, entry.name)) : entry.name.endsWith('.md') ? [join(directory, entry.name)] : []))
+    .flatMap((entry) =>
+      entry.isDirectory() ? markdownFiles(join(directory, entry.name)) : entry.name.endsWith('.md') ? [join(directory, entry.name)] : [],
+    )
     .sort();
 }
 
@@ -148,7 +151,9 @@ export function loadScaleCorpus(dataRoot: string = defaultDataRoot): ScaleCorpus
       const paragraphs: string[] = [];
       let length = 0;
       while (length < sectionLength) {
-        const paragraph = Array.from({ length: between(random, 1, 3) }, () => perturb(pick(random, source.passages), random, source.vocabulary)).join(' ');
+        const paragraph = Array.from({ length: between(random, 1, 3) }, () =>
+          perturb(pick(random, source.passages), random, source.vocabulary),
+        ).join(' ');
         paragraphs.push(paragraph);
         length += paragraph.length + 2;
       }

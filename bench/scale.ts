@@ -86,13 +86,20 @@ async function runSize(target: number): Promise<SizeResult> {
       batch,
       ...(flags.concurrency === undefined ? {} : { concurrency: wholeNumber('concurrency', flags.concurrency) }),
     });
-    const measure = await runChild<MeasureResult>('measure', { ...base, singleIngests: wholeNumber('single-ingests', flags['single-ingests']) });
+    const measure = await runChild<MeasureResult>('measure', {
+      ...base,
+      singleIngests: wholeNumber('single-ingests', flags['single-ingests']),
+    });
     // The double answers chat instantly and embeds queries with the benchmark's own function, so the app's model
     // (same id) finds the namespace's vectors current.
     const provider = await startProviderDouble({ embeddingDimensions: hashEmbeddingDimensions, embed: hashEmbed });
     let agent: AgentResult;
     try {
-      agent = await runChild<AgentResult>('agent', { ...base, providerUrl: provider.baseUrl, agentRequests: wholeNumber('agent-requests', flags['agent-requests']) });
+      agent = await runChild<AgentResult>('agent', {
+        ...base,
+        providerUrl: provider.baseUrl,
+        agentRequests: wholeNumber('agent-requests', flags['agent-requests']),
+      });
       if (provider.embeddingRequests().length === 0) throw new Error('the app never asked the provider double for a query embedding');
     } finally {
       await provider.close();
@@ -113,7 +120,9 @@ function searchRow(label: string, ours: QueryTimings, baselineLabel: string, bas
   const cells = (timings: QueryTimings | undefined) =>
     timings === undefined
       ? ['-', '-', '-', '-'].map((cell) => pad(cell, 9, true)).join('')
-      : [milliseconds(timings.p50), milliseconds(timings.p95), whole(timings.qps), milliseconds(timings.cpuMean)].map((cell) => pad(cell, 9, true)).join('');
+      : [milliseconds(timings.p50), milliseconds(timings.p95), whole(timings.qps), milliseconds(timings.cpuMean)]
+          .map((cell) => pad(cell, 9, true))
+          .join('');
   return `${pad(label, 18)}${cells(ours)}   ${pad(baselineLabel, 20)}${cells(baseline)}   ${baseline === undefined ? '-' : ratio(baseline.p50, ours.p50)}`;
 }
 
@@ -121,8 +130,12 @@ function printSize(result: SizeResult): void {
   const { build, measure, agent } = result;
   const search = measure.search;
   const servicePeak = Math.max(measure.service.peakRss, agent.memory.peakRss);
-  console.log(`\n== ${result.target.toLocaleString('en')} chunks: ${whole(measure.chunks)} stored in ${whole(build.documents)} documents, ${hashEmbeddingDimensions}-d ${hashEmbeddingId} vectors ==`);
-  console.log(`${measure.queries} queries (MS MARCO, Vaswani, FastAPI questions), limit 10, sequential on one core; ms of wall time, QPS = 1 / mean, CPU = ms of CPU per query`);
+  console.log(
+    `\n== ${result.target.toLocaleString('en')} chunks: ${whole(measure.chunks)} stored in ${whole(build.documents)} documents, ${hashEmbeddingDimensions}-d ${hashEmbeddingId} vectors ==`,
+  );
+  console.log(
+    `${measure.queries} queries (MS MARCO, Vaswani, FastAPI questions), limit 10, sequential on one core; ms of wall time, QPS = 1 / mean, CPU = ms of CPU per query`,
+  );
   const header = ['p50', 'p95', 'QPS', 'CPU'].map((cell) => pad(cell, 9, true)).join('');
   console.log(`${pad('search', 18)}${header}   ${pad('baseline, same chunks', 20)}${header}   baseline p50 / ours`);
   console.log(searchRow('lexical (BM25F)', search.lexical, 'MiniSearch', measure.miniSearch));
@@ -130,18 +143,32 @@ function printSize(result: SizeResult): void {
   console.log(searchRow('hybrid (fused)', search.hybrid, '', undefined));
   const fallbacks = search.lexical.fallbacks + search.embedding.fallbacks + search.hybrid.fallbacks;
   if (fallbacks > 0) console.log(`WARNING: ${fallbacks} searches fell back to another mode`);
-  console.log(`  vector recall@10 against brute force: ${measure.bruteForce.recallAt10.toFixed(3)} over ${measure.bruteForce.recallQueries} queries; MiniSearch timed on ${measure.miniSearch.count} of them; query embedding ${measure.queryEmbeddingMicroseconds.toFixed(0)} µs (in the vector and hybrid times)`);
-  console.log(`  build (all modes' indexes): ${build.seconds.toFixed(1)} s in IngestService, ${whole(build.chunksPerSecond)} chunks/s (hash embedding ${build.embedSeconds.toFixed(1)} s of it; step CPU ${build.cpuSeconds.toFixed(1)} s), ` +
-    `${build.ingestCalls} ingest calls of <= ${batch} documents at concurrency ${build.concurrency}, ${whole(build.diskMegabytes)} MB on disk, build peak RSS ${whole(build.memory.peakRss)} MB`);
-  console.log(`  start-up load (KnowledgeStore.initialize): ${measure.loadSeconds.toFixed(2)} s (CPU ${measure.loadCpuSeconds.toFixed(2)} s), RSS after load ${whole(measure.afterLoad.rss)} MB ` +
-    `(JS heap ${whole(measure.afterLoad.heapUsed)} MB, typed arrays ${whole(measure.afterLoad.arrayBuffers)} MB), peak while loading ${whole(measure.afterLoad.peakRss)} MB`);
-  console.log(`  peak RSS: ${whole(measure.service.peakRss)} MB loaded + searched + ingested into; ${whole(agent.memory.peakRss)} MB for the app serving /agent; target figure ${whole(servicePeak)} MB`);
-  console.log(`  one small document (${measure.singleIngest.chunksEach.toFixed(1)} chunks) into the loaded namespace, durable write included: ` +
-    `p50 ${milliseconds(measure.singleIngest.p50)} ms, p95 ${milliseconds(measure.singleIngest.p95)} ms over ${measure.singleIngest.count}`);
-  console.log(`  POST /agent (hybrid retrieval, instant provider double, ${agent.firstByte.count} requests${agent.failures > 0 ? `, ${agent.failures} FAILED` : ''}): ` +
-    `headers p50 ${milliseconds(agent.headers.p50)} ms; first SSE byte p50 ${milliseconds(agent.firstByte.p50)} ms, p95 ${milliseconds(agent.firstByte.p95)} ms; first answer text p50 ${milliseconds(agent.firstText.p50)} ms; ` +
-    `complete p50 ${milliseconds(agent.complete.p50)} ms; app start-up ${agent.startupSeconds.toFixed(2)} s`);
-  console.log(`  baselines: MiniSearch build ${measure.miniSearch.buildSeconds.toFixed(1)} s, +${whole(measure.miniSearch.rssMegabytes)} MB RSS; brute-force vectors set up in ${measure.bruteForce.setupSeconds.toFixed(1)} s`);
+  console.log(
+    `  vector recall@10 against brute force: ${measure.bruteForce.recallAt10.toFixed(3)} over ${measure.bruteForce.recallQueries} queries; MiniSearch timed on ${measure.miniSearch.count} of them; query embedding ${measure.queryEmbeddingMicroseconds.toFixed(0)} µs (in the vector and hybrid times)`,
+  );
+  console.log(
+    `  build (all modes' indexes): ${build.seconds.toFixed(1)} s in IngestService, ${whole(build.chunksPerSecond)} chunks/s (hash embedding ${build.embedSeconds.toFixed(1)} s of it; step CPU ${build.cpuSeconds.toFixed(1)} s), ` +
+      `${build.ingestCalls} ingest calls of <= ${batch} documents at concurrency ${build.concurrency}, ${whole(build.diskMegabytes)} MB on disk, build peak RSS ${whole(build.memory.peakRss)} MB`,
+  );
+  console.log(
+    `  start-up load (KnowledgeStore.initialize): ${measure.loadSeconds.toFixed(2)} s (CPU ${measure.loadCpuSeconds.toFixed(2)} s), RSS after load ${whole(measure.afterLoad.rss)} MB ` +
+      `(JS heap ${whole(measure.afterLoad.heapUsed)} MB, typed arrays ${whole(measure.afterLoad.arrayBuffers)} MB), peak while loading ${whole(measure.afterLoad.peakRss)} MB`,
+  );
+  console.log(
+    `  peak RSS: ${whole(measure.service.peakRss)} MB loaded + searched + ingested into; ${whole(agent.memory.peakRss)} MB for the app serving /agent; target figure ${whole(servicePeak)} MB`,
+  );
+  console.log(
+    `  one small document (${measure.singleIngest.chunksEach.toFixed(1)} chunks) into the loaded namespace, durable write included: ` +
+      `p50 ${milliseconds(measure.singleIngest.p50)} ms, p95 ${milliseconds(measure.singleIngest.p95)} ms over ${measure.singleIngest.count}`,
+  );
+  console.log(
+    `  POST /agent (hybrid retrieval, instant provider double, ${agent.firstByte.count} requests${agent.failures > 0 ? `, ${agent.failures} FAILED` : ''}): ` +
+      `headers p50 ${milliseconds(agent.headers.p50)} ms; first SSE byte p50 ${milliseconds(agent.firstByte.p50)} ms, p95 ${milliseconds(agent.firstByte.p95)} ms; first answer text p50 ${milliseconds(agent.firstText.p50)} ms; ` +
+      `complete p50 ${milliseconds(agent.complete.p50)} ms; app start-up ${agent.startupSeconds.toFixed(2)} s`,
+  );
+  console.log(
+    `  baselines: MiniSearch build ${measure.miniSearch.buildSeconds.toFixed(1)} s, +${whole(measure.miniSearch.rssMegabytes)} MB RSS; brute-force vectors set up in ${measure.bruteForce.setupSeconds.toFixed(1)} s`,
+  );
   console.log(`  wall time for this size: ${whole(result.wallSeconds)} s`);
 }
 
@@ -162,7 +189,11 @@ function checkTargets(result: SizeResult): TargetCheck[] {
       pass: measure.search.embedding.p50 <= 10 && measure.bruteForce.recallAt10 >= 0.95,
     },
     { target: 'hybrid p50 <= 12 ms', measured: `${milliseconds(measure.search.hybrid.p50)} ms`, pass: measure.search.hybrid.p50 <= 12 },
-    { target: 'start-up load <= 2 s', measured: `${measure.loadSeconds.toFixed(2)} s (CPU ${measure.loadCpuSeconds.toFixed(2)} s)`, pass: measure.loadSeconds <= 2 },
+    {
+      target: 'start-up load <= 2 s',
+      measured: `${measure.loadSeconds.toFixed(2)} s (CPU ${measure.loadCpuSeconds.toFixed(2)} s)`,
+      pass: measure.loadSeconds <= 2,
+    },
     { target: 'peak RSS <= 700 MB', measured: `${whole(peak)} MB`, pass: peak <= 700 },
     {
       target: 'one small document ingest p50 <= 300 ms',
@@ -177,8 +208,15 @@ function checkTargets(result: SizeResult): TargetCheck[] {
   ];
 }
 
-const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageAtStart: loadavg().map((value) => Number(value.toFixed(2))) };
-console.error(`scale benchmark: sizes ${sizes.join(', ')}; ${machine.cpus} CPUs (${machine.cpuModel}), load average ${machine.loadAverageAtStart.join(' ')}`);
+const machine = {
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+  node: process.version,
+  loadAverageAtStart: loadavg().map((value) => Number(value.toFixed(2))),
+};
+console.error(
+  `scale benchmark: sizes ${sizes.join(', ')}; ${machine.cpus} CPUs (${machine.cpuModel}), load average ${machine.loadAverageAtStart.join(' ')}`,
+);
 const results: SizeResult[] = [];
 async function save(): Promise<void> {
   await mkdir(fileURLToPath(new URL('./.cache/', import.meta.url)), { recursive: true });
@@ -209,11 +247,15 @@ for (const size of sizes) {
 const largest = results.at(-1);
 if (largest !== undefined) {
   const note = largest.target === 100_000 ? '' : ' (the targets are set for 100,000 chunks)';
-  console.log(`\ntargets at ${largest.target.toLocaleString('en')} chunks, ${hashEmbeddingDimensions} dimensions, on this ${machine.cpus}-CPU machine${note}:`);
+  console.log(
+    `\ntargets at ${largest.target.toLocaleString('en')} chunks, ${hashEmbeddingDimensions} dimensions, on this ${machine.cpus}-CPU machine${note}:`,
+  );
   for (const check of checkTargets(largest)) console.log(`${check.pass ? 'PASS' : 'MISS'}  ${pad(check.target, 42)} ${check.measured}`);
   const busiest = Math.max(...machine.loadAverageAtStart, ...loadavg());
   if (busiest > machine.cpus) {
-    console.log(`note: the machine was busy (load average up to ${busiest.toFixed(1)} on ${machine.cpus} CPUs): wall times include waiting for a CPU; the CPU figures do not`);
+    console.log(
+      `note: the machine was busy (load average up to ${busiest.toFixed(1)} on ${machine.cpus} CPUs): wall times include waiting for a CPU; the CPU figures do not`,
+    );
   }
   console.log(`figures written to ${resultsFile}`);
 }

@@ -7,7 +7,9 @@ import wabtInit from 'wabt';
 const kernelDirectory = 'src/indexes/simd';
 const wabt = await wabtInit();
 
-for (const name of readdirSync(kernelDirectory).filter((file) => file.endsWith('.wat')).sort()) {
+for (const name of readdirSync(kernelDirectory)
+  .filter((file) => file.endsWith('.wat'))
+  .sort()) {
   const source = join(kernelDirectory, name);
   const target = source.replace(/\.wat$/, '.wasm');
   const module = wabt.parseWat(name, readFileSync(source, 'utf8'), { simd: true });

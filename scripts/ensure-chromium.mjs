@@ -8,7 +8,9 @@ import { pathToFileURL } from 'node:url';
 
 /** Where Chromium may be, in order. */
 export function chromiumCandidates(environment = process.env) {
-  return [environment.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((path) => typeof path === 'string' && path !== '');
+  return [environment.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+    (path) => typeof path === 'string' && path !== '',
+  );
 }
 
 /** The first executable candidate, or undefined. */
@@ -34,7 +36,10 @@ function canInstall() {
 
 function aptGet(args) {
   console.error(`ensure-chromium: apt-get ${args.join(' ')}`);
-  const result = spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const result = spawnSync('apt-get', args, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   return result.status === 0;
 }
 
@@ -46,13 +51,14 @@ export function ensureChromium() {
     console.error(`ensure-chromium: no Chromium found (looked at ${chromiumCandidates().join(', ')}).\n${installHint}`);
     return undefined;
   }
-  console.error('ensure-chromium: Chromium is missing; installing Debian\'s chromium package');
+  console.error("ensure-chromium: Chromium is missing; installing Debian's chromium package");
   if (!aptGet(['update']) || !aptGet(['install', '-y', '--no-install-recommends', 'chromium'])) {
     console.error(`ensure-chromium: the installation failed.\n${installHint}`);
     return undefined;
   }
   const installed = findChromium();
-  if (installed === undefined) console.error(`ensure-chromium: the package installed, but no Chromium is at ${chromiumCandidates().join(', ')}.\n${installHint}`);
+  if (installed === undefined)
+    console.error(`ensure-chromium: the package installed, but no Chromium is at ${chromiumCandidates().join(', ')}.\n${installHint}`);
   return installed;
 }
 

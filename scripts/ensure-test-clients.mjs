@@ -23,7 +23,8 @@ export function mastraClientFolder(nodeVersion = process.versions.node) {
 /** True when every package the folder's lockfile names is installed at the locked version. */
 function isInstalled(folder) {
   const lockPath = join(folder, 'package-lock.json');
-  if (!existsSync(lockPath)) throw new Error(`ensure-test-clients: ${lockPath} is missing; the client folder must hold its package.json and lockfile`);
+  if (!existsSync(lockPath))
+    throw new Error(`ensure-test-clients: ${lockPath} is missing; the client folder must hold its package.json and lockfile`);
   const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
   const direct = Object.keys(lock.packages?.['']?.dependencies ?? {});
   return direct.every((name) => {
@@ -37,10 +38,15 @@ export function ensureClientFolder(folder) {
   if (isInstalled(folder)) return;
   console.error(`ensure-test-clients: npm ci in ${folder} (first run only; about a minute)`);
   // --ignore-scripts: nothing in these trees needs an install script, and none may download anything.
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: folder, stdio: ['ignore', 'inherit', 'inherit'] });
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: folder,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (result.status !== 0 || !isInstalled(folder)) {
     const reason = result.error !== undefined ? result.error.message : `exit ${result.status}`;
-    throw new Error(`ensure-test-clients: npm ci failed in ${folder} (${reason}); the Mastra client tests cannot run without it. Run it by hand to see why (the npm registry must be reachable).`);
+    throw new Error(
+      `ensure-test-clients: npm ci failed in ${folder} (${reason}); the Mastra client tests cannot run without it. Run it by hand to see why (the npm registry must be reachable).`,
+    );
   }
 }
 

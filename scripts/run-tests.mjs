@@ -67,6 +67,12 @@ function runFiles(group, filesAtOnce) {
 }
 
 // Both groups run even when the first fails, so one run reports every failure.
-const sideBySide = runFiles(files.filter((file) => !runAlone.includes(file)), concurrency);
-const alone = runFiles(files.filter((file) => runAlone.includes(file)), 1);
+const sideBySide = runFiles(
+  files.filter((file) => !runAlone.includes(file)),
+  concurrency,
+);
+const alone = runFiles(
+  files.filter((file) => runAlone.includes(file)),
+  1,
+);
 process.exit(sideBySide !== 0 ? sideBySide : alone);

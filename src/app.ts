@@ -10,9 +10,25 @@ import { DocumentConverter } from './ingest/document-converter.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { selectModels } from './providers/select-models.js';
 import {
-  agentRoute, apiReference, catalogRoutes, generateRoute, healthRoute, installAccessControl, installErrorHandling, installRateLimit,
-  installUnreadBodyRelease, mastraRoutes, mayAccess, mcpRoute, openAiRoutes, playgroundRoute, serverOptions, variant1IngestRoute,
-  variant1SearchRoute, variant2IngestRoute, variant2SearchRoute,
+  agentRoute,
+  apiReference,
+  catalogRoutes,
+  generateRoute,
+  healthRoute,
+  installAccessControl,
+  installErrorHandling,
+  installRateLimit,
+  installUnreadBodyRelease,
+  mastraRoutes,
+  mayAccess,
+  mcpRoute,
+  openAiRoutes,
+  playgroundRoute,
+  serverOptions,
+  variant1IngestRoute,
+  variant1SearchRoute,
+  variant2IngestRoute,
+  variant2SearchRoute,
 } from './routes/index.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
@@ -54,7 +70,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
   await installRateLimit(app, config.rateLimitPerMinute);
   await app.register(apiReference, { version, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
-  if (config.writeTokens === undefined) app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
+  if (config.writeTokens === undefined)
+    app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 
   const models = instrumentModels(await selectModels(config.provider, app.log), metrics);
@@ -127,7 +144,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(generateRoute, agentRoutes);
   await app.register(mastraRoutes, { ...agentRoutes, modelId: models.chat?.id });
   await app.register(variant2IngestRoute, ingestRoutes);
-  for (const prefix of ['/tools', '/api']) await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
+  for (const prefix of ['/tools', '/api'])
+    await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, agentRoutes);
   await app.register(mcpRoute, { search, catalog, ingest, defaultNamespace: config.defaultNamespace, topK: config.topK, version });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });

@@ -17,12 +17,7 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value));
 
 const integerText = (minimum: number, maximum: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(minimum).max(maximum));
+  z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(minimum).max(maximum));
 
 const booleanText = z
   .string()
@@ -51,7 +46,9 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: optionalText.default('docs'),
   KNOWLEDGE_AGENT_STORAGE_PATH: optionalText.default('knowledge'),
   // Cluster mode: PostgreSQL holds the namespaces instead of the storage root.
-  KNOWLEDGE_AGENT_DATABASE_URL: optionalText.pipe(z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional()),
+  KNOWLEDGE_AGENT_DATABASE_URL: optionalText.pipe(
+    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
+  ),
   KNOWLEDGE_AGENT_MENTION: optionalText.default('@knowledge'),
   KNOWLEDGE_AGENT_WRITE_TOKENS: optionalText,
   KNOWLEDGE_AGENT_READ_TOKENS: optionalText,

@@ -3,13 +3,23 @@
 
 export const errorCatalogue = {
   // Request-level errors (end the HTTP request).
-  invalid_request: { status: 400, description: 'The body, query or a field of it is not valid (the message names the field), or the request is not valid HTTP (malformed request line or header bytes).' },
-  invalid_namespace: { status: 400, description: 'The namespace is empty, or longer than 64 characters, after removing characters other than letters, digits, - and _.' },
+  invalid_request: {
+    status: 400,
+    description:
+      'The body, query or a field of it is not valid (the message names the field), or the request is not valid HTTP (malformed request line or header bytes).',
+  },
+  invalid_namespace: {
+    status: 400,
+    description: 'The namespace is empty, or longer than 64 characters, after removing characters other than letters, digits, - and _.',
+  },
   unauthorized: { status: 401, description: 'No token, or a token the service does not know.' },
   forbidden: { status: 403, description: 'The token does not grant access to this namespace.' },
   not_found: { status: 404, description: 'No such route or resource.' },
   model_not_found: { status: 404, description: 'The OpenAI-compatible API has no model of this name (models are knowledge/<namespace>).' },
-  method_not_allowed: { status: 405, description: 'The path exists but not with this method; the Allow header lists the methods it takes.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'The path exists but not with this method; the Allow header lists the methods it takes.',
+  },
   request_timeout: { status: 408, description: 'The client took too long to send the request line and headers, or the whole request.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the service accepts.' },
   unsupported_media_type: { status: 415, description: 'The content type or upload type is not accepted.' },
@@ -19,9 +29,19 @@ export const errorCatalogue = {
   agent_not_initialized: { status: 503, description: 'No LLM_API_KEY was set at start-up, so the agent cannot answer.' },
   embeddings_unavailable: { status: 503, description: 'No embedding model is available for embedding search.' },
   playground_not_built: { status: 503, description: 'The web playground is not built; run npm run build.' },
-  storage_full: { status: 507, description: 'The storage volume is full (or a quota is reached): nothing was stored; free space and send the request again.' },
-  storage_unavailable: { status: 503, description: 'The database that holds the namespaces (cluster mode) cannot be reached: nothing was stored; searches are still answered. Send the write again once it is back.' },
-  shutting_down: { status: 503, description: 'The service is shutting down; send the request again (to another instance, or once it is back).' },
+  storage_full: {
+    status: 507,
+    description: 'The storage volume is full (or a quota is reached): nothing was stored; free space and send the request again.',
+  },
+  storage_unavailable: {
+    status: 503,
+    description:
+      'The database that holds the namespaces (cluster mode) cannot be reached: nothing was stored; searches are still answered. Send the write again once it is back.',
+  },
+  shutting_down: {
+    status: 503,
+    description: 'The service is shutting down; send the request again (to another instance, or once it is back).',
+  },
   // Per-source ingest errors (reported in the `errors` array of an ingest response).
   source_invalid: { status: 400, description: 'The source lacks a required field or has a wrong one.' },
   source_too_large: { status: 413, description: 'A file, download or text snippet is over its size limit.' },
@@ -32,9 +52,15 @@ export const errorCatalogue = {
   fetch_failed: { status: 502, description: 'Downloading the URL failed or answered with an error status.' },
   document_unreadable: { status: 422, description: 'The content could not be converted to text (broken PDF, no text layer).' },
   document_empty: { status: 422, description: 'The source holds no text.' },
-  document_too_complex: { status: 422, description: 'The HTML page has more elements or deeper nesting than a page may have (100,000 elements, 5,000 levels).' },
+  document_too_complex: {
+    status: 422,
+    description: 'The HTML page has more elements or deeper nesting than a page may have (100,000 elements, 5,000 levels).',
+  },
   conversion_timed_out: { status: 422, description: 'Converting the document to Markdown took longer than its time limit (30 s).' },
-  conversion_out_of_memory: { status: 422, description: 'Converting the document to Markdown needed more memory than a conversion may use (512 MB).' },
+  conversion_out_of_memory: {
+    status: 422,
+    description: 'Converting the document to Markdown needed more memory than a conversion may use (512 MB).',
+  },
   // Provider errors (per source at ingest, or an `error` event during an agent run).
   embedding_failed: { status: 502, description: 'The embedding provider failed after retries.' },
   provider_error: { status: 502, description: 'The language-model provider answered with an error or broke its stream.' },

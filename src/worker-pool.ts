@@ -80,7 +80,8 @@ export class WorkerPool {
   private closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
-    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`a worker pool needs at least one worker, got ${options.size}`);
+    if (!Number.isInteger(options.size) || options.size < 1)
+      throw new RangeError(`a worker pool needs at least one worker, got ${options.size}`);
   }
 
   /** Runs one job in a worker and resolves with what the worker's handler returned (rejects with what it threw). */
@@ -107,7 +108,8 @@ export class WorkerPool {
   /** Stops every worker; waiting jobs fail with `shutting_down`. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new KnowledgeError('shutting_down', 'the worker pool closed before this job started'));
+    for (const job of this.queue.splice(0))
+      job.reject(new KnowledgeError('shutting_down', 'the worker pool closed before this job started'));
     await Promise.all([...this.workers].map((worker) => this.retire(worker)));
   }
 
@@ -125,7 +127,11 @@ export class WorkerPool {
     thread.on('message', (reply: JobReply) => this.finish(worker, reply));
     thread.on('error', (error: Error & { code?: string }) => {
       const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.fail(worker, outOfMemory ? 'out-of-memory' : 'crashed', outOfMemory ? 'it needed more memory than a worker may use' : error.message);
+      this.fail(
+        worker,
+        outOfMemory ? 'out-of-memory' : 'crashed',
+        outOfMemory ? 'it needed more memory than a worker may use' : error.message,
+      );
     });
     thread.on('exit', (exitCode) => this.fail(worker, 'crashed', `its worker exited with code ${exitCode}`));
     // Only a worker with a job keeps the process alive (unref after the listeners: adding one refs the port again).
@@ -147,7 +153,10 @@ export class WorkerPool {
     const job = this.settle(worker);
     if (job === undefined) return;
     if ('result' in reply) job.resolve(reply.result);
-    else job.reject(reply.error.code === undefined ? new Error(reply.error.message) : new KnowledgeError(reply.error.code, reply.error.message));
+    else
+      job.reject(
+        reply.error.code === undefined ? new Error(reply.error.message) : new KnowledgeError(reply.error.code, reply.error.message),
+      );
     worker.thread.unref();
     this.idle.push(worker);
     this.dispatch();
@@ -183,7 +192,10 @@ export class WorkerPool {
  * KnowledgeError keeps its code; any other error reaches the caller as a plain Error). Background workers (the
  * default) run at a lower priority than the event loop.
  */
-export function serveJobs<Message, Result>(handle: (message: Message) => Result | Promise<Result>, options: { background?: boolean } = {}): void {
+export function serveJobs<Message, Result>(
+  handle: (message: Message) => Result | Promise<Result>,
+  options: { background?: boolean } = {},
+): void {
   const port = parentPort;
   if (port === null) throw new Error('serveJobs runs only in a worker thread');
   // Part of answering a request (a search's query embedding): keeps the event loop's priority.

@@ -39,7 +39,10 @@ describe('loadConfig', () => {
     const link = join(workingDirectory, 'linked-docs');
     await mkdir(target);
     await symlink(target, link);
-    assert.deepEqual(loadConfig({ KNOWLEDGE_AGENT_FILE_ROOTS: `${link}:relative-missing` }, workingDirectory).fileRoots, [target, join(workingDirectory, 'relative-missing')]);
+    assert.deepEqual(loadConfig({ KNOWLEDGE_AGENT_FILE_ROOTS: `${link}:relative-missing` }, workingDirectory).fileRoots, [
+      target,
+      join(workingDirectory, 'relative-missing'),
+    ]);
   });
 
   it('accepts the Variant 2 names, and the Variant 1 name wins when both are set', () => {
@@ -47,27 +50,56 @@ describe('loadConfig', () => {
     assert.equal(aliased.provider.chatModel, 'small-model');
     assert.equal(aliased.provider.temperature, 0.7);
     assert.equal(aliased.storagePath, 'kb');
-    const both = loadConfig({ LLM_MODEL: 'alias', KNOWLEDGE_AGENT_MODEL: 'primary', TEMPERATURE: '0.7', KNOWLEDGE_AGENT_TEMPERATURE: '0' }, workingDirectory);
+    const both = loadConfig(
+      { LLM_MODEL: 'alias', KNOWLEDGE_AGENT_MODEL: 'primary', TEMPERATURE: '0.7', KNOWLEDGE_AGENT_TEMPERATURE: '0' },
+      workingDirectory,
+    );
     assert.equal(both.provider.chatModel, 'primary');
     assert.equal(both.provider.temperature, 0);
   });
 
   it('reports every invalid value at once, each naming its variable', () => {
     assert.throws(
-      () => loadConfig({ KNOWLEDGE_AGENT_TOP_K: 'abc', KNOWLEDGE_AGENT_TEMPERATURE: '3', PORT: '70000', LLM_BASE_URL: 'not a url', KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'maybe' }, workingDirectory),
+      () =>
+        loadConfig(
+          {
+            KNOWLEDGE_AGENT_TOP_K: 'abc',
+            KNOWLEDGE_AGENT_TEMPERATURE: '3',
+            PORT: '70000',
+            LLM_BASE_URL: 'not a url',
+            KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'maybe',
+          },
+          workingDirectory,
+        ),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
         const names = error.problems.map((problem) => problem.split(':')[0]).sort();
-        assert.deepEqual(names, ['KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS', 'KNOWLEDGE_AGENT_TEMPERATURE', 'KNOWLEDGE_AGENT_TOP_K', 'LLM_BASE_URL', 'PORT']);
+        assert.deepEqual(names, [
+          'KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS',
+          'KNOWLEDGE_AGENT_TEMPERATURE',
+          'KNOWLEDGE_AGENT_TOP_K',
+          'LLM_BASE_URL',
+          'PORT',
+        ]);
         return true;
       },
     );
-    assert.throws(() => loadConfig({ TEMPERATURE: '-1' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^TEMPERATURE:/.test(error.problems[0] ?? ''));
+    assert.throws(
+      () => loadConfig({ TEMPERATURE: '-1' }, workingDirectory),
+      (error: unknown) => error instanceof ConfigError && /^TEMPERATURE:/.test(error.problems[0] ?? ''),
+    );
     assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_TOP_K: '21' }, workingDirectory), ConfigError);
-    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: '../..' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_DEFAULT_NAMESPACE:/.test(error.problems[0] ?? ''));
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: '../..' }, workingDirectory),
+      (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_DEFAULT_NAMESPACE:/.test(error.problems[0] ?? ''),
+    );
     assert.equal(loadConfig({ KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: 'team docs!' }, workingDirectory).defaultNamespace, 'teamdocs');
     assert.throws(
-      () => loadConfig({ KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000', KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000', KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: '-1' }, workingDirectory),
+      () =>
+        loadConfig(
+          { KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000', KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000', KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: '-1' },
+          workingDirectory,
+        ),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
         // The comparison runs on the two timeouts that parsed, beside the one that did not.
@@ -78,9 +110,14 @@ describe('loadConfig', () => {
     );
     assert.throws(
       () => loadConfig({ KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '5000', KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS: '4000' }, workingDirectory),
-      (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS/.test(error.problems[0] ?? ''),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS/.test(error.problems[0] ?? ''),
     );
-    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces' }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_WRITE_TOKENS:/.test(error.problems[0] ?? ''));
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'no-namespaces' }, workingDirectory),
+      (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_WRITE_TOKENS:/.test(error.problems[0] ?? ''),
+    );
   });
 
   it('names every invalid setting in one error: a bad value hides no check that follows', async () => {
@@ -123,19 +160,26 @@ describe('loadConfig', () => {
   it('refuses a storage root that cannot be written', async () => {
     const blocker = join(workingDirectory, 'a-file');
     await writeFile(blocker, 'not a directory');
-    assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: join(blocker, 'knowledge') }, workingDirectory), (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_STORAGE_PATH:/.test(error.problems[0] ?? ''));
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: join(blocker, 'knowledge') }, workingDirectory),
+      (error: unknown) => error instanceof ConfigError && /^KNOWLEDGE_AGENT_STORAGE_PATH:/.test(error.problems[0] ?? ''),
+    );
   });
 
-  it('refuses a storage root without write permission', { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false }, async () => {
-    const readOnly = join(workingDirectory, 'read-only');
-    await writeFile(join(workingDirectory, 'placeholder'), '');
-    await chmod(workingDirectory, 0o555);
-    try {
-      assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: readOnly }, workingDirectory), ConfigError);
-    } finally {
-      await chmod(workingDirectory, 0o755);
-    }
-  });
+  it(
+    'refuses a storage root without write permission',
+    { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false },
+    async () => {
+      const readOnly = join(workingDirectory, 'read-only');
+      await writeFile(join(workingDirectory, 'placeholder'), '');
+      await chmod(workingDirectory, 0o555);
+      try {
+        assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: readOnly }, workingDirectory), ConfigError);
+      } finally {
+        await chmod(workingDirectory, 0o755);
+      }
+    },
+  );
 
   it('stops the real process at start-up with one line naming the variable', () => {
     const result = spawnSync(process.execPath, [compiledEntryPoint()], {

@@ -6,7 +6,11 @@ import { KnowledgeError } from '../src/errors.js';
 import { WorkerPool, type WorkerFailure } from '../src/worker-pool.js';
 import type { PoolTestJob } from './support/pool-test-worker.js';
 
-const failureCodes = { 'timed-out': 'conversion_timed_out', 'out-of-memory': 'conversion_out_of_memory', crashed: 'document_unreadable' } as const;
+const failureCodes = {
+  'timed-out': 'conversion_timed_out',
+  'out-of-memory': 'conversion_out_of_memory',
+  crashed: 'document_unreadable',
+} as const;
 
 function createPool(size: number): WorkerPool {
   const pool = new WorkerPool({
@@ -19,14 +23,25 @@ function createPool(size: number): WorkerPool {
   return pool;
 }
 
-const run = (pool: WorkerPool, job: PoolTestJob, timeoutMs?: number) => pool.run<unknown>(job, timeoutMs === undefined ? {} : { timeoutMs });
+const run = (pool: WorkerPool, job: PoolTestJob, timeoutMs?: number) =>
+  pool.run<unknown>(job, timeoutMs === undefined ? {} : { timeoutMs });
 
 describe('WorkerPool', () => {
   it('returns what the worker returns and rethrows a KnowledgeError with its code', async () => {
     const pool = createPool(1);
-    assert.deepEqual(await run(pool, { kind: 'echo', value: { list: [1, 'two'], bytes: new Uint8Array([3]) } }), { list: [1, 'two'], bytes: new Uint8Array([3]) });
-    await assert.rejects(run(pool, { kind: 'knowledge-error' }), { name: 'KnowledgeError', code: 'document_unreadable', message: 'the fixture cannot read this' });
-    await assert.rejects(run(pool, { kind: 'plain-error' }), (error: unknown) => !(error instanceof KnowledgeError) && (error as Error).message === 'something unexpected');
+    assert.deepEqual(await run(pool, { kind: 'echo', value: { list: [1, 'two'], bytes: new Uint8Array([3]) } }), {
+      list: [1, 'two'],
+      bytes: new Uint8Array([3]),
+    });
+    await assert.rejects(run(pool, { kind: 'knowledge-error' }), {
+      name: 'KnowledgeError',
+      code: 'document_unreadable',
+      message: 'the fixture cannot read this',
+    });
+    await assert.rejects(
+      run(pool, { kind: 'plain-error' }),
+      (error: unknown) => !(error instanceof KnowledgeError) && (error as Error).message === 'something unexpected',
+    );
   });
 
   it('stops a job past its time limit and serves the next job with a new worker', async () => {

@@ -3,7 +3,12 @@ import type { ErrorCode } from '../errors.js';
 import type { Snippet } from './snippet.js';
 
 export type AgentEvent =
-  | { readonly type: 'retrieval-start'; readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string } }
+  | {
+      readonly type: 'retrieval-start';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly args: { readonly namespace: string; readonly query: string };
+    }
   /** `notice`: what the search said beside its results (the namespace does not exist, a ranking fallback). */
   | { readonly type: 'retrieval-result'; readonly toolCallId: string; readonly snippets: readonly Snippet[]; readonly notice?: string }
   | { readonly type: 'text-start'; readonly messageId: string }

@@ -35,7 +35,13 @@ export interface GeneratedAnswer {
   readonly text: string;
   readonly sources: readonly string[];
   readonly retrieval:
-    | { readonly toolCallId: string; readonly toolName: string; readonly args: { readonly namespace: string; readonly query: string }; readonly snippets: readonly Snippet[]; readonly notice?: string }
+    | {
+        readonly toolCallId: string;
+        readonly toolName: string;
+        readonly args: { readonly namespace: string; readonly query: string };
+        readonly snippets: readonly Snippet[];
+        readonly notice?: string;
+      }
     | undefined;
   /** Calls of platform tools the model made instead of answering; the caller runs them and asks again. */
   readonly platformToolCalls: readonly { readonly toolCallId: string; readonly toolName: string; readonly argumentsText: string }[];
@@ -86,11 +92,14 @@ export class AgentService {
     let sources: readonly string[] = [];
     const platformToolCalls: GeneratedAnswer['platformToolCalls'][number][] = [];
     for await (const event of this.variant2Run(request)) {
-      if (event.type === 'retrieval-start') retrieval = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, snippets: [] };
-      else if (event.type === 'retrieval-result' && retrieval !== undefined) retrieval = { ...retrieval, snippets: event.snippets, ...(event.notice === undefined ? {} : { notice: event.notice }) };
+      if (event.type === 'retrieval-start')
+        retrieval = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, snippets: [] };
+      else if (event.type === 'retrieval-result' && retrieval !== undefined)
+        retrieval = { ...retrieval, snippets: event.snippets, ...(event.notice === undefined ? {} : { notice: event.notice }) };
       else if (event.type === 'text-delta') text += event.delta;
       else if (event.type === 'finish') sources = event.sources;
-      else if (event.type === 'frontend-tool-call') platformToolCalls.push({ toolCallId: event.toolCallId, toolName: event.toolName, argumentsText: event.argumentsText });
+      else if (event.type === 'frontend-tool-call')
+        platformToolCalls.push({ toolCallId: event.toolCallId, toolName: event.toolName, argumentsText: event.argumentsText });
       else if (event.type === 'error') throw new KnowledgeError(event.code, event.message);
     }
     return { text, sources, retrieval, platformToolCalls };
@@ -136,7 +145,10 @@ export class AgentService {
    * conversation (the extractive model, or a failed rewrite, carries the earlier questions' key words instead).
    */
   private async standaloneQuery(chat: ChatModel, history: readonly ChatMessage[], question: string, signal: AbortSignal): Promise<string> {
-    const earlierQuestions = history.filter((message) => message.role === 'user').slice(0, -1).map((message) => removeMention(message.content, this.options.mention));
+    const earlierQuestions = history
+      .filter((message) => message.role === 'user')
+      .slice(0, -1)
+      .map((message) => removeMention(message.content, this.options.mention));
     if (earlierQuestions.length === 0 || !looksLikeFollowUp(question)) return question;
     if (chat.id !== extractiveModelId) {
       try {
@@ -155,7 +167,10 @@ export class AgentService {
  * Runs `run` with a signal aborted (with the same reason) by whichever of `signals` aborts first; the link is undone
  * when the run ends. Node 20's AbortSignal.any leaks every signal it links to a long-lived one such as shutdown's.
  */
-async function* withLinkedSignal(signals: readonly (AbortSignal | undefined)[], run: (signal: AbortSignal) => AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+async function* withLinkedSignal(
+  signals: readonly (AbortSignal | undefined)[],
+  run: (signal: AbortSignal) => AsyncGenerator<AgentEvent>,
+): AsyncGenerator<AgentEvent> {
   const controller = new AbortController();
   const links = signals.flatMap((signal) => (signal === undefined ? [] : [{ signal, abort: () => controller.abort(signal.reason) }]));
   for (const link of links) {

@@ -48,7 +48,8 @@ export function sanitizeConversation(messages: readonly IncomingMessage[]): Chat
     } else if (message.role === 'assistant') {
       const toolCalls = message.toolCalls.map(capArguments);
       for (const call of toolCalls) knownCallIds.add(call.id);
-      if (content.trim() !== '' || toolCalls.length > 0) sanitized.push(toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content });
+      if (content.trim() !== '' || toolCalls.length > 0)
+        sanitized.push(toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content });
     } else if (message.role === 'tool') {
       const id = message.toolCallId;
       if (id === undefined) continue;

@@ -15,5 +15,9 @@ export function containsMention(text: string, mention: string): boolean {
 
 /** The text without the mention, for use as a search query. */
 export function removeMention(text: string, mention: string): string {
-  return text.replace(mentionPattern(mention), ' ').replace(/\s+/g, ' ').trim().replace(/^[,:;]\s*/, '');
+  return text
+    .replace(mentionPattern(mention), ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[,:;]\s*/, '');
 }

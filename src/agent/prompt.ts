@@ -13,7 +13,8 @@ export const instructions = [
 
 /** `namespaceExists` false: there are no snippets because nothing was ever ingested into the namespace, which the model is told. */
 export function systemPrompt(namespace: string, snippets: readonly Snippet[], namespaceExists = true): string {
-  if (!namespaceExists) return `${instructions}\n\nThe namespace "${namespace}" does not exist: there is no documentation to answer from. Say so.`;
+  if (!namespaceExists)
+    return `${instructions}\n\nThe namespace "${namespace}" does not exist: there is no documentation to answer from. Say so.`;
   const quoted = snippets
     .map((snippet) => {
       const location = [snippet.title, ...snippet.headingPath.filter((heading) => heading !== snippet.title)].join(' > ');

@@ -51,7 +51,12 @@ function failureOf(signal: AbortSignal, error: unknown): unknown {
 
 export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent> {
   const retrievalCallId = `call_${randomUUID()}`;
-  yield { type: 'retrieval-start', toolCallId: retrievalCallId, toolName: input.retrievalToolName, args: { namespace: input.namespace, query: input.query } };
+  yield {
+    type: 'retrieval-start',
+    toolCallId: retrievalCallId,
+    toolName: input.retrievalToolName,
+    args: { namespace: input.namespace, query: input.query },
+  };
   let retrieval: Retrieval;
   try {
     retrieval = await input.retrieve(input.namespace, input.query, input.signal);
@@ -61,7 +66,12 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
     return;
   }
   const { snippets } = retrieval;
-  yield { type: 'retrieval-result', toolCallId: retrievalCallId, snippets, ...(retrieval.notice === undefined ? {} : { notice: retrieval.notice }) };
+  yield {
+    type: 'retrieval-result',
+    toolCallId: retrievalCallId,
+    snippets,
+    ...(retrieval.notice === undefined ? {} : { notice: retrieval.notice }),
+  };
 
   const messageId = `msg_${randomUUID()}`;
   // Without snippets there is nothing to ground an answer on; the model is still asked when it may call a platform tool.

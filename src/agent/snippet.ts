@@ -49,7 +49,8 @@ export function neighbouringText(chunks: readonly StoredChunk[], chunkId: string
   if (chunk === undefined) return {};
   const previous = chunks[index - 1];
   const next = chunks[index + 1];
-  const before = previous === undefined ? '' : previous.text.slice(0, previous.text.length - overlapLength(previous.text, chunk.text)).trimEnd();
+  const before =
+    previous === undefined ? '' : previous.text.slice(0, previous.text.length - overlapLength(previous.text, chunk.text)).trimEnd();
   const after = next === undefined ? '' : next.text.slice(overlapLength(chunk.text, next.text)).trimStart();
   return {
     ...(previous === undefined || before === '' ? {} : { before: { text: before, headingPath: previous.headingPath } }),

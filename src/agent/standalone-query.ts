@@ -14,7 +14,9 @@ const leadingConnective = /^\s*(and|also|but|so|then|ok(ay)?|what about|how abou
 const reference = /\b(it|its|this|that|these|those|them|they|there)\b/i;
 
 function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? []).map((word) => word.replace(/^[.-]+|[.-]+$/g, '')).filter((word) => word.length > 1 && !stopwords.has(word));
+  return (text.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? [])
+    .map((word) => word.replace(/^[.-]+|[.-]+$/g, ''))
+    .filter((word) => word.length > 1 && !stopwords.has(word));
 }
 
 /** Whether `question` needs the conversation to be understood: it starts like a continuation, points back, or is very short. */
@@ -46,14 +48,35 @@ const rewriteInstructions = [
 ].join(' ');
 
 /** Asks `chat` for the standalone query; undefined when it gives nothing usable. */
-export async function rewriteWithModel(chat: ChatModel, history: readonly ChatMessage[], question: string, signal: AbortSignal): Promise<string | undefined> {
+export async function rewriteWithModel(
+  chat: ChatModel,
+  history: readonly ChatMessage[],
+  question: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   const conversation = history
-    .flatMap((message) => (message.role === 'user' || (message.role === 'assistant' && message.content !== '') ? [`${message.role}: ${message.content.slice(0, maxContextChars)}`] : []))
+    .flatMap((message) =>
+      message.role === 'user' || (message.role === 'assistant' && message.content !== '')
+        ? [`${message.role}: ${message.content.slice(0, maxContextChars)}`]
+        : [],
+    )
     .join('\n');
   let text = '';
-  for await (const part of chat.stream({ messages: [{ role: 'system', content: rewriteInstructions }, { role: 'user', content: `${conversation}\n\nLast question: ${question}` }], tools: [], signal })) {
+  for await (const part of chat.stream({
+    messages: [
+      { role: 'system', content: rewriteInstructions },
+      { role: 'user', content: `${conversation}\n\nLast question: ${question}` },
+    ],
+    tools: [],
+    signal,
+  })) {
     if (part.type === 'text-delta') text += part.delta;
   }
-  const query = text.trim().split('\n')[0]?.replace(/^["'`]+|["'`]+$/g, '').trim() ?? '';
+  const query =
+    text
+      .trim()
+      .split('\n')[0]
+      ?.replace(/^["'`]+|["'`]+$/g, '')
+      .trim() ?? '';
   return query === '' ? undefined : query.slice(0, maxQueryLength);
 }

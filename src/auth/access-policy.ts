@@ -42,8 +42,15 @@ export class AccessPolicy {
       throw new KnowledgeError('unauthorized', 'this route needs a token: send Authorization: Bearer <token> or X-API-Key: <token>');
     }
     // A write token may also read the namespaces it may write.
-    const candidates = kind === 'write' ? [this.writeTokens] : kind === 'read' ? [this.readTokens, this.writeTokens] : [this.metricsTokens, this.readTokens, this.writeTokens];
-    const grants = candidates.flatMap((list) => (list === undefined ? [] : [findGrant(list, token)])).filter((grant) => grant !== undefined);
+    const candidates =
+      kind === 'write'
+        ? [this.writeTokens]
+        : kind === 'read'
+          ? [this.readTokens, this.writeTokens]
+          : [this.metricsTokens, this.readTokens, this.writeTokens];
+    const grants = candidates
+      .flatMap((list) => (list === undefined ? [] : [findGrant(list, token)]))
+      .filter((grant) => grant !== undefined);
     if (grants.length === 0) throw new KnowledgeError('unauthorized', 'the token is not valid for this route');
     return { kind: 'token', grants };
   }

@@ -17,10 +17,20 @@ function digestOf(token: string): Buffer {
 /** Throws an Error whose message says what is wrong with the list. */
 export function parseTokenGrants(text: string): TokenGrants {
   const grants: TokenGrant[] = [];
-  for (const entry of text.split(';').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of text
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const separator = entry.lastIndexOf(':');
     const token = separator === -1 ? '' : entry.slice(0, separator).trim();
-    const namespaces = separator === -1 ? [] : entry.slice(separator + 1).split(',').map((name) => name.trim()).filter((name) => name !== '');
+    const namespaces =
+      separator === -1
+        ? []
+        : entry
+            .slice(separator + 1)
+            .split(',')
+            .map((name) => name.trim())
+            .filter((name) => name !== '');
     if (token === '' || namespaces.length === 0) {
       throw new Error('each entry must be token:namespace[,namespace...] (or token:*), entries separated by ;');
     }

@@ -20,7 +20,12 @@ export class CatalogService {
     for (const name of await this.store.namespaceNames()) {
       const namespace = await this.store.existingNamespace(name).catch(() => undefined);
       if (namespace === undefined) continue;
-      summaries.push({ name, documents: namespace.documents.length, chunks: namespace.chunkCount, embeddingModel: namespace.embeddingModel });
+      summaries.push({
+        name,
+        documents: namespace.documents.length,
+        chunks: namespace.chunkCount,
+        embeddingModel: namespace.embeddingModel,
+      });
     }
     return summaries;
   }
@@ -35,12 +40,16 @@ export class CatalogService {
     const namespace = await this.require(namespaceName);
     const document = namespace.document(file);
     const markdown = document === undefined ? undefined : await namespace.documentBody(file).catch(() => undefined);
-    if (document === undefined || markdown === undefined) throw new KnowledgeError('not_found', `namespace "${namespace.name}" has no document ${JSON.stringify(file)}`);
+    if (document === undefined || markdown === undefined)
+      throw new KnowledgeError('not_found', `namespace "${namespace.name}" has no document ${JSON.stringify(file)}`);
     return { namespace: namespace.name, document, markdown };
   }
 
   /** Deletes the documents with this file name or origin (the API's `source`); 404 when none matches. */
-  async deleteDocuments(namespaceName: string, match: { readonly file?: string; readonly origin?: string }): Promise<{ namespace: string; deleted: readonly StoredDocument[] }> {
+  async deleteDocuments(
+    namespaceName: string,
+    match: { readonly file?: string; readonly origin?: string },
+  ): Promise<{ namespace: string; deleted: readonly StoredDocument[] }> {
     const namespace = await this.require(namespaceName);
     const deleted = await namespace.deleteDocuments(match);
     if (deleted.length === 0) {
@@ -51,7 +60,8 @@ export class CatalogService {
   }
 
   async deleteNamespace(namespaceName: string): Promise<void> {
-    if (!(await this.store.deleteNamespace(namespaceName))) throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
+    if (!(await this.store.deleteNamespace(namespaceName)))
+      throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
   }
 
   private async require(namespaceName: string): Promise<Namespace> {

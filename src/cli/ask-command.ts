@@ -4,7 +4,14 @@ import { parseArgs } from 'node:util';
 import { containsMention } from '../agent/mention.js';
 import { CliError, ServerError, UsageError, exitCodes } from './cli-error.js';
 import { brokenStreamError, KnowledgeAgentClient } from './client.js';
-import { connectionHelp, connectionOptions, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
+import {
+  connectionHelp,
+  connectionOptions,
+  parseCommandLine,
+  resolveConnection,
+  type Command,
+  type CommandContext,
+} from './command-options.js';
 import { readSseData } from './stream-reader.js';
 
 const defaultMention = '@knowledge';
@@ -45,7 +52,12 @@ export const askCommand: Command = {
     const { values, positionals } = parseCommandLine('ask', () =>
       parseArgs({
         args: [...args],
-        options: { ...connectionOptions, namespace: { type: 'string', short: 'n' }, mention: { type: 'string' }, json: { type: 'boolean' } },
+        options: {
+          ...connectionOptions,
+          namespace: { type: 'string', short: 'n' },
+          mention: { type: 'string' },
+          json: { type: 'boolean' },
+        },
         allowPositionals: true,
         strict: true,
       }),
@@ -122,7 +134,9 @@ export const askCommand: Command = {
     if (!json && answer !== '' && !answer.endsWith('\n')) context.stdout.write('\n');
     if (!done) throw new CliError('the answer stream ended before [DONE]: the answer may be incomplete');
     if (events === 0) {
-      throw new CliError(`the agent did not answer: it answers only messages that mention it, and "${mention}" is not its mention (pass --mention)`);
+      throw new CliError(
+        `the agent did not answer: it answers only messages that mention it, and "${mention}" is not its mention (pass --mention)`,
+      );
     }
     if (json) context.stdout.write(`${JSON.stringify({ question, query: query ?? null, answer, matches }, null, 2)}\n`);
     return exitCodes.ok;

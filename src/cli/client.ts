@@ -44,7 +44,7 @@ export function displayUrl(baseUrl: URL): string {
 export function unreachableError(baseUrl: URL, error: unknown): CliError {
   const code = networkErrorCode(error);
   const detail = (error as { cause?: { message?: unknown } } | undefined)?.cause?.message;
-  const reason = (code === undefined ? undefined : reasonOfCode[code]) ?? (typeof detail === 'string' ? detail : code ?? String(error));
+  const reason = (code === undefined ? undefined : reasonOfCode[code]) ?? (typeof detail === 'string' ? detail : (code ?? String(error)));
   const advice = code === 'ECONNREFUSED' ? '. Is it running? Start it with: knowledge-agent serve' : '';
   return new CliError(`cannot reach the Knowledge Agent at ${displayUrl(baseUrl)} (${reason})${advice}`, undefined, { cause: error });
 }
@@ -67,14 +67,23 @@ async function responseError(response: Response, connection: Connection): Promis
   const code = body?.error?.code;
   const message = body?.error?.message;
   if (typeof code !== 'string' || typeof message !== 'string') {
-    return new CliError(`the Knowledge Agent at ${displayUrl(connection.baseUrl)} answered HTTP ${response.status} ${response.statusText} without an error body (is --url the Knowledge Agent?)`);
+    return new CliError(
+      `the Knowledge Agent at ${displayUrl(connection.baseUrl)} answered HTTP ${response.status} ${response.statusText} without an error body (is --url the Knowledge Agent?)`,
+    );
   }
   const retryAfter = Number(response.headers.get('retry-after'));
   const advice =
-    code === 'unauthorized' && connection.token === undefined ? ' (pass --token or set KNOWLEDGE_AGENT_TOKEN)'
-    : code === 'rate_limited' && retryAfter > 0 ? ` (retry in ${retryAfter} s)`
-    : '';
-  return new ServerError(code, `${message}${advice}`, response.status, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+    code === 'unauthorized' && connection.token === undefined
+      ? ' (pass --token or set KNOWLEDGE_AGENT_TOKEN)'
+      : code === 'rate_limited' && retryAfter > 0
+        ? ` (retry in ${retryAfter} s)`
+        : '';
+  return new ServerError(
+    code,
+    `${message}${advice}`,
+    response.status,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
 }
 
 export class KnowledgeAgentClient {
@@ -116,7 +125,11 @@ export class KnowledgeAgentClient {
     try {
       return (await response.json()) as Result;
     } catch (error) {
-      throw new CliError(`the Knowledge Agent at ${displayUrl(this.connection.baseUrl)} sent a response that is not JSON (is --url the Knowledge Agent?)`, undefined, { cause: error });
+      throw new CliError(
+        `the Knowledge Agent at ${displayUrl(this.connection.baseUrl)} sent a response that is not JSON (is --url the Knowledge Agent?)`,
+        undefined,
+        { cause: error },
+      );
     }
   }
 }

@@ -114,7 +114,11 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
     }
     if (!info.isFile()) return;
     if (info.size > maxUploadBytes) {
-      local.push({ label, status: 'failed', reason: `${formatBytes(info.size)}, over the ${formatBytes(maxUploadBytes)} limit for a file` });
+      local.push({
+        label,
+        status: 'failed',
+        reason: `${formatBytes(info.size)}, over the ${formatBytes(maxUploadBytes)} limit for a file`,
+      });
       return;
     }
     const uploadName = (folder === undefined ? basename(path) : relative(folder, path)).split(sep).join('/');
@@ -130,7 +134,8 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
         url = undefined;
       }
       if (url === undefined) local.push({ label: input, status: 'failed', reason: 'not a valid URL' });
-      else if (url.protocol !== 'http:' && url.protocol !== 'https:') local.push({ label: input, status: 'failed', reason: 'only http and https URLs can be ingested' });
+      else if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        local.push({ label: input, status: 'failed', reason: 'only http and https URLs can be ingested' });
       else if (!seen.has(url.href)) {
         seen.add(url.href);
         sources.push({ kind: 'url', label: input, url: url.href });
@@ -149,7 +154,8 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
       await walk(path, {
         document: (file) => addFile(file, path),
         other: () => void ignored++,
-        unreadable: (folder, error) => local.push({ label: labelOf(folder, cwd), status: 'failed', reason: `cannot read the folder: ${describeFileError(error)}` }),
+        unreadable: (folder, error) =>
+          local.push({ label: labelOf(folder, cwd), status: 'failed', reason: `cannot read the folder: ${describeFileError(error)}` }),
       });
     } else {
       await addFile(path, undefined);
@@ -163,7 +169,10 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
  * command line (`a/README.md`, `b/README.md`) could share one and replace each other on every run: the first is
  * sent, the others fail here with the reason. Within one folder every path is different.
  */
-function withUniqueUploadNames(sources: readonly PlannedSource[], local: readonly LocalOutcome[]): { sources: PlannedSource[]; local: LocalOutcome[] } {
+function withUniqueUploadNames(
+  sources: readonly PlannedSource[],
+  local: readonly LocalOutcome[],
+): { sources: PlannedSource[]; local: LocalOutcome[] } {
   const firstOfName = new Map<string, string>();
   const unique: PlannedSource[] = [];
   const rejected: LocalOutcome[] = [];
@@ -219,6 +228,7 @@ export function planBatches(sources: readonly PlannedSource[], limits: BatchLimi
   }
   if (files.length > 0) batches.push({ kind: 'files', sources: files });
   const urls = sources.filter((source): source is Extract<PlannedSource, { kind: 'url' }> => source.kind === 'url');
-  for (let start = 0; start < urls.length; start += limits.maxUrls) batches.push({ kind: 'urls', sources: urls.slice(start, start + limits.maxUrls) });
+  for (let start = 0; start < urls.length; start += limits.maxUrls)
+    batches.push({ kind: 'urls', sources: urls.slice(start, start + limits.maxUrls) });
   return batches;
 }

@@ -51,7 +51,11 @@ export interface Connection {
   readonly token: string | undefined;
 }
 
-export function resolveConnection(values: { url?: string | undefined; token?: string | undefined }, env: NodeJS.ProcessEnv, command: string): Connection {
+export function resolveConnection(
+  values: { url?: string | undefined; token?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  command: string,
+): Connection {
   const text = values.url ?? (env.KNOWLEDGE_AGENT_URL?.trim() || `http://127.0.0.1:${defaultPort}`);
   let baseUrl: URL;
   try {
@@ -59,7 +63,8 @@ export function resolveConnection(values: { url?: string | undefined; token?: st
   } catch {
     throw new UsageError(`--url: ${JSON.stringify(text)} is not a URL`, command);
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--url: ${JSON.stringify(text)} must be an http(s) URL`, command);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
+    throw new UsageError(`--url: ${JSON.stringify(text)} must be an http(s) URL`, command);
   if (!baseUrl.pathname.endsWith('/')) baseUrl.pathname += '/';
   const token = (values.token ?? env.KNOWLEDGE_AGENT_TOKEN)?.trim();
   if (token !== undefined && /\s/.test(token)) throw new UsageError('--token: a token cannot contain spaces', command);
@@ -67,7 +72,13 @@ export function resolveConnection(values: { url?: string | undefined; token?: st
 }
 
 /** A whole number within bounds, from an option's text. */
-export function integerOption(name: string, text: string | undefined, minimum: number, maximum: number, command: string): number | undefined {
+export function integerOption(
+  name: string,
+  text: string | undefined,
+  minimum: number,
+  maximum: number,
+  command: string,
+): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || value < minimum || value > maximum) {
@@ -77,8 +88,14 @@ export function integerOption(name: string, text: string | undefined, minimum: n
 }
 
 /** One option among fixed choices. */
-export function choiceOption<Choice extends string>(name: string, text: string | undefined, choices: readonly Choice[], command: string): Choice | undefined {
+export function choiceOption<Choice extends string>(
+  name: string,
+  text: string | undefined,
+  choices: readonly Choice[],
+  command: string,
+): Choice | undefined {
   if (text === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(text)) throw new UsageError(`--${name}: must be one of ${choices.join(', ')} (got ${JSON.stringify(text)})`, command);
+  if (!(choices as readonly string[]).includes(text))
+    throw new UsageError(`--${name}: must be one of ${choices.join(', ')} (got ${JSON.stringify(text)})`, command);
   return text as Choice;
 }

@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerError, UsageError, exitCodes } from './cli-error.js';
 import { KnowledgeAgentClient } from './client.js';
 import { collectSources, documentExtensions, planBatches, type Batch } from './collect-sources.js';
-import { connectionHelp, connectionOptions, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
+import {
+  connectionHelp,
+  connectionOptions,
+  parseCommandLine,
+  resolveConnection,
+  type Command,
+  type CommandContext,
+} from './command-options.js';
 import { replacedLine, summaryLine } from './ingest-progress.js';
 import { createReporter, IngestTally, type IngestReporter } from './ingest-reporter.js';
 import { sendBatch, type BatchOutcome } from './ingest-requests.js';
@@ -36,7 +43,12 @@ Examples:
 const fatalCodes = new Set(['unauthorized', 'forbidden', 'invalid_namespace', 'invalid_request', 'not_found']);
 const maxRateLimitRetries = 5;
 
-async function runBatch(client: KnowledgeAgentClient, batch: Batch, namespace: string | undefined, reporter: IngestReporter): Promise<void> {
+async function runBatch(
+  client: KnowledgeAgentClient,
+  batch: Batch,
+  namespace: string | undefined,
+  reporter: IngestReporter,
+): Promise<void> {
   const reported = new Set<number>();
   const report = (outcome: BatchOutcome) => {
     const source = batch.sources[outcome.index];
@@ -76,7 +88,12 @@ export const ingestCommand: Command = {
   help,
   async run(args: readonly string[], context: CommandContext): Promise<number> {
     const { values, positionals } = parseCommandLine('ingest', () =>
-      parseArgs({ args: [...args], options: { ...connectionOptions, namespace: { type: 'string', short: 'n' } }, allowPositionals: true, strict: true }),
+      parseArgs({
+        args: [...args],
+        options: { ...connectionOptions, namespace: { type: 'string', short: 'n' } },
+        allowPositionals: true,
+        strict: true,
+      }),
     );
     if (values.help === true) {
       context.stdout.write(`${help}\n`);
@@ -88,7 +105,9 @@ export const ingestCommand: Command = {
 
     const collected = await collectSources(positionals, context.cwd);
     if (collected.ignored > 0) {
-      context.stderr.write(`left out ${collected.ignored} file${collected.ignored === 1 ? '' : 's'} that ${collected.ignored === 1 ? 'is' : 'are'} not ${documentExtensions.join(' ')}\n`);
+      context.stderr.write(
+        `left out ${collected.ignored} file${collected.ignored === 1 ? '' : 's'} that ${collected.ignored === 1 ? 'is' : 'are'} not ${documentExtensions.join(' ')}\n`,
+      );
     }
     const total = collected.sources.length + collected.local.length;
     if (total === 0) {

@@ -89,11 +89,16 @@ function formatStoredAt(isoTime: string): string {
  * `updated  docs/a.md  12 chunks, replaced a.md of 2026-11-23 18:04 UTC`: a replacement is always named.
  */
 export function outcomeLine(outcome: SourceOutcome): string {
-  const replaced = outcome.replaced === undefined ? undefined : `replaced ${outcome.replaced.file} of ${formatStoredAt(outcome.replaced.ingestedAt)}`;
+  const replaced =
+    outcome.replaced === undefined ? undefined : `replaced ${outcome.replaced.file} of ${formatStoredAt(outcome.replaced.ingestedAt)}`;
   const detail =
-    outcome.reason !== undefined ? outcome.reason
-    : outcome.status === 'skipped' ? 'unchanged'
-    : [outcome.chunks === undefined ? undefined : plural(outcome.chunks, 'chunk'), replaced, outcome.warning].filter((part) => part !== undefined).join(', ');
+    outcome.reason !== undefined
+      ? outcome.reason
+      : outcome.status === 'skipped'
+        ? 'unchanged'
+        : [outcome.chunks === undefined ? undefined : plural(outcome.chunks, 'chunk'), replaced, outcome.warning]
+            .filter((part) => part !== undefined)
+            .join(', ');
   return detail === '' ? `${outcome.status}  ${outcome.label}` : `${outcome.status}  ${outcome.label}  ${detail}`;
 }
 

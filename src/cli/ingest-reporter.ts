@@ -77,7 +77,13 @@ class TerminalReporter implements IngestReporter {
       clearOnComplete: false,
       format: (_options, params) =>
         progressLine(
-          { filesDone: this.tally.done, filesDoneAtStart: this.doneAtStart, filesTotal: this.total, chunks: this.tally.chunks, elapsedMs: this.now() - this.startedAt },
+          {
+            filesDone: this.tally.done,
+            filesDoneAtStart: this.doneAtStart,
+            filesTotal: this.total,
+            chunks: this.tally.chunks,
+            elapsedMs: this.now() - this.startedAt,
+          },
           params.maxWidth,
         ),
     });
@@ -89,7 +95,8 @@ class TerminalReporter implements IngestReporter {
   outcome(outcome: SourceOutcome): void {
     this.tally.add(outcome);
     // Failures, replacements and local decisions are worth a line above the bar; other stored documents show in its counts.
-    if (outcome.status === 'failed' || outcome.status === 'updated' || outcome.reason !== undefined || outcome.warning !== undefined) this.bars?.log(`${outcomeLine(outcome)}\n`);
+    if (outcome.status === 'failed' || outcome.status === 'updated' || outcome.reason !== undefined || outcome.warning !== undefined)
+      this.bars?.log(`${outcomeLine(outcome)}\n`);
     this.bar?.update(this.tally.done);
   }
 

@@ -39,7 +39,14 @@ const mediaTypeOfExtension: Record<string, string> = {
 
 /** The progress events of CONTRACT/README "Progress", and the last line. */
 type ProgressLine =
-  | { type: 'document'; index: number; status: 'saved' | 'updated' | 'skipped'; chunks: number; replaced?: ReplacedDocument; warning?: string }
+  | {
+      type: 'document';
+      index: number;
+      status: 'saved' | 'updated' | 'skipped';
+      chunks: number;
+      replaced?: ReplacedDocument;
+      warning?: string;
+    }
   | { type: 'failed'; index: number; code: string; error: string }
   | { type: 'skipped' | 'removed'; index: number }
   | { type: 'result'; result: Variant2IngestResponse }
@@ -56,7 +63,10 @@ interface UnreadableFile {
   readonly reason: string;
 }
 
-async function buildForm(batch: Extract<Batch, { kind: 'files' }>, namespace: string | undefined): Promise<{ form: FormData; sent: number[]; unreadable: UnreadableFile[] }> {
+async function buildForm(
+  batch: Extract<Batch, { kind: 'files' }>,
+  namespace: string | undefined,
+): Promise<{ form: FormData; sent: number[]; unreadable: UnreadableFile[] }> {
   const form = new FormData();
   if (namespace !== undefined) form.append('namespace', namespace);
   const sent: number[] = [];
@@ -101,7 +111,12 @@ function outcomesFromResponse(response: Variant2IngestResponse, names: readonly 
  * Sends the batch; `report` is called once per source of the batch, as soon as its outcome is known.
  * Rejects with a ServerError when the service refuses the whole request, before or during the stream.
  */
-export async function sendBatch(client: KnowledgeAgentClient, batch: Batch, namespace: string | undefined, report: (outcome: BatchOutcome) => void): Promise<void> {
+export async function sendBatch(
+  client: KnowledgeAgentClient,
+  batch: Batch,
+  namespace: string | undefined,
+  report: (outcome: BatchOutcome) => void,
+): Promise<void> {
   const reported = new Set<number>();
   const once = (outcome: BatchOutcome) => {
     if (reported.has(outcome.index)) return;
@@ -123,7 +138,10 @@ export async function sendBatch(client: KnowledgeAgentClient, batch: Batch, name
   } else {
     requestIndexes = batch.sources.map((_source, index) => index);
     names = batch.sources.map((source) => source.url);
-    body = { ...(namespace === undefined ? {} : { namespace }), sources: batch.sources.map((source) => ({ type: 'url', value: source.url })) };
+    body = {
+      ...(namespace === undefined ? {} : { namespace }),
+      sources: batch.sources.map((source) => ({ type: 'url', value: source.url })),
+    };
   }
   const toBatchIndex = (requestIndex: number) => requestIndexes[requestIndex];
 
@@ -157,8 +175,7 @@ export async function sendBatch(client: KnowledgeAgentClient, batch: Batch, name
             ...(line.replaced === undefined ? {} : { replaced: line.replaced }),
             ...(line.warning === undefined ? {} : { warning: line.warning }),
           });
-        }
-        else once({ index, status: 'failed', reason: line.error });
+        } else once({ index, status: 'failed', reason: line.error });
       }
     }
   } catch (error) {

@@ -58,13 +58,18 @@ export async function runCli(args: readonly string[], context: CommandContext): 
     }
     const command = commands.find((candidate) => candidate.name === name);
     if (command === undefined) {
-      throw new UsageError(name.startsWith('-') ? `the command comes first, before ${name}` : `unknown command "${name}" (commands: ${commands.map((candidate) => candidate.name).join(', ')})`);
+      throw new UsageError(
+        name.startsWith('-')
+          ? `the command comes first, before ${name}`
+          : `unknown command "${name}" (commands: ${commands.map((candidate) => candidate.name).join(', ')})`,
+      );
     }
     return await command.run(rest, context);
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     context.stderr.write(`knowledge-agent: ${error.message}\n`);
-    if (error instanceof UsageError) context.stderr.write(`Run "knowledge-agent ${error.command === undefined ? '' : `${error.command} `}--help" for usage.\n`);
+    if (error instanceof UsageError)
+      context.stderr.write(`Run "knowledge-agent ${error.command === undefined ? '' : `${error.command} `}--help" for usage.\n`);
     return error.exitCode;
   }
 }

@@ -42,21 +42,29 @@ export const migrateCommand: Command = {
   help,
   async run(args: readonly string[], context: CommandContext): Promise<number> {
     const { values } = parseCommandLine('migrate', () =>
-      parseArgs({ args: [...args], options: { from: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }),
+      parseArgs({
+        args: [...args],
+        options: { from: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        allowPositionals: false,
+        strict: true,
+      }),
     );
     if (values.help === true) {
       context.stdout.write(`${help}\n`);
       return exitCodes.ok;
     }
     if (values.from === undefined || values.to === undefined) throw new UsageError('both --from and --to are required', 'migrate');
-    if (isDatabaseUrl(values.from) === isDatabaseUrl(values.to)) throw new UsageError('one of --from and --to must be a postgres:// URL and the other a storage root', 'migrate');
+    if (isDatabaseUrl(values.from) === isDatabaseUrl(values.to))
+      throw new UsageError('one of --from and --to must be a postgres:// URL and the other a storage root', 'migrate');
     const from = openStore(values.from, context);
     const to = openStore(values.to, context);
     try {
       await from.initialize();
       await to.initialize();
       const copied = await copyNamespaces(from, to, (namespace) =>
-        context.stdout.write(`${namespace.name}: ${namespace.documents} documents (${namespace.saved} copied, ${namespace.documents - namespace.saved} already there), ${namespace.vectors} vectors\n`),
+        context.stdout.write(
+          `${namespace.name}: ${namespace.documents} documents (${namespace.saved} copied, ${namespace.documents - namespace.saved} already there), ${namespace.vectors} vectors\n`,
+        ),
       );
       context.stdout.write(`copied ${copied.length} namespaces\n`);
       return exitCodes.ok;

@@ -2,7 +2,14 @@
 import { parseArgs } from 'node:util';
 import { exitCodes } from './cli-error.js';
 import { KnowledgeAgentClient } from './client.js';
-import { connectionHelp, connectionOptions, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
+import {
+  connectionHelp,
+  connectionOptions,
+  parseCommandLine,
+  resolveConnection,
+  type Command,
+  type CommandContext,
+} from './command-options.js';
 
 const help = `Usage: knowledge-agent namespaces [--json]
 
@@ -24,7 +31,12 @@ interface NamespaceSummary {
 /** A table with a header; numbers right-aligned. */
 export function formatNamespaceTable(namespaces: readonly NamespaceSummary[]): string {
   const header = ['NAMESPACE', 'DOCUMENTS', 'CHUNKS', 'EMBEDDING MODEL'];
-  const rows = namespaces.map((namespace) => [namespace.name, String(namespace.documents), String(namespace.chunks), namespace.embedding_model ?? '-']);
+  const rows = namespaces.map((namespace) => [
+    namespace.name,
+    String(namespace.documents),
+    String(namespace.chunks),
+    namespace.embedding_model ?? '-',
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   const numeric = [false, true, true, false];
   const format = (cells: readonly string[]) =>
@@ -50,7 +62,8 @@ export const namespacesCommand: Command = {
     const client = new KnowledgeAgentClient(resolveConnection(values, context.env, 'namespaces'));
     const response = await client.json<{ namespaces: NamespaceSummary[] }>('/tools/namespaces');
     if (values.json === true) context.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
-    else if (response.namespaces.length === 0) context.stdout.write('no namespaces yet; add documents with: knowledge-agent ingest <paths> --namespace NAME\n');
+    else if (response.namespaces.length === 0)
+      context.stdout.write('no namespaces yet; add documents with: knowledge-agent ingest <paths> --namespace NAME\n');
     else context.stdout.write(formatNamespaceTable(response.namespaces));
     return exitCodes.ok;
   },

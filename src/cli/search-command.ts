@@ -2,7 +2,16 @@
 import { parseArgs } from 'node:util';
 import { UsageError, exitCodes } from './cli-error.js';
 import { KnowledgeAgentClient } from './client.js';
-import { choiceOption, connectionHelp, connectionOptions, integerOption, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
+import {
+  choiceOption,
+  connectionHelp,
+  connectionOptions,
+  integerOption,
+  parseCommandLine,
+  resolveConnection,
+  type Command,
+  type CommandContext,
+} from './command-options.js';
 
 const modes = ['hybrid', 'embedding', 'lexical'] as const;
 
@@ -86,7 +95,12 @@ export const searchCommand: Command = {
     const client = new KnowledgeAgentClient(resolveConnection(values, context.env, 'search'));
 
     const response = await client.json<SearchResponse>('/tools/search', {
-      body: { query, mode, ...(values.namespace === undefined ? {} : { namespace: values.namespace }), ...(limit === undefined ? {} : { top_k: limit }) },
+      body: {
+        query,
+        mode,
+        ...(values.namespace === undefined ? {} : { namespace: values.namespace }),
+        ...(limit === undefined ? {} : { top_k: limit }),
+      },
     });
     if (values.json === true) {
       context.stdout.write(`${JSON.stringify(response, null, 2)}\n`);

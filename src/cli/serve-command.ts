@@ -29,7 +29,12 @@ export const serveCommand: Command = {
     const { values } = parseCommandLine('serve', () =>
       parseArgs({
         args: [...args],
-        options: { host: { type: 'string' }, port: { type: 'string', short: 'p' }, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        options: {
+          host: { type: 'string' },
+          port: { type: 'string', short: 'p' },
+          storage: { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
         allowPositionals: false,
         strict: true,
       }),

@@ -57,8 +57,7 @@ export function bm25fTermScore(fields: readonly FieldFrequency[], idf: number, k
   let weightedFrequency = 0;
   for (const field of fields) {
     if (field.termFrequency <= 0) continue;
-    weightedFrequency +=
-      (field.weight * field.termFrequency) / lengthNormalization(field.length, field.averageLength, field.b);
+    weightedFrequency += (field.weight * field.termFrequency) / lengthNormalization(field.length, field.averageLength, field.b);
   }
   return idf * saturate(weightedFrequency, k1);
 }

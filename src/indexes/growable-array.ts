@@ -29,7 +29,10 @@ function isZeroFrom(array: GrowableArray, start: number): boolean {
  * arrays), for arrays read from disk that are likely to grow: the first growth then costs no copy (and no second copy
  * in memory), and room never touched costs no resident memory (large buffers are mapped lazily).
  */
-export function withHeadroom<T extends Uint32Array | Float32Array>(Type: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
+export function withHeadroom<T extends Uint32Array | Float32Array>(
+  Type: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number },
+  length: number,
+): T {
   const roomy = Math.ceil(length * 1.5) + 16;
   return new Type(new ArrayBuffer(roomy * Type.BYTES_PER_ELEMENT), 0, length);
 }

@@ -210,12 +210,15 @@ export class LexicalIndex {
           if (removed[slot] === 1) continue;
           const packed = data[offset + 1] as number;
           const bodyFrequency = packed & 0xffff;
-          let frequency = bodyFrequency === 0 ? 0 : (bodyWeight * bodyFrequency) / (bodyBase + bodyScale * (fieldLengths[3 * slot + 2] as number));
+          let frequency =
+            bodyFrequency === 0 ? 0 : (bodyWeight * bodyFrequency) / (bodyBase + bodyScale * (fieldLengths[3 * slot + 2] as number));
           if (packed > 0xffff) {
             const titleFrequency = packed >>> 24;
             const headingFrequency = (packed >>> 16) & 0xff;
-            if (titleFrequency > 0) frequency += (titleWeight * titleFrequency) / (titleBase + titleScale * (fieldLengths[3 * slot] as number));
-            if (headingFrequency > 0) frequency += (headingWeight * headingFrequency) / (headingBase + headingScale * (fieldLengths[3 * slot + 1] as number));
+            if (titleFrequency > 0)
+              frequency += (titleWeight * titleFrequency) / (titleBase + titleScale * (fieldLengths[3 * slot] as number));
+            if (headingFrequency > 0)
+              frequency += (headingWeight * headingFrequency) / (headingBase + headingScale * (fieldLengths[3 * slot + 1] as number));
           }
           // A zero contribution (a field weighted 0) must not mark the slot, or it could be listed twice.
           if (frequency === 0) continue;
@@ -253,7 +256,12 @@ export class LexicalIndex {
   }
 
   /** The live chunks and terms renumbered densely: small arrays whole, the large ones in pieces made when consumed. */
-  private compaction(): Omit<IndexState, 'arrays'> & { postings: ArrayInPieces; slotTerms: ArrayInPieces; slotTermOffsets: Uint32Array; fieldLengths: Float32Array } {
+  private compaction(): Omit<IndexState, 'arrays'> & {
+    postings: ArrayInPieces;
+    slotTerms: ArrayInPieces;
+    slotTermOffsets: Uint32Array;
+    fieldLengths: Float32Array;
+  } {
     const keys: string[] = [];
     const liveSlots: number[] = [];
     const newSlotOf = new Int32Array(this.slotCount).fill(-1);
@@ -271,7 +279,8 @@ export class LexicalIndex {
     const slotTermOffsets = new Uint32Array(liveSlots.length + 1);
     const fieldLengths = new Float32Array(3 * liveSlots.length);
     liveSlots.forEach((slot, newSlot) => {
-      slotTermOffsets[newSlot + 1] = (slotTermOffsets[newSlot] as number) + (this.slotTermOffsets[slot + 1] as number) - (this.slotTermOffsets[slot] as number);
+      slotTermOffsets[newSlot + 1] =
+        (slotTermOffsets[newSlot] as number) + (this.slotTermOffsets[slot + 1] as number) - (this.slotTermOffsets[slot] as number);
       fieldLengths.set(this.fieldLengths.subarray(3 * slot, 3 * slot + 3), 3 * newSlot);
     });
     const termCount = this.termText.length;
@@ -294,7 +303,11 @@ export class LexicalIndex {
       terms,
       keys,
       lengthTotals: [...this.lengthTotals],
-      postings: { type: 'u32', length: this.postings.compactedLength(termCount, this.documentFrequency), pieces: () => this.postings.compactedPieces(termCount, this.documentFrequency, newSlotOf) },
+      postings: {
+        type: 'u32',
+        length: this.postings.compactedLength(termCount, this.documentFrequency),
+        pieces: () => this.postings.compactedPieces(termCount, this.documentFrequency, newSlotOf),
+      },
       slotTerms: { type: 'u32', length: slotTermOffsets[liveSlots.length] as number, pieces: slotTermsPieces },
       slotTermOffsets,
       fieldLengths,
@@ -403,18 +416,27 @@ function checkedState({ terms, keys, lengthTotals, arrays }: LexicalSnapshot): I
   if (lengthTotals.length !== 3 || !lengthTotals.every((total) => Number.isFinite(total) && total >= 0)) {
     throw new Error(`lengthTotals must be 3 totals, not [${lengthTotals.join(', ')}]`);
   }
-  if (slotTermOffsets.length !== keys.length + 1) throw new Error(`slotTermOffsets has ${slotTermOffsets.length} entries for ${keys.length} keys`);
+  if (slotTermOffsets.length !== keys.length + 1)
+    throw new Error(`slotTermOffsets has ${slotTermOffsets.length} entries for ${keys.length} keys`);
   if (fieldLengths.length !== 3 * keys.length) throw new Error(`fieldLengths has ${fieldLengths.length} entries for ${keys.length} keys`);
   for (let slot = 0; slot < keys.length; slot++) {
-    if ((slotTermOffsets[slot + 1] as number) < (slotTermOffsets[slot] as number)) throw new Error(`slotTermOffsets decreases at slot ${slot}`);
+    if ((slotTermOffsets[slot + 1] as number) < (slotTermOffsets[slot] as number))
+      throw new Error(`slotTermOffsets decreases at slot ${slot}`);
   }
   if (slotTermOffsets[0] !== 0 || slotTermOffsets[keys.length] !== slotTerms.length) {
-    throw new Error(`slotTermOffsets run from ${slotTermOffsets[0]} to ${slotTermOffsets[keys.length]}, slotTerms has ${slotTerms.length} entries`);
+    throw new Error(
+      `slotTermOffsets run from ${slotTermOffsets[0]} to ${slotTermOffsets[keys.length]}, slotTerms has ${slotTerms.length} entries`,
+    );
   }
   // Each (chunk, term) pair is listed once in postings and once in slotTerms.
   const postingCount = (postings.length - blockHeader * (1 + terms.length)) / 2;
   if (postingCount !== slotTerms.length) throw new Error(`postings holds ${postingCount} postings, slotTerms ${slotTerms.length}`);
-  return { terms: [...terms], keys: [...keys], lengthTotals: [...lengthTotals], arrays: { postings, slotTerms, slotTermOffsets, fieldLengths } };
+  return {
+    terms: [...terms],
+    keys: [...keys],
+    lengthTotals: [...lengthTotals],
+    arrays: { postings, slotTerms, slotTermOffsets, fieldLengths },
+  };
 }
 
 function typedArray<T extends Uint32Array | Float32Array>(

@@ -33,12 +33,14 @@ export class PostingLists {
     let block = blockHeader;
     for (let term = 0; term < termCount; term++) {
       const capacity = block + blockHeader <= data.length ? (data[block + 1] as number) : 0;
-      if (capacity === 0 || data[block] !== 0) throw new Error(`postings: the block of term ${term} at word ${block} of ${data.length} is missing, empty or chained`);
+      if (capacity === 0 || data[block] !== 0)
+        throw new Error(`postings: the block of term ${term} at word ${block} of ${data.length} is missing, empty or chained`);
       firstBlock[term] = block;
       fill[term] = capacity;
       block += blockHeader + 2 * capacity;
     }
-    if (block !== data.length) throw new Error(`postings: the blocks of ${termCount} terms end at word ${block}, the array at ${data.length}`);
+    if (block !== data.length)
+      throw new Error(`postings: the blocks of ${termCount} terms end at word ${block}, the array at ${data.length}`);
     return new PostingLists(data, data.length, firstBlock, firstBlock.slice(), fill);
   }
 

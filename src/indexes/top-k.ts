@@ -25,7 +25,8 @@ export class TopK {
     if (this.size < this.capacity) {
       this.ids[this.size] = id;
       this.scores[this.size] = score;
-      for (let child = this.size++; child > 0 && this.weaker(child, (child - 1) >> 1); child = (child - 1) >> 1) this.swap(child, (child - 1) >> 1);
+      for (let child = this.size++; child > 0 && this.weaker(child, (child - 1) >> 1); child = (child - 1) >> 1)
+        this.swap(child, (child - 1) >> 1);
     } else if (this.capacity > 0 && (score > (this.scores[0] as number) || (score === this.scores[0] && id < (this.ids[0] as number)))) {
       this.ids[0] = id;
       this.scores[0] = score;
@@ -60,7 +61,7 @@ export class TopK {
   }
 
   private siftDown(size: number): void {
-    for (let parent = 0; ; ) {
+    for (let parent = 0; ;) {
       const left = parent * 2 + 1;
       let weakest = parent;
       if (left < size && this.weaker(left, weakest)) weakest = left;

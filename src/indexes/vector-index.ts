@@ -13,8 +13,12 @@ export class VectorIndex {
   private readonly rowOfKey = new Map<string, number>();
   private removedRows = 0;
 
-  constructor(readonly dimensions: number, initialCapacity = 64) {
-    if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`an index needs a whole number of dimensions, not ${dimensions}`);
+  constructor(
+    readonly dimensions: number,
+    initialCapacity = 64,
+  ) {
+    if (!Number.isInteger(dimensions) || dimensions < 1)
+      throw new RangeError(`an index needs a whole number of dimensions, not ${dimensions}`);
     const capacity = Math.max(1, initialCapacity);
     this.matrix = new Float32Array(dimensions * capacity);
     this.quantized = new QuantizedRows(dimensions, capacity);

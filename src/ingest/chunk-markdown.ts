@@ -24,7 +24,15 @@ type Block =
    * A code block (framed by its fences) or a table (framed by its header rows): `lines[from..]` inside
    * the frame, the first `overlapLines` of them repeated from the previous chunk.
    */
-  | { kind: 'lines'; style: 'code' | 'table'; before: string[]; after: string[]; lines: readonly string[]; from: number; overlapLines: number };
+  | {
+      kind: 'lines';
+      style: 'code' | 'table';
+      before: string[];
+      after: string[];
+      lines: readonly string[];
+      from: number;
+      overlapLines: number;
+    };
 
 interface Section {
   level: number;

@@ -5,7 +5,8 @@ import type { CrawlItem } from './crawl-frontier.js';
 import type { FetchPage } from './crawl-site.js';
 import type { FetchedPage } from './fetch-url.js';
 
-export type FetchOutcome = { readonly item: CrawlItem; readonly page: FetchedPage } | { readonly item: CrawlItem; readonly error: KnowledgeError };
+export type FetchOutcome =
+  { readonly item: CrawlItem; readonly page: FetchedPage } | { readonly item: CrawlItem; readonly error: KnowledgeError };
 
 export class CrawlFetches {
   private readonly running = new Set<Promise<void>>();
@@ -69,7 +70,10 @@ export class CrawlFetches {
       (page) => ({ item, page }),
       (error: unknown) => ({
         item,
-        error: error instanceof KnowledgeError ? error : new KnowledgeError('fetch_failed', `${item.url} could not be fetched`, { cause: error }),
+        error:
+          error instanceof KnowledgeError
+            ? error
+            : new KnowledgeError('fetch_failed', `${item.url} could not be fetched`, { cause: error }),
       }),
     );
     const entry = outcome.then((ended) => {

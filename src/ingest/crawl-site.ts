@@ -125,12 +125,15 @@ interface CrawlSettings extends Required<Omit<CrawlOptions, 'signal'>> {
   readonly signal: AbortSignal | undefined;
 }
 
-
 async function* crawlFrom(startUrl: string, settings: CrawlSettings, fetchPage: FetchPage): AsyncGenerator<CrawlEvent> {
   if (settings.signal?.aborted) return;
   const start = normalizeCrawlUrl(startUrl);
   if (start === undefined) {
-    yield { type: 'failed', url: startUrl, error: new KnowledgeError('url_not_allowed', `${JSON.stringify(startUrl)} is not an http(s) URL to crawl`) };
+    yield {
+      type: 'failed',
+      url: startUrl,
+      error: new KnowledgeError('url_not_allowed', `${JSON.stringify(startUrl)} is not an http(s) URL to crawl`),
+    };
     return;
   }
   yield* new SiteCrawl(start, settings, fetchPage).run();
@@ -214,7 +217,11 @@ class SiteCrawl {
     const { maxPages, concurrency } = this.settings;
     for (let item = this.frontier.peek(); item !== undefined; item = this.frontier.peek()) {
       if (this.fetches.runningCount >= concurrency || this.pagesYielded >= maxPages) return 0;
-      if (item.kind === 'page' && (this.pagesYielded + this.fetches.runningPages >= maxPages || this.fetches.pagesStarted >= this.fetchBudget)) return 0;
+      if (
+        item.kind === 'page' &&
+        (this.pagesYielded + this.fetches.runningPages >= maxPages || this.fetches.pagesStarted >= this.fetchBudget)
+      )
+        return 0;
       if (this.frontier.hasLanded(item.url)) {
         this.frontier.take();
         continue;
@@ -234,7 +241,9 @@ class SiteCrawl {
     const pageLimit = this.pagesYielded >= maxPages;
     for (const item of this.frontier.unfetched()) {
       if (this.signal?.aborted) return;
-      yield pageLimit ? skipped(item.url, 'page_limit', `page limit (${maxPages}) reached`) : skipped(item.url, 'fetch_limit', `fetch limit (${this.fetchBudget}) reached`);
+      yield pageLimit
+        ? skipped(item.url, 'page_limit', `page limit (${maxPages}) reached`)
+        : skipped(item.url, 'fetch_limit', `fetch limit (${this.fetchBudget}) reached`);
     }
   }
 
@@ -297,12 +306,16 @@ class SiteCrawl {
     const finalUrl = normalizeCrawlUrl(outcome.page.url) ?? new URL(item.url);
     if (finalUrl.href !== item.url) {
       if (!this.inScope(finalUrl)) return [skipped(item.url, 'outside_scope', `redirects outside the crawl scope, to ${finalUrl.href}`)];
-      if (this.frontier.hasLanded(finalUrl.href)) return [skipped(item.url, 'crawled_already', `redirects to ${finalUrl.href}, crawled already`)];
+      if (this.frontier.hasLanded(finalUrl.href))
+        return [skipped(item.url, 'crawled_already', `redirects to ${finalUrl.href}, crawled already`)];
       this.frontier.land(finalUrl.href);
-      if (!this.robots.isAllowed(finalUrl)) return [skipped(item.url, 'robots_txt', `redirects to ${finalUrl.href}, disallowed by robots.txt`)];
+      if (!this.robots.isAllowed(finalUrl))
+        return [skipped(item.url, 'robots_txt', `redirects to ${finalUrl.href}, disallowed by robots.txt`)];
     }
     if (item.kind === 'sitemap') {
-      return this.handleSitemap(item, finalUrl, outcome.page.bytes.toString('utf8')) ?? [skipped(item.url, 'not_a_sitemap', 'not a sitemap')];
+      return (
+        this.handleSitemap(item, finalUrl, outcome.page.bytes.toString('utf8')) ?? [skipped(item.url, 'not_a_sitemap', 'not a sitemap')]
+      );
     }
     if (item.depth === 0 && (isSitemapPath(item.url) || isSitemapPath(finalUrl.href))) {
       const events = this.handleSitemap(item, finalUrl, outcome.page.bytes.toString('utf8'));
@@ -326,7 +339,8 @@ class SiteCrawl {
   private handlePage(item: CrawlItem, finalUrl: URL, fetched: FetchedPage): CrawlEvent[] {
     const fileName = finalUrl.pathname.slice(finalUrl.pathname.lastIndexOf('/') + 1);
     const format = detectFormat(fetched.bytes, { fileName, contentType: fetched.contentType });
-    if (format === undefined) return [skipped(item.url, 'not_a_document', `not a document type (${fetched.contentType ?? 'no content type'})`)];
+    if (format === undefined)
+      return [skipped(item.url, 'not_a_document', `not a document type (${fetched.contentType ?? 'no content type'})`)];
     const events: CrawlEvent[] = [];
     let index = true;
     if (format === 'html') {

@@ -56,7 +56,10 @@ function conversionFailure(reason: WorkerFailure, detail: string, timeoutMs: num
     case 'timed-out':
       return new KnowledgeError('conversion_timed_out', `converting the document took longer than ${timeoutMs / 1000} s, its time limit`);
     case 'out-of-memory':
-      return new KnowledgeError('conversion_out_of_memory', `converting the document needed more than ${memoryMb} MB, the memory a conversion may use`);
+      return new KnowledgeError(
+        'conversion_out_of_memory',
+        `converting the document needed more than ${memoryMb} MB, the memory a conversion may use`,
+      );
     case 'crashed':
       return new KnowledgeError('document_unreadable', `the document could not be converted: ${detail}`);
   }

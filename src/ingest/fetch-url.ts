@@ -56,7 +56,11 @@ function parseHttpUrl(text: string): URL {
   return url;
 }
 
-function requestOnce(url: URL, limits: FetchLimits, signal: AbortSignal): Promise<{ status: number; location?: string; contentType?: string; bytes: Buffer }> {
+function requestOnce(
+  url: URL,
+  limits: FetchLimits,
+  signal: AbortSignal,
+): Promise<{ status: number; location?: string; contentType?: string; bytes: Buffer }> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const isRefused = limits.isRefusedAddress ?? isRefusedAddress;
   // Node connects to IP literals without a lookup, so they are checked here.
@@ -72,7 +76,11 @@ function requestOnce(url: URL, limits: FetchLimits, signal: AbortSignal): Promis
         // A fresh connection per request: a pooled keep-alive socket would skip the guarded lookup.
         agent: false,
         signal,
-        headers: { 'user-agent': 'knowledge-agent/0.1 (+docs ingestion)', accept: 'text/html, text/markdown, text/plain, application/pdf;q=0.9, */*;q=0.5', 'accept-encoding': 'identity' },
+        headers: {
+          'user-agent': 'knowledge-agent/0.1 (+docs ingestion)',
+          accept: 'text/html, text/markdown, text/plain, application/pdf;q=0.9, */*;q=0.5',
+          'accept-encoding': 'identity',
+        },
       },
       (response) => {
         const status = response.statusCode ?? 0;

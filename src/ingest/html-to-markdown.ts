@@ -45,7 +45,9 @@ interface PreparedPage {
 type ChromeAction = 'remove' | 'unhide' | 'callout';
 
 const chromeTags = new Set(
-  'SCRIPT STYLE NOSCRIPT TEMPLATE TITLE META LINK BASE SVG CANVAS IFRAME OBJECT EMBED VIDEO AUDIO PICTURE BUTTON INPUT SELECT TEXTAREA DIALOG NAV FOOTER'.split(' '),
+  'SCRIPT STYLE NOSCRIPT TEMPLATE TITLE META LINK BASE SVG CANVAS IFRAME OBJECT EMBED VIDEO AUDIO PICTURE BUTTON INPUT SELECT TEXTAREA DIALOG NAV FOOTER'.split(
+    ' ',
+  ),
 );
 const chromeRoles = new Set(['navigation', 'banner', 'contentinfo', 'search', 'dialog', 'alertdialog']);
 const chromeClasses = new Set(
@@ -77,7 +79,10 @@ export function htmlToMarkdown(html: string, options: { url?: string; limits?: H
     throw new KnowledgeError('document_too_complex', `the page has more than ${limits.maxElements.toLocaleString('en-US')} elements`);
   }
   if (depth > limits.maxDepth) {
-    throw new KnowledgeError('document_too_complex', `the page nests elements more than ${limits.maxDepth.toLocaleString('en-US')} levels deep`);
+    throw new KnowledgeError(
+      'document_too_complex',
+      `the page nests elements more than ${limits.maxDepth.toLocaleString('en-US')} levels deep`,
+    );
   }
   try {
     return convert(html, options.url);
@@ -204,11 +209,7 @@ function resolveUrl(reference: string, baseUrl: string | undefined): string | un
   }
 }
 
-function prefersReadable(
-  readable: DomElement | null,
-  containerLength: number,
-  isSemantic: boolean,
-): readable is DomElement {
+function prefersReadable(readable: DomElement | null, containerLength: number, isSemantic: boolean): readable is DomElement {
   if (!readable) return false;
   if (!isSemantic) return true;
   const readableLength = visibleLength(readable);
@@ -299,11 +300,15 @@ function isDataTable(table: DomElement | null): boolean {
 
 function gfmTable(content: string): string {
   const [caption = '', ...rowTexts] = content.split(rowMark);
-  const rows = rowTexts.map((row) => row.split(cellMark).slice(1).map((cell) => cell.trim()));
+  const rows = rowTexts.map((row) =>
+    row
+      .split(cellMark)
+      .slice(1)
+      .map((cell) => cell.trim()),
+  );
   const width = rows.reduce((widest, cells) => Math.max(widest, cells.length), 0);
   if (width === 0) return caption.trim();
-  const line = (cells: string[]) =>
-    `| ${Array.from({ length: width }, (_, index) => cells[index] ?? '').join(' | ')} |`;
+  const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, index) => cells[index] ?? '').join(' | ')} |`;
   const [header = [], ...body] = rows.filter((cells) => cells.length > 0);
   const table = [line(header), line(Array(width).fill('---')), ...body.map(line)].join('\n');
   return caption.trim() ? `${caption.trim()}\n\n${table}` : table;
@@ -346,7 +351,11 @@ function tidy(markdown: string): string {
     }
     if (marker) fence = marker;
     // Dropped images and inline chrome leave runs of spaces between words; indentation stays.
-    const line = raw.replace(/\u00a0/g, ' ').replace(/\u200b/g, '').replace(/(\S) {2,}/g, '$1 ').trimEnd();
+    const line = raw
+      .replace(/\u00a0/g, ' ')
+      .replace(/\u200b/g, '')
+      .replace(/(\S) {2,}/g, '$1 ')
+      .trimEnd();
     if (line === '' && lines.at(-1) === '') continue;
     lines.push(line);
   }

@@ -25,7 +25,14 @@ export type SourceOutcome =
       readonly warning?: string;
     }
   /** `replaced` is the version the document had before: a replacement is always reported, never silent. */
-  | { readonly index: number; readonly source: string; readonly status: 'updated'; readonly document: StoredDocument; readonly replaced: StoredDocument; readonly warning?: string }
+  | {
+      readonly index: number;
+      readonly source: string;
+      readonly status: 'updated';
+      readonly document: StoredDocument;
+      readonly replaced: StoredDocument;
+      readonly warning?: string;
+    }
   | { readonly index: number; readonly source: string; readonly status: 'failed'; readonly error: KnowledgeError };
 
 /** The previous version of an updated document, as responses and progress events name it. */
@@ -126,7 +133,14 @@ export class IngestService {
         } catch (error) {
           // One source failing never fails the request (the others may still be writing).
           this.options.logError(`crawl of source ${index} failed unexpectedly`, error);
-          outcomes[index] = [report({ index, source: source.url, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source') })];
+          outcomes[index] = [
+            report({
+              index,
+              source: source.url,
+              status: 'failed',
+              error: new KnowledgeError('internal_error', 'an unexpected error occurred while crawling this source'),
+            }),
+          ];
         }
       } else {
         outcomes[index] = [report(await this.ingestOne(namespace, request, index, source))];
@@ -136,14 +150,22 @@ export class IngestService {
     this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
     // A full disk or an unreachable database that let nothing through is the request's failure, one the client acts
     // on as a whole (free space or wait, send it again); when some sources were stored, the others' errors stay per source.
-    const stored = removed.length > 0 || ingestReport.outcomes.some((outcome) => outcome.status === 'saved' || outcome.status === 'updated');
+    const stored =
+      removed.length > 0 || ingestReport.outcomes.some((outcome) => outcome.status === 'saved' || outcome.status === 'updated');
     const full = ingestReport.outcomes.filter((outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_full');
     if (!stored && full.length > 0) {
-      throw new KnowledgeError('storage_full', `the storage volume is full (no space left on device): nothing of this request was stored (${full.length} of ${ingestReport.outcomes.length} sources failed for lack of space); free space and send it again`);
+      throw new KnowledgeError(
+        'storage_full',
+        `the storage volume is full (no space left on device): nothing of this request was stored (${full.length} of ${ingestReport.outcomes.length} sources failed for lack of space); free space and send it again`,
+      );
     }
-    const unavailable = ingestReport.outcomes.find((outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_unavailable');
+    const unavailable = ingestReport.outcomes.find(
+      (outcome) => outcome.status === 'failed' && outcome.error.code === 'storage_unavailable',
+    );
     if (!stored && unavailable?.status === 'failed') {
-      throw new KnowledgeError('storage_unavailable', `nothing of this request was stored: ${unavailable.error.message}`, { temporary: true });
+      throw new KnowledgeError('storage_unavailable', `nothing of this request was stored: ${unavailable.error.message}`, {
+        temporary: true,
+      });
     }
     return ingestReport;
   }
@@ -165,7 +187,9 @@ export class IngestService {
     let pagesFound = 0;
     try {
       const limits = fetchLimits(this.options.limits);
-      for await (const event of crawlSite(startUrl, { maxPages: crawl.maxPages, maxDepth: crawl.maxDepth }, (url) => fetchUrl(url, limits))) {
+      for await (const event of crawlSite(startUrl, { maxPages: crawl.maxPages, maxDepth: crawl.maxDepth }, (url) =>
+        fetchUrl(url, limits),
+      )) {
         if (event.type === 'page') {
           pagesFound++;
           seen.add(event.page.url);
@@ -182,7 +206,9 @@ export class IngestService {
         }
       }
     } catch (error) {
-      const failure = isKnowledgeError(error) ? error : new KnowledgeError('fetch_failed', `the crawl of ${startUrl} stopped: ${(error as Error).message}`);
+      const failure = isKnowledgeError(error)
+        ? error
+        : new KnowledgeError('fetch_failed', `the crawl of ${startUrl} stopped: ${(error as Error).message}`);
       return { outcomes: [...outcomes, report({ index, source: startUrl, status: 'failed', error: failure })], removed: [] };
     }
     if (!crawl.prune || !complete || pagesFound === 0) return { outcomes, removed: [] };
@@ -208,7 +234,9 @@ export class IngestService {
   ): Promise<{ vectors?: Float32Array[]; warning?: string } | undefined> {
     const embeddings = this.options.embeddings;
     if (embeddings === undefined) return undefined;
-    const withoutEmbeddings = (reason: string) => ({ warning: `stored without embeddings: ${reason}. It is found by lexical search now, and embedded once the provider answers again.` });
+    const withoutEmbeddings = (reason: string) => ({
+      warning: `stored without embeddings: ${reason}. It is found by lexical search now, and embedded once the provider answers again.`,
+    });
     // Once the provider was found down (after the client's retries), the request's other sources do not wait on it.
     if (request.providerDown !== undefined) return withoutEmbeddings(request.providerDown);
     try {
@@ -217,12 +245,19 @@ export class IngestService {
       // Only a provider that is down: a refused key or a refused input would fail again every time.
       if (!isKnowledgeError(error) || error.code !== 'embedding_failed' || !error.temporary) throw error;
       request.providerDown ??= error.message;
-      this.options.warn?.(`${label}: stored without embeddings, the embedding provider failed (${error.message}); embedded once it answers again`);
+      this.options.warn?.(
+        `${label}: stored without embeddings, the embedding provider failed (${error.message}); embedded once it answers again`,
+      );
       return withoutEmbeddings(error.message);
     }
   }
 
-  private async ingestOne(namespace: Namespace, request: RequestState, index: number, source: IngestSource | InvalidSource): Promise<SourceOutcome> {
+  private async ingestOne(
+    namespace: Namespace,
+    request: RequestState,
+    index: number,
+    source: IngestSource | InvalidSource,
+  ): Promise<SourceOutcome> {
     const label = describeSource(source);
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
     try {
@@ -257,7 +292,12 @@ export class IngestService {
     } catch (error) {
       if (isKnowledgeError(error)) return { index, source: label, status: 'failed', error };
       this.options.logError(`ingest of source ${index} failed unexpectedly`, error);
-      return { index, source: label, status: 'failed', error: new KnowledgeError('internal_error', 'an unexpected error occurred while ingesting this source') };
+      return {
+        index,
+        source: label,
+        status: 'failed',
+        error: new KnowledgeError('internal_error', 'an unexpected error occurred while ingesting this source'),
+      };
     }
   }
 }

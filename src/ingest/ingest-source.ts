@@ -17,7 +17,14 @@ export type IngestSource =
   | { readonly kind: 'file'; readonly path: string; readonly title?: string }
   | { readonly kind: 'text'; readonly text: string; readonly title?: string }
   /** `fileName` is the path the file was uploaded with (see upload-path.ts), `folder` its folders. */
-  | { readonly kind: 'upload'; readonly fileName: string; readonly folder?: string; readonly contentType?: string; readonly bytes: Buffer; readonly title?: string };
+  | {
+      readonly kind: 'upload';
+      readonly fileName: string;
+      readonly folder?: string;
+      readonly contentType?: string;
+      readonly bytes: Buffer;
+      readonly title?: string;
+    };
 
 /** A request entry that failed validation: reported at its position, never fetched. */
 export interface InvalidSource {

@@ -25,7 +25,10 @@ export interface LoadedDocument {
 const maxTitleLength = 200;
 
 function firstLine(markdown: string): string | undefined {
-  const line = markdown.split('\n').find((candidate) => candidate.trim() !== '')?.trim();
+  const line = markdown
+    .split('\n')
+    .find((candidate) => candidate.trim() !== '')
+    ?.trim();
   return line === undefined ? undefined : line.replace(/^[#>*\-\s]+/, '').slice(0, 80);
 }
 
@@ -41,9 +44,13 @@ function isInside(root: string, path: string): boolean {
 }
 
 async function readAllowedFile(requestedPath: string, limits: SourceLimits): Promise<Buffer> {
-  if (!isAbsolute(requestedPath)) throw new KnowledgeError('source_invalid', `path: ${JSON.stringify(requestedPath)} must be an absolute path`);
+  if (!isAbsolute(requestedPath))
+    throw new KnowledgeError('source_invalid', `path: ${JSON.stringify(requestedPath)} must be an absolute path`);
   const notAllowed = () =>
-    new KnowledgeError('file_not_allowed', `${requestedPath} is outside the directories files may be read from (KNOWLEDGE_AGENT_FILE_ROOTS)`);
+    new KnowledgeError(
+      'file_not_allowed',
+      `${requestedPath} is outside the directories files may be read from (KNOWLEDGE_AGENT_FILE_ROOTS)`,
+    );
   let path: string;
   try {
     path = await realpath(requestedPath);
@@ -77,7 +84,8 @@ async function readAllowedFile(requestedPath: string, limits: SourceLimits): Pro
       if (bytesRead === 0) break;
       length += bytesRead;
     }
-    if (length > limits.maxSourceBytes) throw new KnowledgeError('source_too_large', `${requestedPath} is over the ${limits.maxSourceBytes}-byte limit`);
+    if (length > limits.maxSourceBytes)
+      throw new KnowledgeError('source_too_large', `${requestedPath} is over the ${limits.maxSourceBytes}-byte limit`);
     return buffer.subarray(0, length);
   } finally {
     await file.close();
@@ -89,7 +97,10 @@ function unsupported(name: string): KnowledgeError {
 }
 
 function titled(requested: string | undefined, converted: string | null, markdown: string, fallback: string | undefined): LoadedDocument {
-  const title = (requested?.trim() || converted?.trim() || firstHeading(markdown) || fallback || firstLine(markdown) || 'Untitled').slice(0, maxTitleLength);
+  const title = (requested?.trim() || converted?.trim() || firstHeading(markdown) || fallback || firstLine(markdown) || 'Untitled').slice(
+    0,
+    maxTitleLength,
+  );
   return { title, markdown };
 }
 
@@ -111,9 +122,15 @@ export async function loadSource(source: IngestSource, limits: SourceLimits, con
     }
     case 'upload': {
       if (source.bytes.length > limits.maxSourceBytes) {
-        throw new KnowledgeError('source_too_large', `${source.fileName} is ${source.bytes.length} bytes, over the ${limits.maxSourceBytes}-byte limit`);
+        throw new KnowledgeError(
+          'source_too_large',
+          `${source.fileName} is ${source.bytes.length} bytes, over the ${limits.maxSourceBytes}-byte limit`,
+        );
       }
-      const format = detectFormat(source.bytes, { fileName: source.fileName, ...(source.contentType === undefined ? {} : { contentType: source.contentType }) });
+      const format = detectFormat(source.bytes, {
+        fileName: source.fileName,
+        ...(source.contentType === undefined ? {} : { contentType: source.contentType }),
+      });
       if (format === undefined) throw unsupported(source.fileName);
       const converted = await converter.convert(source.bytes, format);
       return titled(source.title, converted.title, converted.markdown, basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));

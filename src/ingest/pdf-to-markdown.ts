@@ -288,8 +288,7 @@ function buildBlocks(pages: TextLine[][], layout: Layout): Block[] {
 function foldLabelHeadings(blocks: Block[]): Block[] {
   return blocks.filter((block, index) => {
     const next = blocks[index + 1];
-    const isLabel =
-      block.kind === 'heading' && next?.kind === 'heading' && next.level < block.level && joinProse(block.lines).length <= 30;
+    const isLabel = block.kind === 'heading' && next?.kind === 'heading' && next.level < block.level && joinProse(block.lines).length <= 30;
     if (isLabel) next.lines.unshift(...block.lines);
     return !isLabel;
   });
@@ -298,7 +297,16 @@ function foldLabelHeadings(blocks: Block[]): Block[] {
 function renderBlock(block: Block): string {
   if (block.kind === 'heading') return `${'#'.repeat(block.level)} ${joinProse(block.lines)}`;
   if (block.kind === 'contents-entry') {
-    return block.lines.map((line) => `- ${line.text.replace(contentsLeaders, '').replace(/[\s.]+$/, '').replace(/\s+/g, ' ').trim()}`).join('\n');
+    return block.lines
+      .map(
+        (line) =>
+          `- ${line.text
+            .replace(contentsLeaders, '')
+            .replace(/[\s.]+$/, '')
+            .replace(/\s+/g, ' ')
+            .trim()}`,
+      )
+      .join('\n');
   }
   if (block.kind === 'code') {
     const left = block.lines.reduce((smallest, line) => Math.min(smallest, line.x), Number.POSITIVE_INFINITY);

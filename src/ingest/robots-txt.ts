@@ -54,7 +54,10 @@ interface GroupDraft {
 export function parseRobotsTxt(text: string): RobotsTxt {
   const groups: GroupDraft[] = [];
   let current: GroupDraft | undefined;
-  for (const rawLine of text.slice(0, maxRobotsLength).replace(/^\uFEFF/, '').split(/\r\n|\r|\n/)) {
+  for (const rawLine of text
+    .slice(0, maxRobotsLength)
+    .replace(/^\uFEFF/, '')
+    .split(/\r\n|\r|\n/)) {
     const line = rawLine.replace(/#.*/, '').trim();
     const colon = line.indexOf(':');
     if (colon < 0) continue;
@@ -126,7 +129,8 @@ export function robotsPolicyFor(robots: RobotsTxt, userAgent: string): RobotsPol
       for (const rule of rules) {
         if (!matchesRobotsPattern(rule.pattern, path)) continue;
         // The longest pattern wins; on a tie Allow wins.
-        if (best === undefined || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow)) best = rule;
+        if (best === undefined || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow))
+          best = rule;
       }
       return best?.allow ?? true;
     },

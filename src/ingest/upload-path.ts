@@ -22,7 +22,8 @@ export function parseUploadPath(fileName: string): UploadPath {
   if (fileName.length > maxUploadPathLength) throw refuse(`the file name is longer than ${maxUploadPathLength} characters`);
   if (/[\u0000-\u001f\u007f]/.test(fileName)) throw refuse('the file name holds control characters');
   const slashed = fileName.replace(/\\/g, '/');
-  if (slashed.startsWith('/') || /^[^/]*:/.test(slashed)) throw refuse('an uploaded file name must be a path relative to the folder it came from, not an absolute path');
+  if (slashed.startsWith('/') || /^[^/]*:/.test(slashed))
+    throw refuse('an uploaded file name must be a path relative to the folder it came from, not an absolute path');
   const rawSegments = slashed.split('/');
   const segments = rawSegments.filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('..')) throw refuse('an uploaded file name may not step out of its folder with ".."');

@@ -58,7 +58,12 @@ export function installGracefulShutdown(app: FastifyInstance): AbortSignal {
  * Resolves or rejects as `work` does, unless shutdown starts and `work` is still running `graceMs` later: then it
  * rejects with `shutting_down` (the work itself goes on until the process exits; what it committed stays).
  */
-export function withinShutdownGrace<Result>(work: Promise<Result>, signal: AbortSignal, graceMs = ingestGraceMs, message?: string): Promise<Result> {
+export function withinShutdownGrace<Result>(
+  work: Promise<Result>,
+  signal: AbortSignal,
+  graceMs = ingestGraceMs,
+  message?: string,
+): Promise<Result> {
   return new Promise<Result>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const startGrace = () => {

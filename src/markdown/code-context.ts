@@ -70,7 +70,8 @@ export class CodeContextTracker {
    */
   contextOf(character: string): CodeContext {
     if (this.context === 'text' && this.run.length > 0 && character !== this.run.character) this.endRun();
-    else if (this.context === 'code-span' && character !== '`' && (this.spanClosingLength === this.spanOpeningLength || character === '\n')) this.context = 'text';
+    else if (this.context === 'code-span' && character !== '`' && (this.spanClosingLength === this.spanOpeningLength || character === '\n'))
+      this.context = 'text';
     return this.context;
   }
 

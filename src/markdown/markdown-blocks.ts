@@ -60,7 +60,9 @@ export function markdownBlocks(markdown: string): MarkdownBlock[] {
       current !== undefined &&
       kind !== 'heading' &&
       current.kind !== 'heading' &&
-      (kind === current.kind || (current.kind === 'list' && (kind === 'paragraph' || /^\s+/.test(line))) || (current.kind === 'paragraph' && kind === 'paragraph'));
+      (kind === current.kind ||
+        (current.kind === 'list' && (kind === 'paragraph' || /^\s+/.test(line))) ||
+        (current.kind === 'paragraph' && kind === 'paragraph'));
     if (!continues) {
       close();
       current = { kind, lines: [] };

@@ -30,7 +30,11 @@ export interface McpCaller {
   logError(error: unknown): void;
 }
 
-const namespaceField = z.string().max(200).optional().describe('Namespace (letters, digits, - and _); the default namespace when left out.');
+const namespaceField = z
+  .string()
+  .max(200)
+  .optional()
+  .describe('Namespace (letters, digits, - and _); the default namespace when left out.');
 const previewLength = 300;
 
 function json(value: unknown): CallToolResult {
@@ -52,107 +56,150 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
   const server = new McpServer({ name: 'knowledge-agent', version: services.version });
   const namespaceOf = (requested: string | undefined) => caller.readNamespace(requested ?? services.defaultNamespace);
 
-  server.registerTool('search_docs', {
-    title: 'Search the docs',
-    description:
-      'Searches one namespace of ingested documentation and returns the best chunks, best first, with title, file (the citation label), ' +
-      'original source and text. Modes: hybrid (default: embeddings and BM25 fused), embedding, lexical.',
-    inputSchema: {
-      query: z.string().trim().min(1).max(2_000).describe('What to look for.'),
-      namespace: namespaceField,
-      mode: z.enum(searchModes).default('hybrid').describe('Ranking: hybrid, embedding (cosine of embeddings) or lexical (BM25).'),
-      top_k: z.number().int().min(0).max(20).optional().describe(`Results at most; ${services.topK} when left out; 20 at most.`),
+  server.registerTool(
+    'search_docs',
+    {
+      title: 'Search the docs',
+      description:
+        'Searches one namespace of ingested documentation and returns the best chunks, best first, with title, file (the citation label), ' +
+        'original source and text. Modes: hybrid (default: embeddings and BM25 fused), embedding, lexical.',
+      inputSchema: {
+        query: z.string().trim().min(1).max(2_000).describe('What to look for.'),
+        namespace: namespaceField,
+        mode: z.enum(searchModes).default('hybrid').describe('Ranking: hybrid, embedding (cosine of embeddings) or lexical (BM25).'),
+        top_k: z.number().int().min(0).max(20).optional().describe(`Results at most; ${services.topK} when left out; 20 at most.`),
+      },
+      annotations: { readOnlyHint: true },
     },
-    annotations: { readOnlyHint: true },
-  }, async ({ query, namespace, mode, top_k: topK }) => guarded(caller, async () => {
-    const outcome = await services.search.search(namespaceOf(namespace), query, { mode, limit: topK ?? services.topK });
-    return json({
-      namespace: outcome.namespace,
-      query,
-      mode: outcome.mode,
-      ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
-      results: outcome.hits.map((hit, index) => ({
-        rank: index + 1,
-        score: hit.score,
-        title: hit.document.title,
-        file: hit.document.file,
-        source: hit.document.origin,
-        headings: hit.chunk.headingPath,
-        excerpt: excerptAround(hit.chunk.text, outcome.terms, previewLength),
-        text: hit.chunk.text,
-      })),
-    });
-  }));
+    async ({ query, namespace, mode, top_k: topK }) =>
+      guarded(caller, async () => {
+        const outcome = await services.search.search(namespaceOf(namespace), query, { mode, limit: topK ?? services.topK });
+        return json({
+          namespace: outcome.namespace,
+          query,
+          mode: outcome.mode,
+          ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
+          results: outcome.hits.map((hit, index) => ({
+            rank: index + 1,
+            score: hit.score,
+            title: hit.document.title,
+            file: hit.document.file,
+            source: hit.document.origin,
+            headings: hit.chunk.headingPath,
+            excerpt: excerptAround(hit.chunk.text, outcome.terms, previewLength),
+            text: hit.chunk.text,
+          })),
+        });
+      }),
+  );
 
-  server.registerTool('read_document', {
-    title: 'Read a stored document',
-    description: 'The whole Markdown of one stored document, by its file name (as search_docs and list_documents give it).',
-    inputSchema: { file: z.string().min(1).max(300).describe('File name in the namespace, e.g. token-rotation.md.'), namespace: namespaceField },
-    annotations: { readOnlyHint: true },
-  }, async ({ file, namespace }) => guarded(caller, async () => {
-    const { document, markdown } = await services.catalog.document(namespaceOf(namespace), file);
-    return { content: [{ type: 'text', text: `# ${document.title}\n\nSource: ${document.origin}\n\n---\n\n${markdown}` }] };
-  }));
-
-  server.registerTool('list_namespaces', {
-    title: 'List namespaces',
-    description: 'The namespaces this token may read, with their document and chunk counts.',
-    annotations: { readOnlyHint: true },
-  }, async () => guarded(caller, async () => json({
-    namespaces: (await services.catalog.namespaces())
-      .filter((summary) => caller.mayRead(summary.name))
-      .map((summary) => ({ name: summary.name, documents: summary.documents, chunks: summary.chunks })),
-  })));
-
-  server.registerTool('list_documents', {
-    title: 'List documents',
-    description: 'The documents of one namespace: title, file name, original source, chunk count and ingest time.',
-    inputSchema: { namespace: namespaceField },
-    annotations: { readOnlyHint: true },
-  }, async ({ namespace }) => guarded(caller, async () => {
-    const listing = await services.catalog.documents(namespaceOf(namespace));
-    return json({
-      namespace: listing.namespace,
-      documents: listing.documents.map((document) => ({
-        title: document.title,
-        file: document.file,
-        source: document.origin,
-        chunks: document.chunks.length,
-        ingested_at: document.ingestedAt,
-      })),
-    });
-  }));
-
-  server.registerTool('ingest', {
-    title: 'Ingest documents',
-    description:
-      'Adds documents to a namespace: web pages (HTML, PDF, Markdown or text at a URL) or text/Markdown given inline. ' +
-      'Needs a write token for the namespace when the service has write tokens. Content already stored is skipped; a changed source is updated.',
-    inputSchema: {
-      namespace: namespaceField,
-      sources: z.array(z.object({
-        type: z.enum(['url', 'text']).describe('url: fetch it; text: the value is the Markdown or text itself.'),
-        value: z.string().min(1).describe('The URL, or the text.'),
-        title: z.string().max(500).optional().describe('Title (and identity) of a text; by default its first heading.'),
-      })).min(1).max(100),
+  server.registerTool(
+    'read_document',
+    {
+      title: 'Read a stored document',
+      description: 'The whole Markdown of one stored document, by its file name (as search_docs and list_documents give it).',
+      inputSchema: {
+        file: z.string().min(1).max(300).describe('File name in the namespace, e.g. token-rotation.md.'),
+        namespace: namespaceField,
+      },
+      annotations: { readOnlyHint: true },
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-  }, async ({ namespace, sources }) => guarded(caller, async () => {
-    const target = caller.writeNamespace(namespace ?? services.defaultNamespace);
-    const ingestSources: IngestSource[] = sources.map((source) => {
-      const titled = source.title === undefined ? {} : { title: source.title };
-      return source.type === 'url' ? { kind: 'url', url: source.value.trim(), ...titled } : { kind: 'text', text: source.value, ...titled };
-    });
-    const report = await services.ingest.ingest(target, ingestSources);
-    return json({
-      namespace: report.namespace,
-      documents: report.outcomes.map((outcome) =>
-        outcome.status === 'failed'
-          ? { source: outcome.source, status: outcome.status, code: outcome.error.code, error: outcome.error.message }
-          : { source: outcome.source, status: outcome.status, file: outcome.document.file, title: outcome.document.title, chunks: outcome.document.chunks.length },
+    async ({ file, namespace }) =>
+      guarded(caller, async () => {
+        const { document, markdown } = await services.catalog.document(namespaceOf(namespace), file);
+        return { content: [{ type: 'text', text: `# ${document.title}\n\nSource: ${document.origin}\n\n---\n\n${markdown}` }] };
+      }),
+  );
+
+  server.registerTool(
+    'list_namespaces',
+    {
+      title: 'List namespaces',
+      description: 'The namespaces this token may read, with their document and chunk counts.',
+      annotations: { readOnlyHint: true },
+    },
+    async () =>
+      guarded(caller, async () =>
+        json({
+          namespaces: (await services.catalog.namespaces())
+            .filter((summary) => caller.mayRead(summary.name))
+            .map((summary) => ({ name: summary.name, documents: summary.documents, chunks: summary.chunks })),
+        }),
       ),
-    });
-  }));
+  );
+
+  server.registerTool(
+    'list_documents',
+    {
+      title: 'List documents',
+      description: 'The documents of one namespace: title, file name, original source, chunk count and ingest time.',
+      inputSchema: { namespace: namespaceField },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ namespace }) =>
+      guarded(caller, async () => {
+        const listing = await services.catalog.documents(namespaceOf(namespace));
+        return json({
+          namespace: listing.namespace,
+          documents: listing.documents.map((document) => ({
+            title: document.title,
+            file: document.file,
+            source: document.origin,
+            chunks: document.chunks.length,
+            ingested_at: document.ingestedAt,
+          })),
+        });
+      }),
+  );
+
+  server.registerTool(
+    'ingest',
+    {
+      title: 'Ingest documents',
+      description:
+        'Adds documents to a namespace: web pages (HTML, PDF, Markdown or text at a URL) or text/Markdown given inline. ' +
+        'Needs a write token for the namespace when the service has write tokens. Content already stored is skipped; a changed source is updated.',
+      inputSchema: {
+        namespace: namespaceField,
+        sources: z
+          .array(
+            z.object({
+              type: z.enum(['url', 'text']).describe('url: fetch it; text: the value is the Markdown or text itself.'),
+              value: z.string().min(1).describe('The URL, or the text.'),
+              title: z.string().max(500).optional().describe('Title (and identity) of a text; by default its first heading.'),
+            }),
+          )
+          .min(1)
+          .max(100),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    },
+    async ({ namespace, sources }) =>
+      guarded(caller, async () => {
+        const target = caller.writeNamespace(namespace ?? services.defaultNamespace);
+        const ingestSources: IngestSource[] = sources.map((source) => {
+          const titled = source.title === undefined ? {} : { title: source.title };
+          return source.type === 'url'
+            ? { kind: 'url', url: source.value.trim(), ...titled }
+            : { kind: 'text', text: source.value, ...titled };
+        });
+        const report = await services.ingest.ingest(target, ingestSources);
+        return json({
+          namespace: report.namespace,
+          documents: report.outcomes.map((outcome) =>
+            outcome.status === 'failed'
+              ? { source: outcome.source, status: outcome.status, code: outcome.error.code, error: outcome.error.message }
+              : {
+                  source: outcome.source,
+                  status: outcome.status,
+                  file: outcome.document.file,
+                  title: outcome.document.title,
+                  chunks: outcome.document.chunks.length,
+                },
+          ),
+        });
+      }),
+  );
 
   return server;
 }

@@ -12,20 +12,24 @@ export interface MetricsRouteOptions {
 }
 
 export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app, options) => {
-  app.get('/metrics', {
-    schema: {
-      tags: ['Service'],
-      summary: 'Prometheus metrics',
-      description:
-        'Request, ingest and provider metrics, and the index sizes of the namespaces the token may read (all of them for KNOWLEDGE_AGENT_METRICS_TOKEN). ' +
-        'Needs a token once KNOWLEDGE_AGENT_READ_TOKENS or KNOWLEDGE_AGENT_METRICS_TOKEN is set.',
-      documentation: {
-        success: { description: "Prometheus' text format, version 0.0.4.", content: { 'text/plain': z.string() } },
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['Service'],
+        summary: 'Prometheus metrics',
+        description:
+          'Request, ingest and provider metrics, and the index sizes of the namespaces the token may read (all of them for KNOWLEDGE_AGENT_METRICS_TOKEN). ' +
+          'Needs a token once KNOWLEDGE_AGENT_READ_TOKENS or KNOWLEDGE_AGENT_METRICS_TOKEN is set.',
+        documentation: {
+          success: { description: "Prometheus' text format, version 0.0.4.", content: { 'text/plain': z.string() } },
+        },
       },
+      config: { access: 'metrics' },
     },
-    config: { access: 'metrics' },
-  }, async (request, reply) => {
-    const text = await options.metrics.scrape((namespace) => options.mayRead(request, namespace));
-    return reply.type(options.metrics.contentType).send(text);
-  });
+    async (request, reply) => {
+      const text = await options.metrics.scrape((namespace) => options.mayRead(request, namespace));
+      return reply.type(options.metrics.contentType).send(text);
+    },
+  );
 };

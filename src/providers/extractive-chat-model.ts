@@ -36,10 +36,12 @@ const reach = 2;
 const reachBack = 4;
 /** How many blocks after a passage that has not said how it looks for the sentence that does (across a heading). */
 const crossReach = 6;
-const instruction = /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
+const instruction =
+  /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
 const instructionWithCode = new RegExp(instruction.source + '[^.!?\\n`]{0,40}`[A-Za-z_@.][^`]*`', 'i');
 const listStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
-const howToQuestion = /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
+const howToQuestion =
+  /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
 
 /** A block of a snippet, or of the text next to it, with the words of the headings it sits under. */
 interface SnippetBlock extends MarkdownBlock {
@@ -83,7 +85,8 @@ const instructs = (block: MarkdownBlock): boolean => instructionWithCode.test(bl
 /** A paragraph that goes on with a sentence begun before it ("would mean:", "...and pass it"): no passage starts there. */
 const continuesSentence = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
 
-const isProse = (block: MarkdownBlock | undefined): boolean => block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
+const isProse = (block: MarkdownBlock | undefined): boolean =>
+  block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
 
 /** Inverse document frequency of each query term over the candidate blocks: rare words of the question count most. */
 function termWeights(terms: readonly string[], blockTerms: readonly ReadonlySet<string>[]): Map<string, number> {
@@ -131,7 +134,10 @@ function candidates(request: ChatRequest): Candidate[] {
     const blocks = snippetBlocks(snippet);
     return { snippet, rank, blocks, terms: blocks.map((block) => new Set(tokenize(block.text))) };
   });
-  const weights = termWeights(question, parsed.flatMap((entry) => entry.terms));
+  const weights = termWeights(
+    question,
+    parsed.flatMap((entry) => entry.terms),
+  );
   const wantsCode = howToQuestion.test(grounding.query);
   return parsed.flatMap(({ snippet, rank, blocks, terms }) => {
     const sameDocument = grounding.snippets.filter((other) => other.title === snippet.title).length - 1;
@@ -202,7 +208,10 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
   };
   // A list is introduced by the sentence before it ("The middleware function receives:").
   const previous = blocks[start - 1];
-  const first = start > 0 && blocks[start]?.kind === 'list' && previous?.kind === 'paragraph' && previous.text.trimEnd().endsWith(':') ? start - 1 : start;
+  const first =
+    start > 0 && blocks[start]?.kind === 'list' && previous?.kind === 'paragraph' && previous.text.trimEnd().endsWith(':')
+      ? start - 1
+      : start;
   if (quoted.has((blocks[first] as SnippetBlock).text)) return { text: '', hasCode: false };
   // A passage that describes the case is led by the sentence of its section that says how, when that comes shortly
   // before it ("In these cases you can use `root_path`.", and then what the cases are).
@@ -252,12 +261,17 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
   // A passage that has not said how yet is followed by the sentence that does, when one comes soon after it, even
   // under the next heading (an introduction, then "## Using `BackgroundTasks`": "First, import `BackgroundTasks`").
   if (!shown && parts.length > 0) {
-    const howIndex = blocks.findIndex((block, index) => index > lastIndex && index <= lastIndex + crossReach && isProse(block) && instructs(block) && !quoted.has(block.text));
+    const howIndex = blocks.findIndex(
+      (block, index) =>
+        index > lastIndex && index <= lastIndex + crossReach && isProse(block) && instructs(block) && !quoted.has(block.text),
+    );
     const how = blocks[howIndex];
     if (how !== undefined) {
       const code = blocks[howIndex + 1];
       const showsCode = withCode && !hasCode && code?.kind === 'code' && code.text.length <= maxCodeChars;
-      parts.push(how.text.trimEnd().endsWith(':') && !showsCode ? `${cite(how.text, snippet.number).slice(0, -1)}.` : cite(how.text, snippet.number));
+      parts.push(
+        how.text.trimEnd().endsWith(':') && !showsCode ? `${cite(how.text, snippet.number).slice(0, -1)}.` : cite(how.text, snippet.number),
+      );
       quoted.add(how.text);
       if (showsCode) {
         parts.push(code.text);

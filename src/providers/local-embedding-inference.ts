@@ -121,7 +121,13 @@ export function tokenize(tokenizer: Tokenizer, text: string, maxTokens: number):
  * Mean of the token vectors where the mask is 1, scaled to unit length (what sentence-transformers does for this model).
  * `hidden` is [rows, length, dimensions] row-major; `mask` is [rows, length].
  */
-export function meanPoolAndNormalize(hidden: Float32Array, mask: ArrayLike<bigint | number>, rows: number, length: number, dimensions: number): Float32Array[] {
+export function meanPoolAndNormalize(
+  hidden: Float32Array,
+  mask: ArrayLike<bigint | number>,
+  rows: number,
+  length: number,
+  dimensions: number,
+): Float32Array[] {
   const vectors: Float32Array[] = [];
   for (let row = 0; row < rows; row++) {
     const sum = new Float64Array(dimensions);
@@ -130,7 +136,8 @@ export function meanPoolAndNormalize(hidden: Float32Array, mask: ArrayLike<bigin
       if (Number(mask[row * length + position]) === 0) continue;
       count++;
       const offset = (row * length + position) * dimensions;
-      for (let dimension = 0; dimension < dimensions; dimension++) sum[dimension] = (sum[dimension] as number) + (hidden[offset + dimension] as number);
+      for (let dimension = 0; dimension < dimensions; dimension++)
+        sum[dimension] = (sum[dimension] as number) + (hidden[offset + dimension] as number);
     }
     let squares = 0;
     for (let dimension = 0; dimension < dimensions; dimension++) {
@@ -162,7 +169,8 @@ async function runBatch(model: LoadedModel, sequences: readonly number[][]): Pro
   };
   if (model.needsTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(rows * length), dims);
   const output = (await model.session.run(feeds))[outputName];
-  if (output === undefined || output.type !== 'float32' || output.dims.length !== 3) throw new Error(`the model returned no float32 ${outputName}`);
+  if (output === undefined || output.type !== 'float32' || output.dims.length !== 3)
+    throw new Error(`the model returned no float32 ${outputName}`);
   const dimensions = output.dims[2] as number;
   return meanPoolAndNormalize(output.data as Float32Array, attentionMask, rows, length, dimensions);
 }
@@ -193,10 +201,15 @@ function planBatches(order: readonly number[], sequences: readonly number[][], b
  */
 export async function embedTexts(model: LoadedModel, texts: readonly string[], settings: InferenceSettings): Promise<Float32Array[]> {
   const sequences = texts.map((text) => tokenize(model.tokenizer, text, settings.maxTokens));
-  const order = sequences.map((_, index) => index).sort((left, right) => (sequences[left] as number[]).length - (sequences[right] as number[]).length);
+  const order = sequences
+    .map((_, index) => index)
+    .sort((left, right) => (sequences[left] as number[]).length - (sequences[right] as number[]).length);
   const results: Float32Array[] = new Array(texts.length);
   for (const batch of planBatches(order, sequences, settings.batchSize, settings.maxBatchTokens)) {
-    const vectors = await runBatch(model, batch.map((index) => sequences[index] as number[]));
+    const vectors = await runBatch(
+      model,
+      batch.map((index) => sequences[index] as number[]),
+    );
     batch.forEach((index, row) => {
       results[index] = vectors[row] as Float32Array;
     });

@@ -46,12 +46,18 @@ const jobTimeoutMs = 120_000;
 const workerMemoryMb = 256;
 
 function positiveInteger(name: string, value: number, maximum = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > maximum) throw new RangeError(`${name} must be an integer from 1 to ${maximum}, got ${value}`);
+  if (!Number.isInteger(value) || value < 1 || value > maximum)
+    throw new RangeError(`${name} must be an integer from 1 to ${maximum}, got ${value}`);
   return value;
 }
 
 function embeddingFailure(reason: WorkerFailure, detail: string): KnowledgeError {
-  const what = reason === 'timed-out' ? `took longer than ${jobTimeoutMs / 1000} s` : reason === 'out-of-memory' ? 'ran out of memory' : `failed (${detail})`;
+  const what =
+    reason === 'timed-out'
+      ? `took longer than ${jobTimeoutMs / 1000} s`
+      : reason === 'out-of-memory'
+        ? 'ran out of memory'
+        : `failed (${detail})`;
   return new KnowledgeError('embedding_failed', `the local embedding model ${what}; its worker was restarted`);
 }
 
@@ -98,7 +104,8 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
     async embed(texts, signal) {
       signal?.throwIfAborted();
       if (texts.length === 0) return [];
-      if (texts.length === 1 && (texts[0] as string).length <= queryLaneChars) return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
+      if (texts.length === 1 && (texts[0] as string).length <= queryLaneChars)
+        return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
       // Jobs of texts of similar length waste less on padding: sorted by characters here, by tokens in the worker.
       const order = texts.map((_, index) => index).sort((left, right) => (texts[left] as string).length - (texts[right] as string).length);
       const jobs: number[][] = [];
@@ -106,7 +113,10 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
       const results: Float32Array[] = new Array(texts.length);
       await Promise.all(
         jobs.map(async (job) => {
-          const vectors = await bulk.run<Float32Array[]>(job.map((index) => texts[index] as string), { timeoutMs: jobTimeoutMs, signal });
+          const vectors = await bulk.run<Float32Array[]>(
+            job.map((index) => texts[index] as string),
+            { timeoutMs: jobTimeoutMs, signal },
+          );
           job.forEach((index, row) => {
             results[index] = vectors[row] as Float32Array;
           });

@@ -9,12 +9,17 @@ const settings = workerData as InferenceSettings;
 // load is reported by every job (as embeddings_unavailable).
 let model: ReturnType<typeof loadModel> | undefined;
 
-serveJobs<readonly string[], Float32Array[]>(async (texts) => {
-  model ??= loadModel(settings.modelDirectory, settings.threads);
-  const loaded = await model;
-  try {
-    return await embedTexts(loaded, texts, settings);
-  } catch (error) {
-    throw isKnowledgeError(error) ? error : new KnowledgeError('embedding_failed', `the local embedding model failed: ${describe(error)}`, { cause: error });
-  }
-}, { background: settings.background });
+serveJobs<readonly string[], Float32Array[]>(
+  async (texts) => {
+    model ??= loadModel(settings.modelDirectory, settings.threads);
+    const loaded = await model;
+    try {
+      return await embedTexts(loaded, texts, settings);
+    } catch (error) {
+      throw isKnowledgeError(error)
+        ? error
+        : new KnowledgeError('embedding_failed', `the local embedding model failed: ${describe(error)}`, { cause: error });
+    }
+  },
+  { background: settings.background },
+);

@@ -28,7 +28,11 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
         ? {
             role: 'assistant',
             content: message.content === '' ? null : message.content,
-            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function',
+              function: { name: call.name, arguments: call.arguments },
+            })),
           }
         : { role: 'assistant', content: message.content };
     default:
@@ -56,7 +60,9 @@ export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat
       await forEachConcurrently(batches, concurrency, async (batch, batchIndex) => {
         try {
           const response = await client.embeddings.create({ model: options.embeddingModel, input: batch }, { signal });
-          const vectors = [...response.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
+          const vectors = [...response.data]
+            .sort((left, right) => left.index - right.index)
+            .map((item) => Float32Array.from(item.embedding));
           if (vectors.length !== batch.length) throw new Error(`expected ${batch.length} embeddings, got ${vectors.length}`);
           results[batchIndex] = vectors;
         } catch (error) {

@@ -15,7 +15,11 @@ export function isAbort(error: unknown): boolean {
   return error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
 }
 
-export function toProviderError(error: unknown, code: Extract<ErrorCode, 'provider_error' | 'embedding_failed'>, secret: string | undefined): KnowledgeError {
+export function toProviderError(
+  error: unknown,
+  code: Extract<ErrorCode, 'provider_error' | 'embedding_failed'>,
+  secret: string | undefined,
+): KnowledgeError {
   if (error instanceof KnowledgeError) return error;
   let message: string;
   if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
@@ -26,7 +30,9 @@ export function toProviderError(error: unknown, code: Extract<ErrorCode, 'provid
     message = `the provider could not be reached or broke off: ${error instanceof Error ? error.message : String(error)}`;
   }
   const safe = redactSecret(message, secret);
-  return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe, { temporary: isTemporary(error) });
+  return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe, {
+    temporary: isTemporary(error),
+  });
 }
 
 /**

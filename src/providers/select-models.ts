@@ -46,15 +46,16 @@ export function embeddingModelName(config: ProviderSettings): string {
 
 export async function selectModels(config: ProviderSettings, log: { warn(message: string): void }): Promise<SelectedModels> {
   const embeddingModel = embeddingModelName(config);
-  const provider = config.apiKey === undefined
-    ? undefined
-    : createOpenAiCompatible({
-        apiKey: config.apiKey,
-        baseUrl: config.baseUrl,
-        chatModel: config.chatModel,
-        embeddingModel,
-        temperature: config.temperature,
-      });
+  const provider =
+    config.apiKey === undefined
+      ? undefined
+      : createOpenAiCompatible({
+          apiKey: config.apiKey,
+          baseUrl: config.baseUrl,
+          chatModel: config.chatModel,
+          embeddingModel,
+          temperature: config.temperature,
+        });
 
   let embeddings: EmbeddingModel | undefined = provider?.embeddings;
   if (embeddingModel === localEmbeddingModelName || provider === undefined) {
@@ -67,6 +68,7 @@ export async function selectModels(config: ProviderSettings, log: { warn(message
   }
 
   const chat = config.chatModel === extractiveModelId ? createExtractiveChatModel() : provider?.chat;
-  if (chat === undefined) log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 (set KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider)');
+  if (chat === undefined)
+    log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 (set KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider)');
   return { chat, embeddings };
 }

@@ -17,7 +17,11 @@ export interface HealthRouteOptions {
 
 /** For the API reference only (see RouteDocumentation in openapi.ts). */
 const healthResponseSchema = z.object({
-  status: z.enum(['healthy', 'starting']).describe('`starting` (with a 503) while a cluster replica is still loading the namespaces from the database: a load balancer sends it no traffic until it is caught up.'),
+  status: z
+    .enum(['healthy', 'starting'])
+    .describe(
+      '`starting` (with a 503) while a cluster replica is still loading the namespaces from the database: a load balancer sends it no traffic until it is caught up.',
+    ),
   version: z.string(),
   agent: z.string().describe('`ready`, or why the agent endpoints answer 503.'),
   chat_model: z.string().nullable(),
@@ -26,23 +30,28 @@ const healthResponseSchema = z.object({
 });
 
 export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, options) => {
-  app.get('/health', {
-    schema: {
-      tags: ['Service'],
-      summary: 'Health, version and models',
-      description: 'Liveness, the version, whether the agent can answer, the models in use, and the namespaces when reading is open (no KNOWLEDGE_AGENT_READ_TOKENS). Public.',
-      documentation: { success: jsonSuccess('The service is up.', healthResponseSchema) },
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['Service'],
+        summary: 'Health, version and models',
+        description:
+          'Liveness, the version, whether the agent can answer, the models in use, and the namespaces when reading is open (no KNOWLEDGE_AGENT_READ_TOKENS). Public.',
+        documentation: { success: jsonSuccess('The service is up.', healthResponseSchema) },
+      },
     },
-  }, async (_request, reply) => {
-    // 503 while starting, so a load balancer's health check keeps traffic away until the replica is caught up.
-    if (!options.store.ready) reply.code(503);
-    return {
-      status: options.store.ready ? 'healthy' : 'starting',
-      version: options.version,
-      agent: options.chatModel === undefined ? 'not initialized (no LLM_API_KEY)' : 'ready',
-      chat_model: options.chatModel ?? null,
-      embedding_model: options.embeddingModel ?? null,
-      ...(options.listNamespaces ? { namespaces: await options.store.namespaceNames() } : {}),
-    };
-  });
+    async (_request, reply) => {
+      // 503 while starting, so a load balancer's health check keeps traffic away until the replica is caught up.
+      if (!options.store.ready) reply.code(503);
+      return {
+        status: options.store.ready ? 'healthy' : 'starting',
+        version: options.version,
+        agent: options.chatModel === undefined ? 'not initialized (no LLM_API_KEY)' : 'ready',
+        chat_model: options.chatModel ?? null,
+        embedding_model: options.embeddingModel ?? null,
+        ...(options.listNamespaces ? { namespaces: await options.store.namespaceNames() } : {}),
+      };
+    },
+  );
 };

@@ -9,6 +9,12 @@ export { mcpRoute } from './mcp-route.js';
 export { openAiRoutes } from './openai/index.js';
 export { playgroundRoute } from './playground-route.js';
 export {
-  apiReference, installAccessControl, installErrorHandling, installRateLimit, installUnreadBodyRelease, mayAccess, serverOptions,
+  apiReference,
+  installAccessControl,
+  installErrorHandling,
+  installRateLimit,
+  installUnreadBodyRelease,
+  mayAccess,
+  serverOptions,
 } from './plumbing/index.js';
 export { variant1SearchRoute, variant2SearchRoute } from './search/index.js';

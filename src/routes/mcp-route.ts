@@ -16,36 +16,40 @@ const description =
   'KNOWLEDGE_AGENT_WRITE_TOKENS is set). Read tokens as on the other read routes. Send `Accept: application/json, text/event-stream`.';
 
 export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, options) => {
-  app.post('/mcp', {
-    schema: {
-      tags: ['MCP'],
-      summary: 'Model Context Protocol endpoint (Streamable HTTP)',
-      description,
-      body: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]),
-      documentation: {
-        success: {
-          description: 'The JSON-RPC response, as JSON or as Server-Sent Events (the client\'s Accept header chooses).',
-          content: { 'application/json': z.looseObject({ jsonrpc: z.literal('2.0') }), 'text/event-stream': z.string() },
+  app.post(
+    '/mcp',
+    {
+      schema: {
+        tags: ['MCP'],
+        summary: 'Model Context Protocol endpoint (Streamable HTTP)',
+        description,
+        body: z.union([jsonRpcMessage, z.array(jsonRpcMessage)]),
+        documentation: {
+          success: {
+            description: "The JSON-RPC response, as JSON or as Server-Sent Events (the client's Accept header chooses).",
+            content: { 'application/json': z.looseObject({ jsonrpc: z.literal('2.0') }), 'text/event-stream': z.string() },
+          },
         },
       },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request, reply) => {
-    const server = createKnowledgeMcpServer(options, {
-      readNamespace: (namespace) => authorizeNamespace(request, namespace),
-      writeNamespace: (namespace) => authorizeNamespaceForWriting(request, namespace),
-      mayRead: (namespace) => mayAccess(request, namespace),
-      logError: (error) => request.log.error({ err: error }, 'unexpected error in an MCP tool'),
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    reply.hijack();
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
-  });
+    async (request, reply) => {
+      const server = createKnowledgeMcpServer(options, {
+        readNamespace: (namespace) => authorizeNamespace(request, namespace),
+        writeNamespace: (namespace) => authorizeNamespaceForWriting(request, namespace),
+        mayRead: (namespace) => mayAccess(request, namespace),
+        logError: (error) => request.log.error({ err: error }, 'unexpected error in an MCP tool'),
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      reply.hijack();
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  );
   // GET and DELETE (server-sent streams, sessions) are not offered: the generic 405 with `Allow: POST` answers them,
   // as the Streamable HTTP transport prescribes for a stateless server.
 };

@@ -10,7 +10,11 @@ export function diversificationDepth(limit: number): number {
   return Math.max(4 * limit, 20);
 }
 
-export function diversifyByDocument(hits: readonly ScoredHit[], documentOf: (key: string) => string | undefined, perDocument = maxHitsPerDocument): ScoredHit[] {
+export function diversifyByDocument(
+  hits: readonly ScoredHit[],
+  documentOf: (key: string) => string | undefined,
+  perDocument = maxHitsPerDocument,
+): ScoredHit[] {
   const first: ScoredHit[] = [];
   const deferred: ScoredHit[] = [];
   const seen = new Map<string, number>();

@@ -3,13 +3,17 @@ import { dotAt } from '../indexes/cosine.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
 
 /** Best score first; ties by key, so every ranking is deterministic. */
-export const byScoreThenKey = (left: ScoredHit, right: ScoredHit): number => right.score - left.score || (left.key < right.key ? -1 : left.key > right.key ? 1 : 0);
+export const byScoreThenKey = (left: ScoredHit, right: ScoredHit): number =>
+  right.score - left.score || (left.key < right.key ? -1 : left.key > right.key ? 1 : 0);
 
 /**
  * Reciprocal rank fusion: each list gives a key weight / (k + rank), ranks from 1. Robust to the lists'
  * incomparable score scales; k dampens the head (60 in the original paper).
  */
-export function reciprocalRankFusion(lists: readonly { readonly hits: readonly ScoredHit[]; readonly weight: number }[], k = 60): ScoredHit[] {
+export function reciprocalRankFusion(
+  lists: readonly { readonly hits: readonly ScoredHit[]; readonly weight: number }[],
+  k = 60,
+): ScoredHit[] {
   const fused = new Map<string, number>();
   for (const { hits, weight } of lists) {
     hits.forEach((hit, index) => fused.set(hit.key, (fused.get(hit.key) ?? 0) + weight / (k + index + 1)));
@@ -63,7 +67,13 @@ export interface HybridSettings {
  * have many chunks (the FastAPI docs); it was fixed at the smallest value that stops release notes from crowding
  * the top 3 and did not lower nDCG there.
  */
-export const hybridSettings: HybridSettings = Object.freeze({ rankConstant: 60, denseWeight: 2.5, feedbackHits: 3, feedbackWeight: 1, sizeDiscount: 0.05 });
+export const hybridSettings: HybridSettings = Object.freeze({
+  rankConstant: 60,
+  denseWeight: 2.5,
+  feedbackHits: 3,
+  feedbackWeight: 1,
+  sizeDiscount: 0.05,
+});
 
 /** Candidates each list contributes: ranks beyond it add almost nothing to a reciprocal rank fusion. */
 export const hybridCandidateDepth = 100;
@@ -88,7 +98,11 @@ export function medianChunkCount(chunkCounts: readonly number[]): number {
 }
 
 /** The hits with each score divided by relativeSize^exponent (sizes of 1 or less are left alone), best first again. */
-export function discountBySize(hits: readonly ScoredHit[], relativeSize: ((key: string) => number) | undefined, exponent: number): ScoredHit[] {
+export function discountBySize(
+  hits: readonly ScoredHit[],
+  relativeSize: ((key: string) => number) | undefined,
+  exponent: number,
+): ScoredHit[] {
   if (relativeSize === undefined || exponent === 0) return [...hits];
   return hits.map(({ key, score }) => ({ key, score: score / Math.max(1, relativeSize(key)) ** exponent })).sort(byScoreThenKey);
 }
@@ -125,7 +139,11 @@ export function hybridRanking(input: HybridInput, settings: HybridSettings = hyb
 }
 
 /** The candidates that have a vector, ranked by cosine with the unit vector `query` (stored vectors are unit too). */
-function cosineRanking(query: Float32Array, candidates: readonly ScoredHit[], vectorOf: (key: string) => Float32Array | undefined): ScoredHit[] {
+function cosineRanking(
+  query: Float32Array,
+  candidates: readonly ScoredHit[],
+  vectorOf: (key: string) => Float32Array | undefined,
+): ScoredHit[] {
   return candidates
     .flatMap(({ key }) => {
       const vector = vectorOf(key);

@@ -27,7 +27,10 @@ export function ndcgAt(
   gain: GainFunction = exponentialGain,
 ): number {
   const gains = ranking.slice(0, cutoff).map((id) => gain(judgments.get(id) ?? 0));
-  const ideal = [...judgments.values()].map(gain).sort((left, right) => right - left).slice(0, cutoff);
+  const ideal = [...judgments.values()]
+    .map(gain)
+    .sort((left, right) => right - left)
+    .slice(0, cutoff);
   const idealGain = discountedCumulativeGain(ideal);
   return idealGain === 0 ? 0 : discountedCumulativeGain(gains) / idealGain;
 }

@@ -61,12 +61,22 @@ export class SearchService {
     const name = sanitizeNamespace(namespaceName);
     const namespace = await this.store.existingNamespace(name);
     if (namespace === undefined) {
-      return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: [], notice: missingNamespaceNotice(name), namespaceExists: false };
+      return {
+        namespace: name,
+        mode: options.mode,
+        hits: [],
+        terms: [],
+        warnings: [],
+        notice: missingNamespaceNotice(name),
+        namespaceExists: false,
+      };
     }
     const limit = Math.min(options.limit, this.maxResults);
-    if (limit <= 0 || query.trim() === '') return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace.warnings, namespaceExists: true };
+    if (limit <= 0 || query.trim() === '')
+      return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace.warnings, namespaceExists: true };
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
-    const ranked = (hits: readonly ScoredHit[]) => this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
+    const ranked = (hits: readonly ScoredHit[]) =>
+      this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
     const lexical = (notice?: string): SearchOutcome => ({
       ...base,
       mode: 'lexical',
@@ -132,7 +142,8 @@ export class SearchService {
     if (this.embeddings === undefined) return 'no embedding model is configured (set LLM_API_KEY or KNOWLEDGE_AGENT_EMBEDDING_MODEL=local)';
     const pending = namespace.pendingChunkCount;
     if (pending === 0) return undefined;
-    const waiting = (reason: string) => `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); a later search embeds them`;
+    const waiting = (reason: string) =>
+      `${pending} chunks of namespace "${namespace.name}" are not embedded yet (${reason}); a later search embeds them`;
     if (pending <= maxPendingEmbeddedInline) {
       try {
         await this.embeddings.embedPending(namespace);
@@ -145,6 +156,8 @@ export class SearchService {
     }
     this.embeddings.embedPendingInBackground(namespace);
     const failure = this.embeddings.pendingFailure(namespace.name);
-    return failure === undefined ? `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.model.id}` : waiting(failure);
+    return failure === undefined
+      ? `${pending} chunks of namespace "${namespace.name}" are being embedded with ${this.embeddings.model.id}`
+      : waiting(failure);
   }
 }

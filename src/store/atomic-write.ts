@@ -23,13 +23,21 @@ export async function writeFileAtomicWith(path: string, write: (file: FileHandle
 
 /** Creates `path` with `data`, all or nothing; fails with EEXIST instead of replacing a file already there. */
 export async function createFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await publish(path, (file) => file.writeFile(data), async (temporaryPath, target) => {
-    await link(temporaryPath, target);
-    await rm(temporaryPath, { force: true });
-  });
+  await publish(
+    path,
+    (file) => file.writeFile(data),
+    async (temporaryPath, target) => {
+      await link(temporaryPath, target);
+      await rm(temporaryPath, { force: true });
+    },
+  );
 }
 
-async function publish(path: string, write: (file: FileHandle) => Promise<void>, move: (temporaryPath: string, target: string) => Promise<void>): Promise<void> {
+async function publish(
+  path: string,
+  write: (file: FileHandle) => Promise<void>,
+  move: (temporaryPath: string, target: string) => Promise<void>,
+): Promise<void> {
   const temporaryPath = join(dirname(path), `${temporaryFilePrefix}${basename(path)}-${randomBytes(6).toString('hex')}`);
   try {
     const file = await open(temporaryPath, 'w', 0o644);

@@ -14,7 +14,11 @@ export interface CopiedNamespace {
   readonly vectors: number;
 }
 
-export async function copyNamespaces(from: KnowledgeStore, to: KnowledgeStore, onCopied: (copied: CopiedNamespace) => void): Promise<CopiedNamespace[]> {
+export async function copyNamespaces(
+  from: KnowledgeStore,
+  to: KnowledgeStore,
+  onCopied: (copied: CopiedNamespace) => void,
+): Promise<CopiedNamespace[]> {
   const copied: CopiedNamespace[] = [];
   for (const name of await from.namespaceNames()) {
     const source = await from.namespace(name);
@@ -35,9 +39,21 @@ async function copyNamespace(source: Namespace, target: Namespace): Promise<Copi
     for (const document of documents.slice(start, start + documentsPerCommit)) {
       const body = await source.documentBody(document.file);
       if (body === undefined) continue;
-      const chunks = document.chunks.map((chunk) => ({ text: chunk.text, headingPath: chunk.headingPath, embedding: source.vectorOf(chunk.id) ?? null }));
+      const chunks = document.chunks.map((chunk) => ({
+        text: chunk.text,
+        headingPath: chunk.headingPath,
+        embedding: source.vectorOf(chunk.id) ?? null,
+      }));
       vectors += chunks.filter((chunk) => chunk.embedding !== null).length;
-      drafts.push({ title: document.title, origin: document.origin, file: document.file, body, hash: document.hash, embeddingModel: model, chunks });
+      drafts.push({
+        title: document.title,
+        origin: document.origin,
+        file: document.file,
+        body,
+        hash: document.hash,
+        embeddingModel: model,
+        chunks,
+      });
     }
     const outcomes = await target.commitDocuments(drafts);
     saved += outcomes.filter((outcome) => outcome.status !== 'skipped').length;

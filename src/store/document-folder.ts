@@ -78,7 +78,12 @@ export class DocumentFolder {
     }
   }
 
-  private async documentFromFile(file: string, size: number, modifiedMs: number, known: StoredDocument | undefined): Promise<StoredDocument> {
+  private async documentFromFile(
+    file: string,
+    size: number,
+    modifiedMs: number,
+    known: StoredDocument | undefined,
+  ): Promise<StoredDocument> {
     const { frontMatter, body } = parseDocument(await readFile(join(this.options.directory, file), 'utf8'));
     const hash = contentHash(body);
     if (known !== undefined && known.hash === hash) return { ...known, fileSize: size, fileModifiedMs: modifiedMs };

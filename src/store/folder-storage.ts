@@ -115,7 +115,8 @@ export class FolderStorage implements NamespaceStorage {
     const ops: IndexOp[] = [];
     const stored = index.embedding;
     // With no embedding model configured, stored vectors are kept for when one is.
-    if (stored !== null && this.options.embeddingModel !== null && stored.model !== this.options.embeddingModel) ops.push({ op: 'model', embedding: null });
+    if (stored !== null && this.options.embeddingModel !== null && stored.model !== this.options.embeddingModel)
+      ops.push({ op: 'model', embedding: null });
 
     this.seenFolderModifiedMs = (await stat(this.directory)).mtimeMs;
     await this.folder.removeBackups();
@@ -136,7 +137,9 @@ export class FolderStorage implements NamespaceStorage {
       if (!isStorageFull(error)) throw error;
       // The ops only restate what the folder holds, so they are applied anyway: on a full disk the namespace still
       // opens and answers searches, and the next start-up reconciles the same way.
-      this.options.warn(`namespace ${this.options.name}: the storage volume is full (${describeFileError(error)}); the changes found in the folder are not journalled`);
+      this.options.warn(
+        `namespace ${this.options.name}: the storage volume is full (${describeFileError(error)}); the changes found in the folder are not journalled`,
+      );
     }
     for (const op of ops) index.apply(op);
     // Not writing them (a full disk, say) costs only time: the next start-up rewrites them again.
@@ -208,7 +211,9 @@ class FolderBatch implements StorageBatch {
         continue;
       }
       await rename(action.backup, action.path).catch((error: unknown) => {
-        this.warn(`could not put back ${action.path} after a failed write (${describeFileError(error)}); it is reconciled with the index at the next start-up`);
+        this.warn(
+          `could not put back ${action.path} after a failed write (${describeFileError(error)}); it is reconciled with the index at the next start-up`,
+        );
       });
     }
   }
@@ -220,7 +225,9 @@ class FolderBatch implements StorageBatch {
     }
     await this.indexFiles.append(ops);
     for (const op of ops) index.apply(op);
-    await Promise.all(this.actions.map((action) => (action.kind === 'replaced' ? rm(action.backup, { force: true }).catch(() => undefined) : undefined)));
+    await Promise.all(
+      this.actions.map((action) => (action.kind === 'replaced' ? rm(action.backup, { force: true }).catch(() => undefined) : undefined)),
+    );
   }
 
   async abort(): Promise<void> {

@@ -110,7 +110,9 @@ export class IndexFiles {
     }
     const { intactBytes, totalBytes } = stored.journal;
     if (intactBytes < totalBytes) {
-      this.warn(`${this.describe}: the last ${totalBytes - intactBytes} bytes of ${journalFileName} were cut short (by a crash, or a failed write that could not be cut back) and are dropped; the Markdown files fill in what they held`);
+      this.warn(
+        `${this.describe}: the last ${totalBytes - intactBytes} bytes of ${journalFileName} were cut short (by a crash, or a failed write that could not be cut back) and are dropped; the Markdown files fill in what they held`,
+      );
       await truncateJournal(join(this.directory, journalFileName), intactBytes);
     }
     // Anything but a current index.json mirrored by the snapshot (an older layout, a damaged or stale file, a journal
@@ -160,7 +162,9 @@ export class IndexFiles {
       await writeSnapshot(join(this.directory, snapshotFileName), { ...index.toSnapshot(), derivedFrom: stamp });
       this.upToDate = true;
     } catch (error) {
-      this.warn(`${this.describe}: after writing ${indexJsonFileName}, emptying the journal or writing ${snapshotFileName} failed (${describeFileError(error)}); ${indexJsonFileName} and the journal hold every change`);
+      this.warn(
+        `${this.describe}: after writing ${indexJsonFileName}, emptying the journal or writing ${snapshotFileName} failed (${describeFileError(error)}); ${indexJsonFileName} and the journal hold every change`,
+      );
     }
   }
 }
@@ -168,7 +172,12 @@ export class IndexFiles {
 /** How the index was restored in spite of a damaged file. */
 function recoveryFrom({ source, stamp }: StoredIndex): string {
   if (source === 'nothing') return 'rebuilding the index from the Markdown files';
-  const file = source === 'legacy index.json' ? `the ${indexJsonFileName} of an earlier version` : source === 'snapshot' ? snapshotFileName : indexJsonFileName;
+  const file =
+    source === 'legacy index.json'
+      ? `the ${indexJsonFileName} of an earlier version`
+      : source === 'snapshot'
+        ? snapshotFileName
+        : indexJsonFileName;
   // Without a current index.json, the journal may lack what the newest one held.
   return `the index is restored from ${file}${stamp === undefined ? ', the Markdown files filling in what it lacks' : ''}`;
 }

@@ -132,7 +132,10 @@ export async function appendRecord(path: string, record: Buffer, validBytes: num
       await file.writeFile(record);
       await file.datasync();
     } catch (error) {
-      await file.truncate(keptBytes).then(() => file.datasync()).catch(() => undefined);
+      await file
+        .truncate(keptBytes)
+        .then(() => file.datasync())
+        .catch(() => undefined);
       throw error;
     }
     return keptBytes + record.length;

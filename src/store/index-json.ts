@@ -73,7 +73,16 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
     for (const [position, document] of documents.entries()) {
       const { file: name, title, origin, hash, ingestedAt, fileSize, fileModifiedMs } = document;
       // The origin keeps the field name `source` that the index files have always used.
-      const line = JSON.stringify({ file: name, title, source: origin, hash, ingestedAt, fileSize, fileModifiedMs, chunkCount: document.chunks.length });
+      const line = JSON.stringify({
+        file: name,
+        title,
+        source: origin,
+        hash,
+        ingestedAt,
+        fileSize,
+        fileModifiedMs,
+        chunkCount: document.chunks.length,
+      });
       await lines.write(position < documents.length - 1 ? `${line},` : line);
     }
     await lines.write('],');
@@ -106,7 +115,9 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
  * What the first line of index.json says: the stamp of a current one, or that it is an index.json of an earlier
  * version (format 1); undefined when there is none. Throws when the file is neither.
  */
-export async function readIndexJsonHead(path: string): Promise<{ readonly format: 'current'; readonly stamp: IndexJsonStamp } | { readonly format: 'legacy' } | undefined> {
+export async function readIndexJsonHead(
+  path: string,
+): Promise<{ readonly format: 'current'; readonly stamp: IndexJsonStamp } | { readonly format: 'legacy' } | undefined> {
   let file: FileHandle;
   try {
     file = await open(path, 'r');
@@ -121,7 +132,10 @@ export async function readIndexJsonHead(path: string): Promise<{ readonly format
     if (start.toString('utf8', 0, legacyIndexJsonPrefix.length) === legacyIndexJsonPrefix) return { format: 'legacy' };
     const end = start.indexOf(10);
     if (end === -1) throw new Error('no header line');
-    return { format: 'current', stamp: { generation: parseHeader(start.subarray(0, end + 1)).generation, bytes: size, modifiedMs: mtimeMs } };
+    return {
+      format: 'current',
+      stamp: { generation: parseHeader(start.subarray(0, end + 1)).generation, bytes: size, modifiedMs: mtimeMs },
+    };
   } finally {
     await file.close();
   }
@@ -191,7 +205,8 @@ class IndexJsonReader {
       case 'documents-close': {
         this.expectLine(line, '],');
         const listed = this.metadata.reduce((total, document) => total + document.chunkCount, 0);
-        if (listed !== this.expectHeader().chunkCount) throw new Error(`the documents list ${listed} chunks, the header ${this.expectHeader().chunkCount}`);
+        if (listed !== this.expectHeader().chunkCount)
+          throw new Error(`the documents list ${listed} chunks, the header ${this.expectHeader().chunkCount}`);
         this.part = 'chunks-open';
         return;
       }
@@ -222,14 +237,21 @@ class IndexJsonReader {
   finish(): IndexContents {
     if (this.part !== 'end') throw new Error('the file ends early');
     const { embedding } = this.expectHeader();
-    const documents = this.metadata.map(({ chunkCount: _count, ...document }, position): StoredDocument => ({ ...document, chunks: this.chunks[position] ?? [] }));
-    const vectors = embedding === null || this.keys.length === 0 ? null : { keys: this.keys, rows: this.rows.subarray(0, this.keys.length * embedding.dimensions) };
+    const documents = this.metadata.map(({ chunkCount: _count, ...document }, position): StoredDocument => ({
+      ...document,
+      chunks: this.chunks[position] ?? [],
+    }));
+    const vectors =
+      embedding === null || this.keys.length === 0
+        ? null
+        : { keys: this.keys, rows: this.rows.subarray(0, this.keys.length * embedding.dimensions) };
     return { embedding, documents, vectors };
   }
 
   private readDocument(value: unknown): void {
     const chunkCount = (value as { chunkCount?: unknown } | null)?.chunkCount;
-    if (typeof chunkCount !== 'number' || !Number.isInteger(chunkCount) || chunkCount < 0) throw new Error(`document ${this.metadata.length} lacks its chunk count`);
+    if (typeof chunkCount !== 'number' || !Number.isInteger(chunkCount) || chunkCount < 0)
+      throw new Error(`document ${this.metadata.length} lacks its chunk count`);
     this.metadata.push({ ...toDocumentMetadata(value), chunkCount });
     this.chunks.push([]);
   }
@@ -241,7 +263,9 @@ class IndexJsonReader {
     const chunks = this.chunks[this.current] as StoredChunk[];
     const { id, file, headingPath, text, vector } = (value ?? {}) as Record<string, unknown>;
     if (file !== document.file || id !== chunkId(document.file, chunks.length)) {
-      throw new Error(`chunk ${this.chunksRead} is ${JSON.stringify(id)} of ${JSON.stringify(file)}, where chunk ${chunks.length} of ${document.file} belongs`);
+      throw new Error(
+        `chunk ${this.chunksRead} is ${JSON.stringify(id)} of ${JSON.stringify(file)}, where chunk ${chunks.length} of ${document.file} belongs`,
+      );
     }
     if (typeof text !== 'string' || !isHeadingPath(headingPath)) throw new Error(`chunk ${id} lacks its text or heading path`);
     // The document's strings are shared rather than kept once per chunk.
@@ -255,7 +279,8 @@ class IndexJsonReader {
     const dimensions = this.expectHeader().embedding?.dimensions;
     if (dimensions === undefined) throw new Error(`chunk ${id} has a vector, but the index names no embedding model`);
     const bytes = dimensions * 4;
-    if (typeof vector !== 'string' || vector.length !== 4 * Math.ceil(bytes / 3)) throw new Error(`the vector of chunk ${id} is not ${dimensions} float32 values in base64`);
+    if (typeof vector !== 'string' || vector.length !== 4 * Math.ceil(bytes / 3))
+      throw new Error(`the vector of chunk ${id} is not ${dimensions} float32 values in base64`);
     const row = Buffer.from(this.rows.buffer, this.rows.byteOffset + this.keys.length * bytes, bytes);
     if (row.write(vector, 'base64') !== bytes) throw new Error(`the vector of chunk ${id} is not ${dimensions} float32 values in base64`);
     this.keys.push(id);

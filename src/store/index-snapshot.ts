@@ -76,10 +76,12 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
         await file.write(bytes, 0, bytes.byteLength, position);
         position += bytes.byteLength;
       }
-      if (position - offset !== array.length * 4) throw new Error(`the ${name} array gave ${position - offset} bytes, not ${array.length * 4}`);
+      if (position - offset !== array.length * 4)
+        throw new Error(`the ${name} array gave ${position - offset} bytes, not ${array.length * 4}`);
       arrays[name] = { offset, length: position - offset, crc, type: array.type };
     }
-    const vectors = contents.vectors === null ? null : { ...(await writeBytes(bytesOf(contents.vectors.rows))), keys: contents.vectors.keys };
+    const vectors =
+      contents.vectors === null ? null : { ...(await writeBytes(bytesOf(contents.vectors.rows))), keys: contents.vectors.keys };
     const header = Buffer.from(
       JSON.stringify({
         format: 2,
@@ -111,7 +113,10 @@ async function writeDocuments(file: FileHandle, offset: number, documents: reado
  * The snapshot at `path`, or undefined when there is none or `wanted` turns down the index.json it mirrors (it is then
  * not read further); throws (with the reason) when it is damaged.
  */
-export async function readSnapshot(path: string, wanted: (derivedFrom: IndexJsonStamp | null) => boolean = () => true): Promise<SnapshotContents | undefined> {
+export async function readSnapshot(
+  path: string,
+  wanted: (derivedFrom: IndexJsonStamp | null) => boolean = () => true,
+): Promise<SnapshotContents | undefined> {
   let file: FileHandle;
   try {
     file = await open(path, 'r');
@@ -131,16 +136,25 @@ export async function readSnapshot(path: string, wanted: (derivedFrom: IndexJson
     const derivedFrom = header.derivedFrom ?? null;
     if (!wanted(derivedFrom)) return undefined;
     const documents = await readDocuments(file, header.documents, size);
-    if (documents.length !== header.documents.count) throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
+    if (documents.length !== header.documents.count)
+      throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
     const arrays: Record<string, Uint32Array | Float32Array> = {};
     for (const section of [...Object.values(header.lexical.arrays), ...(header.vectors === null ? [] : [header.vectors])]) {
-      if (section.offset + section.length > size) throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
+      if (section.offset + section.length > size)
+        throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
     }
     for (const [name, section] of Object.entries(header.lexical.arrays)) {
-      const values = section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
+      const values =
+        section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
       arrays[name] = await readArray(file, section, values, size);
     }
-    const vectors = header.vectors === null ? null : { keys: header.vectors.keys, rows: await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size) };
+    const vectors =
+      header.vectors === null
+        ? null
+        : {
+            keys: header.vectors.keys,
+            rows: await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size),
+          };
     if (vectors !== null && (header.embedding === null || vectors.rows.length !== vectors.keys.length * header.embedding.dimensions)) {
       throw new Error('vector rows do not match their keys and dimensions');
     }
@@ -151,7 +165,8 @@ export async function readSnapshot(path: string, wanted: (derivedFrom: IndexJson
 }
 
 async function readDocuments(file: FileHandle, section: Section, size: number): Promise<StoredDocument[]> {
-  if (section.offset + section.length > size) throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
+  if (section.offset + section.length > size)
+    throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
   const documents: StoredDocument[] = [];
   let crc = 0;
   await forEachLine(file, section.offset, section.length, (line) => {
@@ -165,7 +180,13 @@ async function readDocuments(file: FileHandle, section: Section, size: number): 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */
 async function readArray<T extends Uint32Array | Float32Array>(file: FileHandle, section: Section, array: T, size: number): Promise<T> {
   if (section.length % 4 !== 0) throw new Error('an array section is not a whole number of 4-byte values');
-  const bytes = await readSection(file, section.offset, section.length, size, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  const bytes = await readSection(
+    file,
+    section.offset,
+    section.length,
+    size,
+    new Uint8Array(array.buffer, array.byteOffset, array.byteLength),
+  );
   if (crc32(bytes) !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
   return array;
 }

@@ -42,7 +42,9 @@ export class KnowledgeStore {
             await this.namespace(name);
             break;
           } catch (error) {
-            this.options.warn(`namespace ${name} could not be opened at start-up (${(error as Error).message}); ${this.layout.opensInBackground ? 'retrying' : 'it is retried on first use'}`);
+            this.options.warn(
+              `namespace ${name} could not be opened at start-up (${(error as Error).message}); ${this.layout.opensInBackground ? 'retrying' : 'it is retried on first use'}`,
+            );
             // A replica reports healthy only once it holds everything: it keeps trying while the database is away.
             if (!this.layout.opensInBackground) break;
             await new Promise((resolve) => setTimeout(resolve, startRetryDelayMs));

@@ -50,7 +50,8 @@ export class LineWriter {
   private async writeBytes(bytes: Buffer): Promise<void> {
     this.checksum = crc32(bytes, this.checksum);
     let written = 0;
-    while (written < bytes.length) written += (await this.file.write(bytes, written, bytes.length - written, this.position + written)).bytesWritten;
+    while (written < bytes.length)
+      written += (await this.file.write(bytes, written, bytes.length - written, this.position + written)).bytesWritten;
     this.position += bytes.length;
   }
 }

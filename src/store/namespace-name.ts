@@ -18,7 +18,10 @@ export function sanitizeNamespace(requested: string, field = 'namespace'): strin
   }
   if (name.length > maxNamespaceLength) {
     const shown = requested.length > 80 ? `${JSON.stringify(requested.slice(0, 80))}…` : JSON.stringify(requested);
-    throw new KnowledgeError('invalid_namespace', `${field}: ${shown} has ${name.length} letters, digits, - and _; at most ${maxNamespaceLength} are allowed`);
+    throw new KnowledgeError(
+      'invalid_namespace',
+      `${field}: ${shown} has ${name.length} letters, digits, - and _; at most ${maxNamespaceLength} are allowed`,
+    );
   }
   return name;
 }

@@ -190,7 +190,9 @@ export class Namespace {
   /** Records vectors computed by `model`; a chunk changed or removed meanwhile is left alone. */
   storeEmbeddings(model: string, vectors: readonly ChunkVector[]): Promise<void> {
     return this.enqueue(async (staging) => {
-      const current = vectors.filter(({ chunk }) => staging.documents.get(chunk.file)?.chunks.some((other) => other.id === chunk.id && other.text === chunk.text));
+      const current = vectors.filter(({ chunk }) =>
+        staging.documents.get(chunk.file)?.chunks.some((other) => other.id === chunk.id && other.text === chunk.text),
+      );
       const dimensions = current[0]?.vector.length;
       if (dimensions === undefined) return;
       this.adoptModel(staging, model, dimensions);
@@ -213,7 +215,9 @@ export class Namespace {
     const content = renderDocument({ title: draft.title, origin: draft.origin, hash: draft.hash, ingestedAt }, draft.body);
     const written =
       previous === undefined
-        ? await staging.batch.createDocument(draft.file?.replace(/\.md$/, '') ?? documentSlug(draft.title, draft.folder), content, (file) => staging.documents.has(file))
+        ? await staging.batch.createDocument(draft.file?.replace(/\.md$/, '') ?? documentSlug(draft.title, draft.folder), content, (file) =>
+            staging.documents.has(file),
+          )
         : await staging.batch.replaceDocument(previous.file, content);
     const file = written.file;
     const document: StoredDocument = {
@@ -224,13 +228,20 @@ export class Namespace {
       ingestedAt,
       fileSize: written.size,
       fileModifiedMs: written.modifiedMs,
-      chunks: draft.chunks.map((chunk, ordinal) => ({ id: chunkId(file, ordinal), file, headingPath: chunk.headingPath, text: chunk.text })),
+      chunks: draft.chunks.map((chunk, ordinal) => ({
+        id: chunkId(file, ordinal),
+        file,
+        headingPath: chunk.headingPath,
+        text: chunk.text,
+      })),
     };
     staging.documents.set(file, document);
     staging.ops.push({ op: 'put', document });
     if (draft.embeddingModel === staging.embedding?.model) {
       const embedded = draft.chunks.flatMap((chunk, ordinal) =>
-        chunk.embedding?.length === staging.embedding?.dimensions && chunk.embedding !== null ? [{ id: chunkId(file, ordinal), vector: chunk.embedding }] : [],
+        chunk.embedding?.length === staging.embedding?.dimensions && chunk.embedding !== null
+          ? [{ id: chunkId(file, ordinal), vector: chunk.embedding }]
+          : [],
       );
       if (embedded.length > 0) staging.ops.push(vectorsOp(embedded));
     }
@@ -318,7 +329,9 @@ export class Namespace {
   /** A full disk becomes storage_full, logged with its errno and file; anything else is passed on as it is. */
   private reportFailure(error: unknown): unknown {
     if (!isStorageFull(error)) return error;
-    this.warn(`namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the change was undone and not acknowledged`);
+    this.warn(
+      `namespace ${this.name}: the storage volume is full (${describeFileError(error)}); the change was undone and not acknowledged`,
+    );
     return storageFullError(error);
   }
 

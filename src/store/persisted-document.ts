@@ -14,7 +14,16 @@ const documentFileName = /^[^/\\]+\.md$/;
 
 export function toPersistedDocument(document: StoredDocument): PersistedDocument {
   const { file, title, origin, hash, ingestedAt, fileSize, fileModifiedMs } = document;
-  return { file, title, source: origin, hash, ingestedAt, fileSize, fileModifiedMs, chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]) };
+  return {
+    file,
+    title,
+    source: origin,
+    hash,
+    ingestedAt,
+    fileSize,
+    fileModifiedMs,
+    chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]),
+  };
 }
 
 /**
@@ -49,7 +58,8 @@ export function toDocumentMetadata(value: unknown): DocumentMetadata {
   if (typeof title !== 'string' || typeof source !== 'string' || typeof hash !== 'string' || typeof ingestedAt !== 'string') {
     throw new Error(`not a persisted document: ${file} lacks its title, source, hash or ingest time`);
   }
-  if (typeof fileSize !== 'number' || typeof fileModifiedMs !== 'number') throw new Error(`not a persisted document: ${file} lacks its file size or modification time`);
+  if (typeof fileSize !== 'number' || typeof fileModifiedMs !== 'number')
+    throw new Error(`not a persisted document: ${file} lacks its file size or modification time`);
   return { file, title, origin: source, hash, ingestedAt, fileSize, fileModifiedMs };
 }
 

@@ -23,5 +23,9 @@ export function describeFileError(error: unknown): string {
 
 /** What the client is told: no internal path, and what to do about it. */
 export function storageFullError(cause: unknown): KnowledgeError {
-  return new KnowledgeError('storage_full', 'the storage volume is full (no space left on device), so this was not stored: free space and send it again', { cause });
+  return new KnowledgeError(
+    'storage_full',
+    'the storage volume is full (no space left on device), so this was not stored: free space and send it again',
+    { cause },
+  );
 }

@@ -52,11 +52,13 @@ export class FolderLayout implements StorageLayout {
 
   async namespaceNames(): Promise<string[]> {
     const entries = await readdir(this.options.root, { withFileTypes: true });
-    return entries
-      // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
-      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name) && entry.name.length <= maxNamespaceLength)
-      .map((entry) => entry.name)
-      .sort();
+    return (
+      entries
+        // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
+        .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name) && entry.name.length <= maxNamespaceLength)
+        .map((entry) => entry.name)
+        .sort()
+    );
   }
 
   /**

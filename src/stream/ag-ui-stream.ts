@@ -53,18 +53,22 @@ export class AgUiStream implements AgentStreamEncoder {
       case 'retrieval-start':
         return this.toolCall(event.toolCallId, event.toolName, JSON.stringify(event.args));
       case 'retrieval-result':
-        return [{
-          type: EventType.TOOL_CALL_RESULT,
-          messageId: `msg_${randomUUID()}`,
-          toolCallId: event.toolCallId,
-          role: 'tool',
-          content: JSON.stringify(variant2RetrievalResult(event.snippets, event.notice)),
-        } as BaseEvent];
+        return [
+          {
+            type: EventType.TOOL_CALL_RESULT,
+            messageId: `msg_${randomUUID()}`,
+            toolCallId: event.toolCallId,
+            role: 'tool',
+            content: JSON.stringify(variant2RetrievalResult(event.snippets, event.notice)),
+          } as BaseEvent,
+        ];
       case 'text-start':
         return [{ type: EventType.TEXT_MESSAGE_START, messageId: event.messageId, role: 'assistant' } as BaseEvent];
       case 'text-delta':
         // AG-UI forbids empty content deltas.
-        return event.delta === '' ? [] : [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: event.messageId, delta: event.delta } as BaseEvent];
+        return event.delta === ''
+          ? []
+          : [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId: event.messageId, delta: event.delta } as BaseEvent];
       case 'text-end':
         return [{ type: EventType.TEXT_MESSAGE_END, messageId: event.messageId } as BaseEvent];
       case 'frontend-tool-call':

@@ -32,12 +32,14 @@ export class MastraStream implements AgentStreamEncoder {
         this.toolArguments.set(event.toolCallId, event.args);
         return [this.frame('tool-call', { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args })];
       case 'retrieval-result':
-        return [this.frame('tool-result', {
-          toolCallId: event.toolCallId,
-          toolName: this.toolNames.get(event.toolCallId) ?? 'searchDocs',
-          args: this.toolArguments.get(event.toolCallId),
-          result: { results: event.snippets.map(toVariant2Result) },
-        })];
+        return [
+          this.frame('tool-result', {
+            toolCallId: event.toolCallId,
+            toolName: this.toolNames.get(event.toolCallId) ?? 'searchDocs',
+            args: this.toolArguments.get(event.toolCallId),
+            result: { results: event.snippets.map(toVariant2Result) },
+          }),
+        ];
       case 'text-start':
         return [this.frame('text-start', { id: event.messageId })];
       case 'text-delta':
@@ -46,7 +48,13 @@ export class MastraStream implements AgentStreamEncoder {
         return [this.frame('text-end', { id: event.messageId })];
       case 'frontend-tool-call':
         this.finishReason = 'tool-calls';
-        return [this.frame('tool-call', { toolCallId: event.toolCallId, toolName: event.toolName, args: parseToolArguments(event.argumentsText) })];
+        return [
+          this.frame('tool-call', {
+            toolCallId: event.toolCallId,
+            toolName: event.toolName,
+            args: parseToolArguments(event.argumentsText),
+          }),
+        ];
       case 'error':
         return [this.frame('error', { error: { name: 'KnowledgeError', message: event.message, code: event.code } })];
       case 'finish': {

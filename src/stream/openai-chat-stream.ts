@@ -24,7 +24,10 @@ function errorType(status: number): string {
 }
 
 /** `{"error":{"message","type","param","code"}}`: OpenAI's error body, which still holds the contract's code and message. */
-export function openAiErrorBody(code: ErrorCode, message: string): { error: { message: string; type: string; param: null; code: ErrorCode } } {
+export function openAiErrorBody(
+  code: ErrorCode,
+  message: string,
+): { error: { message: string; type: string; param: null; code: ErrorCode } } {
   return { error: { message, type: errorType(errorCatalogue[code].status), param: null, code } };
 }
 
@@ -58,7 +61,13 @@ export class OpenAiChatStream implements AgentStreamEncoder {
       case 'frontend-tool-call': {
         this.finishReason = 'tool_calls';
         const index = this.toolCallIndex++;
-        return [this.chunk({ tool_calls: [{ index, id: event.toolCallId, type: 'function', function: { name: event.toolName, arguments: event.argumentsText } }] })];
+        return [
+          this.chunk({
+            tool_calls: [
+              { index, id: event.toolCallId, type: 'function', function: { name: event.toolName, arguments: event.argumentsText } },
+            ],
+          }),
+        ];
       }
       case 'finish':
         return [this.chunk({}, this.finishReason)];
@@ -86,12 +95,19 @@ export class OpenAiChatStream implements AgentStreamEncoder {
       object: 'chat.completion' as const,
       created: this.created,
       model: this.model,
-      choices: [{
-        index: 0,
-        message: { role: 'assistant' as const, content: calls && text === '' ? null : text, refusal: null, ...(calls ? { tool_calls: toolCalls } : {}) },
-        logprobs: null,
-        finish_reason: calls ? ('tool_calls' as const) : ('stop' as const),
-      }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant' as const,
+            content: calls && text === '' ? null : text,
+            refusal: null,
+            ...(calls ? { tool_calls: toolCalls } : {}),
+          },
+          logprobs: null,
+          finish_reason: calls ? ('tool_calls' as const) : ('stop' as const),
+        },
+      ],
     };
   }
 }

@@ -23,7 +23,12 @@ function variant1Frames(event: AgentEvent): string[] {
       return [frame({ type: 'text_message', delta: event.delta })];
     case 'frontend-tool-call':
       return [
-        frame({ type: 'tool_call_start', tool_call_id: event.toolCallId, tool_name: event.toolName, args: parseToolArguments(event.argumentsText) }),
+        frame({
+          type: 'tool_call_start',
+          tool_call_id: event.toolCallId,
+          tool_name: event.toolName,
+          args: parseToolArguments(event.argumentsText),
+        }),
         frame({ type: 'tool_call_result', tool_call_id: event.toolCallId, result: null, is_frontend_tool: true }),
       ];
     case 'error':

@@ -15,6 +15,9 @@ export function toVariant2Result(snippet: Snippet): Variant2Result {
 }
 
 /** The retrieval tool's result in generate and AG-UI answers; `warnings` as /api/tools/searchDocs answers them. */
-export function variant2RetrievalResult(snippets: readonly Snippet[], notice: string | undefined): { results: Variant2Result[]; warnings?: string[] } {
+export function variant2RetrievalResult(
+  snippets: readonly Snippet[],
+  notice: string | undefined,
+): { results: Variant2Result[]; warnings?: string[] } {
   return { results: snippets.map(toVariant2Result), ...(notice === undefined ? {} : { warnings: [notice] }) };
 }

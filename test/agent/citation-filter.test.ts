@@ -110,11 +110,19 @@ describe('code is never altered', () => {
     { name: 'inline code span', input: 'call `arr[9]` now [9]', expected: 'call `arr[9]` now' },
     { name: 'double backtick span holding a backtick', input: 'x ``a ` [9]`` [1]', expected: 'x ``a ` [9]`` [1]', cited: [1] },
     { name: 'unpaired backtick protects only its line', input: 'a ` [9]\nb [9]', expected: 'a ` [9]\nb' },
-    { name: 'backtick fence', input: 'x\n```js\nconst a = b[9];\n[1, 2]\n```\ny [9]', expected: 'x\n```js\nconst a = b[9];\n[1, 2]\n```\ny' },
+    {
+      name: 'backtick fence',
+      input: 'x\n```js\nconst a = b[9];\n[1, 2]\n```\ny [9]',
+      expected: 'x\n```js\nconst a = b[9];\n[1, 2]\n```\ny',
+    },
     { name: 'tilde fence', input: '~~~\n[9]\n~~~\n[9] x', expected: '~~~\n[9]\n~~~\nx' },
     { name: 'indented fence', input: '1. step\n   ```\n   v[9]\n   ```\n', expected: '1. step\n   ```\n   v[9]\n   ```' },
     { name: 'shorter run does not close a fence', input: '````\n```\n[9]\n````\n[9]', expected: '````\n```\n[9]\n````' },
-    { name: 'fence line with text after the run does not close', input: '```\n``` x\n[9]\n```\n[9] y', expected: '```\n``` x\n[9]\n```\ny' },
+    {
+      name: 'fence line with text after the run does not close',
+      input: '```\n``` x\n[9]\n```\n[9] y',
+      expected: '```\n``` x\n[9]\n```\ny',
+    },
     { name: 'sources line inside a fence is kept', input: '```\nSources: a\n```\nok', expected: '```\nSources: a\n```\nok' },
     { name: 'unclosed fence keeps the rest', input: 'a\n```\n[9]\nSources: x', expected: 'a\n```\n[9]\nSources: x' },
     { name: 'a backtick in the info string: no fence, the next line is text', input: '```js`x`\n[9] y', expected: '```js`x`\ny' },
@@ -139,8 +147,16 @@ describe("the model's own sources footer", () => {
     { name: 'label with CRLF line ends', input: 'Answer.\r\n\r\nSources\r\n- a', expected: 'Answer.' },
     { name: 'first line is the footer', input: 'Sources: a', expected: '' },
     { name: 'everything after the footer goes', input: 'A\nSources: a\n\nMore text [1]', expected: 'A', cited: [] },
-    { name: 'word mid-sentence is kept', input: 'Both sources: agree.\nThe sources say so.', expected: 'Both sources: agree.\nThe sources say so.' },
-    { name: 'line starting with the word in a sentence is kept', input: 'A\nSources of truth are [1].', expected: 'A\nSources of truth are [1].' },
+    {
+      name: 'word mid-sentence is kept',
+      input: 'Both sources: agree.\nThe sources say so.',
+      expected: 'Both sources: agree.\nThe sources say so.',
+    },
+    {
+      name: 'line starting with the word in a sentence is kept',
+      input: 'A\nSources of truth are [1].',
+      expected: 'A\nSources of truth are [1].',
+    },
     { name: 'source code is kept', input: 'A\nSource code lives in src.', expected: 'A\nSource code lives in src.' },
     { name: 'hyphenated word is kept', input: 'A\nReferences-based lookup.', expected: 'A\nReferences-based lookup.' },
     { name: 'singular heading is kept', input: 'A\n## Reference\nThe API.', expected: 'A\n## Reference\nThe API.' },
@@ -228,7 +244,29 @@ describe('streaming', () => {
   });
 
   test('random answers built from tricky pieces split anywhere give the whole-text result', () => {
-    const pieces = ['[', ']', '1', '9', ',', '-', ' ', '\n', '`', '```', '~~~', '(', 'Sources', 'Source', ':', '**', '#', '>', 'text', '[2]', '[1, 9]'];
+    const pieces = [
+      '[',
+      ']',
+      '1',
+      '9',
+      ',',
+      '-',
+      ' ',
+      '\n',
+      '`',
+      '```',
+      '~~~',
+      '(',
+      'Sources',
+      'Source',
+      ':',
+      '**',
+      '#',
+      '>',
+      'text',
+      '[2]',
+      '[1, 9]',
+    ];
     const answer = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((parts) => parts.join(''));
     const property = fc.property(answer, fc.array(fc.nat({ max: 400 }), { maxLength: 10 }), fc.nat({ max: 5 }), (text, cuts, count) => {
       const inRange = cuts.map((cut) => cut % (text.length + 1));

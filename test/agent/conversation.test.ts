@@ -26,7 +26,10 @@ describe('sanitizeConversation', () => {
       { role: 'assistant', content: '', toolCalls: [call] },
       { role: 'tool', content: 'Ticket #42', toolCalls: [], toolCallId: 'call_1' },
     ]);
-    assert.deepEqual(history.slice(1), [{ role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: 'call_1', content: 'Ticket #42' }]);
+    assert.deepEqual(history.slice(1), [
+      { role: 'assistant', content: '', toolCalls: [call] },
+      { role: 'tool', toolCallId: 'call_1', content: 'Ticket #42' },
+    ]);
   });
 
   it('synthesizes the call a tool result answers when the history lacks it, and drops a result without a call id', () => {
@@ -47,7 +50,9 @@ describe('sanitizeConversation', () => {
     const [cut] = sanitizeConversation([user(long)]);
     assert.equal(cut?.content, `${'x'.repeat(conversationLimits.maxMessageChars)}…`);
 
-    const [assistant] = sanitizeConversation([{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: `"${long}"` }] }]);
+    const [assistant] = sanitizeConversation([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: `"${long}"` }] },
+    ]);
     assert.deepEqual(assistant, { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] });
 
     const many = Array.from({ length: conversationLimits.maxMessages + 5 }, (_, index) => user(`question ${index}`));

@@ -11,7 +11,17 @@ import { createFakeChatModel, type FakeChatModel } from '../support/fake-models.
 
 function snippet(number: number, title: string, text: string): Snippet {
   const file = `${title.toLowerCase().replaceAll(' ', '-')}.md`;
-  return { number, chunkId: `${file}#0`, title, file, headingPath: [title], text, score: 1 / number, storagePath: `/storage/handbook/${file}`, preview: text };
+  return {
+    number,
+    chunkId: `${file}#0`,
+    title,
+    file,
+    headingPath: [title],
+    text,
+    score: 1 / number,
+    storagePath: `/storage/handbook/${file}`,
+    preview: text,
+  };
 }
 
 const handbook: Snippet[] = [
@@ -19,7 +29,11 @@ const handbook: Snippet[] = [
   snippet(2, 'Expense Reports', '# Expense Reports\n\nSubmit expense reports within thirty days.'),
 ];
 
-const ticketTool: ToolDefinition = { name: 'create_ticket', description: 'Open a support ticket', parameters: { type: 'object', properties: { title: { type: 'string' } } } };
+const ticketTool: ToolDefinition = {
+  name: 'create_ticket',
+  description: 'Open a support ticket',
+  parameters: { type: 'object', properties: { title: { type: 'string' } } },
+};
 
 interface RunOptions {
   readonly chat: FakeChatModel;
@@ -54,7 +68,8 @@ async function run(options: RunOptions): Promise<AgentEvent[]> {
   return events;
 }
 
-const answerText = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : [])).join('');
+const answerText = (events: readonly AgentEvent[]) =>
+  events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : [])).join('');
 const types = (events: readonly AgentEvent[]) => events.map((event) => event.type);
 
 describe('runAgent', () => {
@@ -69,7 +84,10 @@ describe('runAgent', () => {
     assert.deepEqual(start.args, { namespace: 'handbook', query: 'how many vacation days?' });
     assert.equal(result.toolCallId, start.toolCallId);
     assert.deepEqual(result.snippets, handbook);
-    assert.equal(answerText(events), 'Employees get twenty-five days [1]. Reports are due in thirty days [2].\n\nSources: Vacation Policy, Expense Reports');
+    assert.equal(
+      answerText(events),
+      'Employees get twenty-five days [1]. Reports are due in thirty days [2].\n\nSources: Vacation Policy, Expense Reports',
+    );
     assert.deepEqual(events.at(-1), { type: 'finish', text: answerText(events), sources: ['Vacation Policy', 'Expense Reports'] });
   });
 
@@ -84,7 +102,7 @@ describe('runAgent', () => {
     assert.deepEqual(request?.grounding, { query: 'how many vacation days?', snippets: handbook });
   });
 
-  it('replaces the model\'s own Sources line and lists each cited source once, in order of first citation', async () => {
+  it("replaces the model's own Sources line and lists each cited source once, in order of first citation", async () => {
     const chat = createFakeChatModel();
     chat.queue({ deltas: ['Reports [2], days [1], again [2].\n\nSources: Invented Handbook'] });
     const events = await run({ chat });
@@ -119,7 +137,12 @@ describe('runAgent', () => {
     chat.queue({ toolCalls: [{ id: 'call_ticket', name: 'create_ticket', arguments: '{"title":"x"}' }] });
     const events = await run({ chat, retrieval: { snippets: [], namespaceExists: false }, platformTools: [ticketTool] });
     assert.match(chat.requests[0]?.messages[0]?.content ?? '', /The namespace "handbook" does not exist/);
-    assert.deepEqual(events.at(-2), { type: 'frontend-tool-call', toolCallId: 'call_ticket', toolName: 'create_ticket', argumentsText: '{"title":"x"}' });
+    assert.deepEqual(events.at(-2), {
+      type: 'frontend-tool-call',
+      toolCallId: 'call_ticket',
+      toolName: 'create_ticket',
+      argumentsText: '{"title":"x"}',
+    });
   });
 
   it('hands calls of platform tools back, after the text so far, and ignores calls of tools it did not offer', async () => {
@@ -132,7 +155,15 @@ describe('runAgent', () => {
       ],
     });
     const events = await run({ chat, platformTools: [ticketTool] });
-    assert.deepEqual(types(events), ['retrieval-start', 'retrieval-result', 'text-start', 'text-delta', 'text-end', 'frontend-tool-call', 'finish']);
+    assert.deepEqual(types(events), [
+      'retrieval-start',
+      'retrieval-result',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'frontend-tool-call',
+      'finish',
+    ]);
     assert.equal(answerText(events), 'Opening a ticket [1].');
     assert.deepEqual(events.at(-1), { type: 'finish', text: 'Opening a ticket [1].', sources: [] });
   });
@@ -174,7 +205,11 @@ describe('runAgent', () => {
     chat.queue({ deltas: ['Employees get '], untilAborted: true });
     const controller = new AbortController();
     const shutdown = new KnowledgeError('shutting_down', 'the service is shutting down');
-    const events = await run({ chat, signal: controller.signal, onEvent: (event) => event.type === 'text-delta' && controller.abort(shutdown) });
+    const events = await run({
+      chat,
+      signal: controller.signal,
+      onEvent: (event) => event.type === 'text-delta' && controller.abort(shutdown),
+    });
     assert.deepEqual(types(events).slice(-2), ['text-end', 'error']);
     assert.deepEqual(events.at(-1), { type: 'error', code: 'shutting_down', message: 'the service is shutting down' });
   });

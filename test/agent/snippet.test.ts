@@ -3,11 +3,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { neighbouringText, overlapLength } from '../../src/agent/snippet.js';
 
-const chunk = (ordinal: number, text: string, headingPath: string[] = ['Guide']) => ({ id: `guide:${ordinal}`, file: 'guide.md', headingPath, text });
+const chunk = (ordinal: number, text: string, headingPath: string[] = ['Guide']) => ({
+  id: `guide:${ordinal}`,
+  file: 'guide.md',
+  headingPath,
+  text,
+});
 
 describe('overlapLength', () => {
   it('finds the text a chunk repeats from the end of the one before', () => {
-    assert.equal(overlapLength('First part.\n\nShared sentence here.', 'Shared sentence here.\n\nNew text.'), 'Shared sentence here.'.length);
+    assert.equal(
+      overlapLength('First part.\n\nShared sentence here.', 'Shared sentence here.\n\nNew text.'),
+      'Shared sentence here.'.length,
+    );
   });
 
   it('takes no repeat that ends inside a word or a fence line', () => {
@@ -18,7 +26,11 @@ describe('overlapLength', () => {
 
 describe('neighbouringText', () => {
   it('gives the chunks either side, without what they share with the chunk', () => {
-    const chunks = [chunk(0, '# Guide\n\nIntro.\n\nTo start, call `run()`:'), chunk(1, 'To start, call `run()`:\n\n```js\nrun();\n```'), chunk(2, '## Next\n\nMore.', ['Guide', 'Next'])];
+    const chunks = [
+      chunk(0, '# Guide\n\nIntro.\n\nTo start, call `run()`:'),
+      chunk(1, 'To start, call `run()`:\n\n```js\nrun();\n```'),
+      chunk(2, '## Next\n\nMore.', ['Guide', 'Next']),
+    ];
     assert.deepEqual(neighbouringText(chunks, 'guide:1'), {
       before: { text: '# Guide\n\nIntro.', headingPath: ['Guide'] },
       after: { text: '## Next\n\nMore.', headingPath: ['Guide', 'Next'] },

@@ -35,7 +35,9 @@ function partOf(file: string): string {
 /** Relative module specifiers of static imports, re-exports, type imports and dynamic imports. */
 function importedFiles(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm)].map((match) => match[1] as string);
+  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm)].map(
+    (match) => match[1] as string,
+  );
   return specifiers.map((specifier) => normalize(join(dirname(file), specifier)));
 }
 

@@ -31,7 +31,8 @@ describe('ingest progress maths', () => {
       [3, 2_000, 1.5],
       [1, 4_000, 0.25],
     ];
-    for (const [count, elapsedMs, expected] of cases) assert.equal(ratePerSecond(count, elapsedMs), expected, `${count} in ${elapsedMs} ms`);
+    for (const [count, elapsedMs, expected] of cases)
+      assert.equal(ratePerSecond(count, elapsedMs), expected, `${count} in ${elapsedMs} ms`);
   });
 
   it('estimates the time left at the pace so far, leaving out what was decided before the clock started', () => {
@@ -47,7 +48,11 @@ describe('ingest progress maths', () => {
       [3, 10, 2_000, 3, undefined],
     ];
     for (const [done, total, elapsedMs, doneAtStart, expected] of cases) {
-      assert.equal(estimateRemainingMs(done, total, elapsedMs, doneAtStart), expected, `${done}/${total} after ${elapsedMs} ms (${doneAtStart} at start)`);
+      assert.equal(
+        estimateRemainingMs(done, total, elapsedMs, doneAtStart),
+        expected,
+        `${done}/${total} after ${elapsedMs} ms (${doneAtStart} at start)`,
+      );
     }
   });
 
@@ -82,7 +87,10 @@ describe('ingest progress maths', () => {
     assert.equal(wide, '[#########---------------------] 12/40 files | 340 chunks | 3.0 files/s | ETA 10s');
     assert.ok(wide.length < 100);
     assert.equal(progressLine(state, 50), '12/40 files | 340 chunks | 3.0 files/s | ETA 10s');
-    assert.equal(progressLine({ ...state, filesDone: 0, chunks: 1 }, 100).replace(/^\[-+\] /, ''), '0/40 files | 1 chunk | -- files/s | ETA --');
+    assert.equal(
+      progressLine({ ...state, filesDone: 0, chunks: 1 }, 100).replace(/^\[-+\] /, ''),
+      '0/40 files | 1 chunk | -- files/s | ETA --',
+    );
   });
 });
 
@@ -91,8 +99,14 @@ describe('ingest output lines', () => {
     assert.equal(outcomeLine({ label: 'docs/a.md', status: 'saved', chunks: 12 }), 'saved  docs/a.md  12 chunks');
     assert.equal(outcomeLine({ label: 'docs/a.md', status: 'updated', chunks: 1 }), 'updated  docs/a.md  1 chunk');
     assert.equal(outcomeLine({ label: 'docs/b.md', status: 'skipped' }), 'skipped  docs/b.md  unchanged');
-    assert.equal(outcomeLine({ label: 'x.docx', status: 'skipped', reason: 'unsupported file type' }), 'skipped  x.docx  unsupported file type');
-    assert.equal(outcomeLine({ label: 'c.pdf', status: 'failed', reason: 'c.pdf: the PDF has no text layer' }), 'failed  c.pdf  c.pdf: the PDF has no text layer');
+    assert.equal(
+      outcomeLine({ label: 'x.docx', status: 'skipped', reason: 'unsupported file type' }),
+      'skipped  x.docx  unsupported file type',
+    );
+    assert.equal(
+      outcomeLine({ label: 'c.pdf', status: 'failed', reason: 'c.pdf: the PDF has no text layer' }),
+      'failed  c.pdf  c.pdf: the PDF has no text layer',
+    );
     assert.equal(outcomeLine({ label: 'd.md', status: 'saved' }), 'saved  d.md');
     assert.equal(
       outcomeLine({ label: 'e.md', status: 'saved', chunks: 2, warning: 'stored without embeddings: the provider answered HTTP 503' }),
@@ -103,10 +117,18 @@ describe('ingest output lines', () => {
 
   it('names what an update replaced, on its line and before the summary', () => {
     assert.equal(
-      outcomeLine({ label: 'docs/advanced/middleware.md', status: 'updated', chunks: 4, replaced: { file: 'advanced-middleware.md', ingestedAt: '2026-11-23T18:04:05.123Z' } }),
+      outcomeLine({
+        label: 'docs/advanced/middleware.md',
+        status: 'updated',
+        chunks: 4,
+        replaced: { file: 'advanced-middleware.md', ingestedAt: '2026-11-23T18:04:05.123Z' },
+      }),
       'updated  docs/advanced/middleware.md  4 chunks, replaced advanced-middleware.md of 2026-11-23 18:04 UTC',
     );
-    assert.equal(outcomeLine({ label: 'a.md', status: 'updated', replaced: { file: 'a.md', ingestedAt: 'earlier' } }), 'updated  a.md  replaced a.md of earlier');
+    assert.equal(
+      outcomeLine({ label: 'a.md', status: 'updated', replaced: { file: 'a.md', ingestedAt: 'earlier' } }),
+      'updated  a.md  replaced a.md of earlier',
+    );
     assert.equal(replacedLine([]), undefined);
     assert.equal(replacedLine(['a.md']), 'replaced 1 stored document: a.md');
     const many = Array.from({ length: 12 }, (_unused, index) => `page-${index}.md`);
@@ -115,17 +137,39 @@ describe('ingest output lines', () => {
 });
 
 describe('ingest batches', () => {
-  const file = (name: string, bytes: number): PlannedSource => ({ kind: 'file', label: name, path: `/docs/${name}`, uploadName: name, bytes });
+  const file = (name: string, bytes: number): PlannedSource => ({
+    kind: 'file',
+    label: name,
+    path: `/docs/${name}`,
+    uploadName: name,
+    bytes,
+  });
   const url = (address: string): PlannedSource => ({ kind: 'url', label: address, url: address });
 
   it('groups files by count and size, a large file alone, then URLs', () => {
     const batches = planBatches(
-      [file('a.md', 100), url('https://example.com/1'), file('b.md', 100), file('c.md', 100), file('big.pdf', 5_000_000), file('d.md', 100), url('https://example.com/2'), url('https://example.com/3')],
+      [
+        file('a.md', 100),
+        url('https://example.com/1'),
+        file('b.md', 100),
+        file('c.md', 100),
+        file('big.pdf', 5_000_000),
+        file('d.md', 100),
+        url('https://example.com/2'),
+        url('https://example.com/3'),
+      ],
       { maxFiles: 2, maxBytes: 1_000_000, maxUrls: 2 },
     );
     assert.deepEqual(
       batches.map((batch) => `${batch.kind}: ${batch.sources.map((source) => source.label).join(' ')}`),
-      ['files: a.md b.md', 'files: c.md', 'files: big.pdf', 'files: d.md', 'urls: https://example.com/1 https://example.com/2', 'urls: https://example.com/3'],
+      [
+        'files: a.md b.md',
+        'files: c.md',
+        'files: big.pdf',
+        'files: d.md',
+        'urls: https://example.com/1 https://example.com/2',
+        'urls: https://example.com/3',
+      ],
     );
     assert.deepEqual(planBatches([]), []);
   });

@@ -63,7 +63,8 @@ describe('knowledge-agent command line', () => {
   let pageServer: Server;
   let pageUrl: string;
   /** Against the open, extractive service, from the workspace folder. */
-  const cli = (args: readonly string[], env: Record<string, string> = {}) => run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
+  const cli = (args: readonly string[], env: Record<string, string> = {}) =>
+    run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
 
   before(async () => {
     compiledCliEntryPoint();
@@ -73,7 +74,10 @@ describe('knowledge-agent command line', () => {
     await mkdir(join(docs, 'ops'), { recursive: true });
     await mkdir(join(docs, '.drafts'));
     await mkdir(join(docs, 'node_modules', 'some-package'), { recursive: true });
-    await writeFile(join(docs, 'deployment.md'), '# Deployment\n\nThe service is deployed with a rolling update. Each rollout waits for health checks to pass.\n');
+    await writeFile(
+      join(docs, 'deployment.md'),
+      '# Deployment\n\nThe service is deployed with a rolling update. Each rollout waits for health checks to pass.\n',
+    );
     await writeFile(join(docs, 'caching.txt'), 'Responses are cached for five minutes. The cache is cleared on every deployment.\n');
     await writeFile(
       join(docs, 'ops', 'tokens.html'),
@@ -86,7 +90,9 @@ describe('knowledge-agent command line', () => {
 
     pageServer = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><html><head><title>Backups</title></head><body><main><h1>Backups</h1><p>Backups run nightly at two o\'clock and are kept for thirty days.</p></main></body></html>');
+      response.end(
+        "<!doctype html><html><head><title>Backups</title></head><body><main><h1>Backups</h1><p>Backups run nightly at two o'clock and are kept for thirty days.</p></main></body></html>",
+      );
     });
     await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', () => resolve()));
     pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/backups.html`;
@@ -101,7 +107,8 @@ describe('knowledge-agent command line', () => {
   it('prints help for the program and each command, and exits 2 on a command line that is not valid', async () => {
     const help = await run(['--help']);
     assert.equal(help.code, 0);
-    for (const command of ['serve', 'ingest', 'search', 'ask', 'namespaces']) assert.match(help.stdout, new RegExp(`^  ${command}\\s+\\S`, 'm'));
+    for (const command of ['serve', 'ingest', 'search', 'ask', 'namespaces'])
+      assert.match(help.stdout, new RegExp(`^  ${command}\\s+\\S`, 'm'));
     for (const command of ['serve', 'ingest', 'search', 'ask', 'namespaces']) {
       const commandHelp = await run([command, '--help']);
       assert.equal(commandHelp.code, 0, command);
@@ -128,7 +135,11 @@ describe('knowledge-agent command line', () => {
     assert.equal(result.code, 0, result.stderr);
     const output = lines(result.stdout);
     assert.equal(output.at(-1), 'saved 3, updated 0, skipped 0, failed 0');
-    assert.deepEqual(output.slice(0, -1).sort(), ['saved  docs/caching.txt  1 chunk', 'saved  docs/deployment.md  1 chunk', 'saved  docs/ops/tokens.html  1 chunk']);
+    assert.deepEqual(output.slice(0, -1).sort(), [
+      'saved  docs/caching.txt  1 chunk',
+      'saved  docs/deployment.md  1 chunk',
+      'saved  docs/ops/tokens.html  1 chunk',
+    ]);
     // Hidden folders and node_modules are not walked; the picture is counted, not uploaded.
     assert.match(result.stderr, /^left out 1 file that is not \.md /);
     assert.doesNotMatch(result.stdout, /secret|some-package|diagram/);
@@ -140,16 +151,27 @@ describe('knowledge-agent command line', () => {
     assert.equal(lines(again.stdout).at(-1), 'saved 0, updated 0, skipped 3, failed 0');
     assert.ok(lines(again.stdout).includes('skipped  docs/deployment.md  unchanged'));
 
-    await writeFile(join(workspace, 'docs', 'deployment.md'), '# Deployment\n\nThe service is deployed with a blue-green switch. Each rollout waits for health checks to pass.\n');
+    await writeFile(
+      join(workspace, 'docs', 'deployment.md'),
+      '# Deployment\n\nThe service is deployed with a blue-green switch. Each rollout waits for health checks to pass.\n',
+    );
     await writeFile(join(workspace, 'huge.md'), Buffer.alloc(6_000_001, 'a'));
     const mixed = await cli(['ingest', 'docs/deployment.md', 'notes.docx', 'huge.md', 'missing.md', '--namespace', 'cli']);
     assert.equal(mixed.code, 1);
     const output = lines(mixed.stdout);
     assert.equal(output.at(-1), 'saved 0, updated 1, skipped 1, failed 2');
     // A file given by itself is its name at the service: the one the folder's walk sent as deployment.md, replaced and said so.
-    assert.ok(output.some((line) => /^updated {2}docs\/deployment\.md {2}1 chunk, replaced deployment\.md of \d{4}-\d\d-\d\d \d\d:\d\d UTC$/.test(line)), mixed.stdout);
+    assert.ok(
+      output.some((line) =>
+        /^updated {2}docs\/deployment\.md {2}1 chunk, replaced deployment\.md of \d{4}-\d\d-\d\d \d\d:\d\d UTC$/.test(line),
+      ),
+      mixed.stdout,
+    );
     assert.equal(output.at(-2), 'replaced 1 stored document: deployment.md');
-    assert.ok(output.some((line) => /^skipped {2}notes\.docx {2}unsupported file type \(accepted: \.md, /.test(line)), mixed.stdout);
+    assert.ok(
+      output.some((line) => /^skipped {2}notes\.docx {2}unsupported file type \(accepted: \.md, /.test(line)),
+      mixed.stdout,
+    );
     assert.ok(output.includes('failed  huge.md  6.0 MB, over the 6.0 MB limit for a file'), mixed.stdout);
     assert.ok(output.includes('failed  missing.md  no such file or directory'), mixed.stdout);
     // Nothing refused locally reached the service.
@@ -167,15 +189,25 @@ describe('knowledge-agent command line', () => {
     const output = lines(result.stdout);
     assert.ok(output.includes(`saved  ${pageUrl}  1 chunk`), result.stdout);
     assert.ok(output.includes('saved  readmes/a/README.md  1 chunk'), result.stdout);
-    assert.ok(output.some((line) => line.startsWith('failed  readmes/b/README.md  same path (README.md) as readmes/a/README.md relative to the folders given')), result.stdout);
+    assert.ok(
+      output.some((line) =>
+        line.startsWith('failed  readmes/b/README.md  same path (README.md) as readmes/a/README.md relative to the folders given'),
+      ),
+      result.stdout,
+    );
     assert.equal(output.at(-1), 'saved 2, updated 0, skipped 0, failed 1');
 
     // Their common folder keeps them apart: a/README.md and b/README.md are two documents.
     const parent = await cli(['ingest', 'readmes', '-n', 'readmes']);
     assert.equal(parent.code, 0, parent.stdout);
     assert.equal(lines(parent.stdout).at(-1), 'saved 2, updated 0, skipped 0, failed 0');
-    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=readmes`)).json()) as { documents: { source: string; file: string }[] };
-    assert.deepEqual(listing.documents.map((document) => [document.source, document.file]).sort(), [['a/README.md', 'a-alpha.md'], ['b/README.md', 'b-beta.md']]);
+    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=readmes`)).json()) as {
+      documents: { source: string; file: string }[];
+    };
+    assert.deepEqual(listing.documents.map((document) => [document.source, document.file]).sort(), [
+      ['a/README.md', 'a-alpha.md'],
+      ['b/README.md', 'b-beta.md'],
+    ]);
   });
 
   it('searches: numbered matches with title, score, source and excerpt, or the JSON response', async () => {
@@ -224,8 +256,14 @@ describe('knowledge-agent command line', () => {
     assert.equal(result.code, 0, result.stderr);
     const [header, ...rows] = lines(result.stdout);
     assert.match(header ?? '', /^NAMESPACE\s+DOCUMENTS\s+CHUNKS\s+EMBEDDING MODEL$/);
-    assert.ok(rows.some((row) => /^cli\s+3\s+3\s+local:all-MiniLM-L6-v2$/.test(row)), result.stdout);
-    assert.ok(rows.some((row) => /^web\s+2\s+2\s/.test(row)), result.stdout);
+    assert.ok(
+      rows.some((row) => /^cli\s+3\s+3\s+local:all-MiniLM-L6-v2$/.test(row)),
+      result.stdout,
+    );
+    assert.ok(
+      rows.some((row) => /^web\s+2\s+2\s/.test(row)),
+      result.stdout,
+    );
     const json = JSON.parse((await cli(['namespaces', '--json'])).stdout) as { namespaces: { name: string }[] };
     assert.ok(json.namespaces.some((namespace) => namespace.name === 'cli'));
   });
@@ -236,7 +274,14 @@ describe('knowledge-agent command line', () => {
     for (const args of [['namespaces'], ['search', 'anything'], ['ask', 'anything'], ['ingest', 'docs']]) {
       const result = await run([...args, '--url', `http://127.0.0.1:${port}`], { cwd: workspace });
       assert.equal(result.code, 1, args.join(' '));
-      assert.equal(result.stderr.split('\n').filter((line) => !line.startsWith('left out')).join('\n'), expected, args.join(' '));
+      assert.equal(
+        result.stderr
+          .split('\n')
+          .filter((line) => !line.startsWith('left out'))
+          .join('\n'),
+        expected,
+        args.join(' '),
+      );
       assert.equal(result.stdout, '', args.join(' '));
     }
     // The default URL comes from KNOWLEDGE_AGENT_URL.
@@ -288,7 +333,10 @@ describe('knowledge-agent command line', () => {
     });
     assert.equal(invalid.code, 1);
     const prefix = 'knowledge-agent: invalid configuration: ';
-    assert.ok(lines(invalid.stderr).every((line) => line.startsWith(prefix)), invalid.stderr);
+    assert.ok(
+      lines(invalid.stderr).every((line) => line.startsWith(prefix)),
+      invalid.stderr,
+    );
     const named = lines(invalid.stderr).map((line) => line.slice(prefix.length).split(':')[0]);
     assert.deepEqual(named, ['KNOWLEDGE_AGENT_TOP_K', 'KNOWLEDGE_AGENT_WRITE_TOKENS']);
     const occupied = createServer();
@@ -315,7 +363,12 @@ describe('knowledge-agent command line', () => {
         cwd: repositoryRoot(),
         // Its own npm cache, offline, and no lifecycle scripts: npm exec would otherwise run `prepare` (a rebuild
         // of dist/ under the other tests' feet) the first time it links the checkout into a cache.
-        env: { npm_config_cache: cache, npm_config_offline: 'true', npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' },
+        env: {
+          npm_config_cache: cache,
+          npm_config_offline: 'true',
+          npm_config_ignore_scripts: 'true',
+          npm_config_update_notifier: 'false',
+        },
         timeoutMs: 120_000,
       });
       assert.equal(result.code, 0, result.stderr);
@@ -330,7 +383,8 @@ describe('knowledge-agent command line against a token-protected service', () =>
   let provider: ProviderDouble;
   let service: TestService;
   let workspace: string;
-  const cli = (args: readonly string[], env: Record<string, string> = {}) => run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
+  const cli = (args: readonly string[], env: Record<string, string> = {}) =>
+    run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider({
@@ -395,7 +449,11 @@ describe('knowledge-agent ingest of a documentation tree whose pages share base 
   });
 
   it('stores all 155 FastAPI pages (index.md, middleware.md... in several folders), 0 refused, each under its path', async () => {
-    const result = await run(['ingest', fastapiDocsDirectory, '--namespace', 'fastapi'], { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl }, timeoutMs: 240_000 });
+    const result = await run(['ingest', fastapiDocsDirectory, '--namespace', 'fastapi'], {
+      cwd: workspace,
+      env: { KNOWLEDGE_AGENT_URL: service.baseUrl },
+      timeoutMs: 240_000,
+    });
     assert.equal(result.code, 0, result.stderr);
     const output = lines(result.stdout);
     // The 155 pages and the tree's SOURCE.txt.
@@ -403,8 +461,16 @@ describe('knowledge-agent ingest of a documentation tree whose pages share base 
     assert.equal(output.filter((line) => line.startsWith('saved  ')).length, 156);
 
     const pages = await fastapiPagePaths();
-    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=fastapi`)).json()) as { documents: { source: string; file: string }[] };
-    assert.deepEqual(listing.documents.map((document) => document.source).filter((source) => source.endsWith('.md')).sort(), pages);
+    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=fastapi`)).json()) as {
+      documents: { source: string; file: string }[];
+    };
+    assert.deepEqual(
+      listing.documents
+        .map((document) => document.source)
+        .filter((source) => source.endsWith('.md'))
+        .sort(),
+      pages,
+    );
     assert.equal(new Set(listing.documents.map((document) => document.file)).size, 156);
     const fileOf = (source: string) => listing.documents.find((document) => document.source === source)?.file;
     assert.equal(fileOf('tutorial/middleware.md'), 'tutorial-middleware.md');
@@ -417,12 +483,21 @@ describe('knowledge-agent ingest of a documentation tree whose pages share base 
     await chmod(join(copy, 'advanced'), 0o755);
     await chmod(join(copy, 'advanced', 'middleware.md'), 0o644);
     await appendFile(join(copy, 'advanced', 'middleware.md'), '\nOne more paragraph about the order of middleware.\n');
-    const result = await run(['ingest', 'fastapi-docs', '-n', 'fastapi'], { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl }, timeoutMs: 240_000 });
+    const result = await run(['ingest', 'fastapi-docs', '-n', 'fastapi'], {
+      cwd: workspace,
+      env: { KNOWLEDGE_AGENT_URL: service.baseUrl },
+      timeoutMs: 240_000,
+    });
     assert.equal(result.code, 0, result.stderr);
     const output = lines(result.stdout);
     assert.equal(output.at(-1), 'saved 0, updated 1, skipped 155, failed 0');
     assert.equal(output.at(-2), 'replaced 1 stored document: advanced-middleware.md');
-    assert.ok(output.some((line) => /^updated {2}fastapi-docs\/advanced\/middleware\.md {2}\d+ chunks?, replaced advanced-middleware\.md of /.test(line)), result.stdout);
+    assert.ok(
+      output.some((line) =>
+        /^updated {2}fastapi-docs\/advanced\/middleware\.md {2}\d+ chunks?, replaced advanced-middleware\.md of /.test(line),
+      ),
+      result.stdout,
+    );
     assert.ok(output.includes('skipped  fastapi-docs/tutorial/middleware.md  unchanged'), result.stdout);
   });
 });
@@ -459,8 +534,22 @@ describe('knowledge-agent ingest against a service without progress streaming', 
 
   it('waits out a rate limit, then reads the plain JSON answer source by source', async () => {
     answers.push(
-      { status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'rate_limited', message: 'Rate limit exceeded, retry in 1 second' } } },
-      { status: 200, body: { namespace: 'docs', saved: 1, updated: 0, skipped: 0, errors: [{ source: 'b.md', error: 'b.md holds no text', code: 'document_empty' }], files: [{ file: 'a.md', status: 'saved' }] } },
+      {
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: { error: { code: 'rate_limited', message: 'Rate limit exceeded, retry in 1 second' } },
+      },
+      {
+        status: 200,
+        body: {
+          namespace: 'docs',
+          saved: 1,
+          updated: 0,
+          skipped: 0,
+          errors: [{ source: 'b.md', error: 'b.md holds no text', code: 'document_empty' }],
+          files: [{ file: 'a.md', status: 'saved' }],
+        },
+      },
     );
     const result = await run(['ingest', 'a.md', 'b.md', '--url', baseUrl], { cwd: workspace });
     assert.equal(result.code, 1);
@@ -482,6 +571,9 @@ describe('knowledge-agent ingest against a service without progress streaming', 
     answers.push({ status: 502, body: '<html>Bad gateway</html>' });
     const notTheService = await run(['namespaces', '--url', baseUrl]);
     assert.equal(notTheService.code, 1);
-    assert.match(notTheService.stderr, /^knowledge-agent: the Knowledge Agent at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 Bad Gateway without an error body \(is --url the Knowledge Agent\?\)\n$/);
+    assert.match(
+      notTheService.stderr,
+      /^knowledge-agent: the Knowledge Agent at http:\/\/127\.0\.0\.1:\d+ answered HTTP 502 Bad Gateway without an error body \(is --url the Knowledge Agent\?\)\n$/,
+    );
   });
 });

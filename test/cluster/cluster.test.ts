@@ -63,7 +63,9 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
   const living = () => replicas.filter((replica) => replica.alive).map((replica) => replica.service);
   /** The files of the documents a search for `marker` finds. */
   const found = async (service: ChildService, marker: string) =>
-    new Set((await searchDocs(service.post, namespace, marker, 5)).results.filter((hit) => hit.title.includes(marker)).map((hit) => hit.file));
+    new Set(
+      (await searchDocs(service.post, namespace, marker, 5)).results.filter((hit) => hit.title.includes(marker)).map((hit) => hit.file),
+    );
   const documentsOf = async (service: ChildService) => {
     const response = await fetch(`${service.baseUrl}/api/documents?namespace=${namespace}`);
     assert.equal(response.status, 200, await response.clone().text());
@@ -73,7 +75,9 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
   it('a write is searchable on the replica that took it at once, and on the others within a second', async () => {
     const marker = markerWord(1, 1);
     const [writer, ...others] = living() as [ChildService, ...ChildService[]];
-    const [stored] = await ingestTexts(writer.post, '/api/tools/ingest', namespace, [{ title: `Runbook ${marker}`, text: markerDocument(marker, 2) }]);
+    const [stored] = await ingestTexts(writer.post, '/api/tools/ingest', namespace, [
+      { title: `Runbook ${marker}`, text: markerDocument(marker, 2) },
+    ]);
     assert.equal(stored?.status, 'saved');
     assert.equal((await found(writer, marker)).size, 1, 'read your own writes');
     const started = Date.now();
@@ -88,10 +92,16 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
   it('deduplicates by hash and upserts by source when replicas ingest into one namespace at once', async () => {
     const marker = markerWord(2, 2);
     const text = markerDocument(marker, 1);
-    const same = await Promise.all(living().map((service) => ingestTexts(service.post, '/api/tools/ingest', namespace, [{ title: `Same ${marker}`, text }])));
+    const same = await Promise.all(
+      living().map((service) => ingestTexts(service.post, '/api/tools/ingest', namespace, [{ title: `Same ${marker}`, text }])),
+    );
     assert.deepEqual(same.map(([result]) => result?.status).sort(), ['saved', 'skipped', 'skipped']);
     const updates = await Promise.all(
-      living().map((service, version) => ingestTexts(service.post, '/api/tools/ingest', namespace, [{ title: `Upserted ${marker}`, text: `${markerDocument(marker, 1)}\nVersion ${version}.\n` }])),
+      living().map((service, version) =>
+        ingestTexts(service.post, '/api/tools/ingest', namespace, [
+          { title: `Upserted ${marker}`, text: `${markerDocument(marker, 1)}\nVersion ${version}.\n` },
+        ]),
+      ),
     );
     assert.equal(new Set(updates.map(([result]) => result?.file)).size, 1, 'every version of one source lands in one file');
     await sleep(visibleWithinMs);
@@ -113,7 +123,9 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
         if (target === undefined) break;
         const marker = markerWord(3, clientIndex, sequence);
         try {
-          const [result] = await ingestTexts(target.post, '/api/tools/ingest', namespace, [{ title: `Killed ${marker}`, text: markerDocument(marker, 1) }]);
+          const [result] = await ingestTexts(target.post, '/api/tools/ingest', namespace, [
+            { title: `Killed ${marker}`, text: markerDocument(marker, 1) },
+          ]);
           if (result !== undefined) acknowledged.set(marker, result.file);
         } catch {
           // Cut off by a kill, or refused: not acknowledged, so it may or may not be stored.
@@ -142,16 +154,21 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       stop = true;
       await Promise.allSettled([...clients, ...replacements]);
     }
-    assert.ok(acknowledged.size >= 20, `only ${acknowledged.size} documents were acknowledged (${failures} requests failed): too few to test anything`);
+    assert.ok(
+      acknowledged.size >= 20,
+      `only ${acknowledged.size} documents were acknowledged (${failures} requests failed): too few to test anything`,
+    );
     await sleep(visibleWithinMs);
     for (const service of living()) {
       const documents = await documentsOf(service);
       const killedTitles = documents.map((document) => document.title).filter((title) => title.startsWith('Killed '));
       assert.equal(new Set(killedTitles).size, killedTitles.length, 'a document was stored twice');
       const titles = new Set(killedTitles);
-      for (const marker of acknowledged.keys()) assert.ok(titles.has(`Killed ${marker}`), `acknowledged ${marker} is missing on ${service.baseUrl}`);
+      for (const marker of acknowledged.keys())
+        assert.ok(titles.has(`Killed ${marker}`), `acknowledged ${marker} is missing on ${service.baseUrl}`);
       const sample = [...acknowledged.keys()].slice(0, 5);
-      for (const marker of sample) assert.equal((await found(service, marker)).size, 1, `acknowledged ${marker} is not searchable on ${service.baseUrl}`);
+      for (const marker of sample)
+        assert.equal((await found(service, marker)).size, 1, `acknowledged ${marker} is not searchable on ${service.baseUrl}`);
     }
   });
 
@@ -176,7 +193,10 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
         const search = await replica.post('/api/tools/searchDocs', { namespace, query: markerWord(1, 1), limit: 1 });
         assert.equal(search.status, 200, 'a search failed while the database was away');
         const attemptMarker = `${marker}${attempt}`;
-        const write = await replica.post('/api/tools/ingest', { namespace, sources: [{ type: 'text', title: `Outage ${attemptMarker}`, value: markerDocument(attemptMarker, 1) }] });
+        const write = await replica.post('/api/tools/ingest', {
+          namespace,
+          sources: [{ type: 'text', title: `Outage ${attemptMarker}`, value: markerDocument(attemptMarker, 1) }],
+        });
         statuses.push(write.status);
         const body = (await write.json()) as { error?: { code: string } };
         codes.add(body.error?.code ?? 'none');
@@ -184,12 +204,18 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     } finally {
       await postgres.resume();
     }
-    assert.ok(statuses.length > 0 && statuses.every((status) => status === 503), `writes while the database was down answered ${statuses.join(' ')}`);
+    assert.ok(
+      statuses.length > 0 && statuses.every((status) => status === 503),
+      `writes while the database was down answered ${statuses.join(' ')}`,
+    );
     assert.deepEqual([...codes], ['storage_unavailable'], `writes failed with ${[...codes].join(', ')}`);
     // Resumes without restarting the replica (the pool reconnects; the listener reconnects and catches up).
     let resumed = false;
     for (let attempt = 0; attempt < 100 && !resumed; attempt++) {
-      const write = await replica.post('/api/tools/ingest', { namespace, sources: [{ type: 'text', title: `After ${marker}`, value: markerDocument(`${marker}after`, 1) }] });
+      const write = await replica.post('/api/tools/ingest', {
+        namespace,
+        sources: [{ type: 'text', title: `After ${marker}`, value: markerDocument(`${marker}after`, 1) }],
+      });
       resumed = write.status === 200;
       if (!resumed) await sleep(100);
     }
@@ -205,14 +231,26 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     const folderRoot = join(storageRoot, 'migrate-from');
     const backRoot = join(storageRoot, 'migrate-back');
     const migrateUrl = await postgres.createDatabase('migrate_test');
-    const folderStore = new KnowledgeStore({ root: folderRoot, embeddingModel: 'test-model', chunkBody: (body) => chunkMarkdown(body), warn: () => undefined });
+    const folderStore = new KnowledgeStore({
+      root: folderRoot,
+      embeddingModel: 'test-model',
+      chunkBody: (body) => chunkMarkdown(body),
+      warn: () => undefined,
+    });
     await folderStore.initialize();
     const original = await folderStore.namespace('handbook');
     await original.commitDocuments(
       [1, 2, 3].map((number) => {
         const body = markerDocument(markerWord(5, number), 2);
         const chunks = chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedText(chunk.text, 8) }));
-        return { title: `Guide ${number}`, origin: `guides/${number}.md`, body, hash: contentHash(body), embeddingModel: 'test-model', chunks };
+        return {
+          title: `Guide ${number}`,
+          origin: `guides/${number}.md`,
+          body,
+          hash: contentHash(body),
+          embeddingModel: 'test-model',
+          chunks,
+        };
       }),
     );
     await folderStore.close();
@@ -225,7 +263,11 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       return output;
     };
     assert.match(await run(folderRoot, migrateUrl), /handbook: 3 documents \(3 copied, 0 already there\), \d+ vectors/);
-    assert.match(await run(folderRoot, migrateUrl), /handbook: 3 documents \(0 copied, 3 already there\)/, 'copying again copies nothing twice');
+    assert.match(
+      await run(folderRoot, migrateUrl),
+      /handbook: 3 documents \(0 copied, 3 already there\)/,
+      'copying again copies nothing twice',
+    );
     await run(migrateUrl, backRoot);
 
     const describeNamespace = async (store: KnowledgeStore) => {
@@ -243,12 +285,18 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       await store.close();
       return { model, documents: documents.sort((a, b) => a.file.localeCompare(b.file)) };
     };
-    const expected = await describeNamespace(new KnowledgeStore({ root: folderRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }));
+    const expected = await describeNamespace(
+      new KnowledgeStore({ root: folderRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }),
+    );
     assert.equal(expected.documents.length, 3);
     assert.ok(expected.documents.every((document) => document.vectors.every((vector) => vector.length === 8)));
-    const inDatabase = await describeNamespace(new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: migrateUrl, warn: () => undefined }), warn: () => undefined }));
+    const inDatabase = await describeNamespace(
+      new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: migrateUrl, warn: () => undefined }), warn: () => undefined }),
+    );
     assert.deepEqual(inDatabase, expected);
-    const back = await describeNamespace(new KnowledgeStore({ root: backRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }));
+    const back = await describeNamespace(
+      new KnowledgeStore({ root: backRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }),
+    );
     assert.deepEqual(back, expected);
   });
 });

@@ -38,7 +38,11 @@ describe('50 concurrent ingests into one namespace', () => {
     duplicateGroups.forEach((group, groupIndex) => {
       const text = markerDocument(group.marker, 3);
       for (let copy = 0; copy < group.copies; copy++) {
-        requests.push({ marker: group.marker, group: groupIndex, source: { text, title: group.varyTitle ? `Copy ${groupIndex} ${copy}` : `Copy ${groupIndex}` } });
+        requests.push({
+          marker: group.marker,
+          group: groupIndex,
+          source: { text, title: group.varyTitle ? `Copy ${groupIndex} ${copy}` : `Copy ${groupIndex}` },
+        });
       }
     });
     // Mix the copies in among the distinct texts; alternating routes send each group's copies over both.
@@ -60,7 +64,10 @@ describe('50 concurrent ingests into one namespace', () => {
   it('saves every distinct text', () => {
     const distinct = sent.filter((entry) => entry.group === undefined);
     assert.equal(distinct.length, distinctCount);
-    assert.deepEqual(distinct.filter((entry) => entry.result.status !== 'saved'), []);
+    assert.deepEqual(
+      distinct.filter((entry) => entry.result.status !== 'saved'),
+      [],
+    );
     assert.equal(new Set(distinct.map((entry) => entry.result.file)).size, distinctCount, 'each distinct text has a file of its own');
   });
 
@@ -87,8 +94,15 @@ describe('50 concurrent ingests into one namespace', () => {
     assert.deepEqual(duplicateHashes(index), []);
     for (const document of index.documents) {
       assert.ok(document.chunks.length > 0, `${document.file} has chunks`);
-      assert.ok(document.chunks.every((chunk) => index.vectorOf(chunk.id) !== undefined), `${document.file} has its embeddings`);
-      assert.equal(await recordedHash(directory, document.file), document.hash, `${document.file}: front matter and index agree on the hash`);
+      assert.ok(
+        document.chunks.every((chunk) => index.vectorOf(chunk.id) !== undefined),
+        `${document.file} has its embeddings`,
+      );
+      assert.equal(
+        await recordedHash(directory, document.file),
+        document.hash,
+        `${document.file}: front matter and index agree on the hash`,
+      );
     }
   });
 
@@ -99,7 +113,11 @@ describe('50 concurrent ingests into one namespace', () => {
       const expected = new Map(sent.map((entry) => [entry.marker, entry.result.file]));
       for (const [marker, file] of expected) {
         const found = await searchDocs((path, body) => restarted.post(path, body), namespace, marker, 3);
-        assert.equal(found.results[0]?.file, file, `searchDocs "${marker}" -> ${JSON.stringify(found.results.map((result) => result.file))}`);
+        assert.equal(
+          found.results[0]?.file,
+          file,
+          `searchDocs "${marker}" -> ${JSON.stringify(found.results.map((result) => result.file))}`,
+        );
       }
       assert.equal((await readStoredIndex(join(service.storageRoot, namespace))).documents.length, expected.size);
     } finally {

@@ -33,7 +33,9 @@ function mountSmallVolume(): { mountPoint: string } | { reason: string } {
 }
 
 const volume: { mountPoint: string } | { reason: string } =
-  pageBytes === expectedPageBytes ? mountSmallVolume() : { reason: `the page size is ${pageBytes} bytes; this test's sizes are worked out for ${expectedPageBytes}` };
+  pageBytes === expectedPageBytes
+    ? mountSmallVolume()
+    : { reason: `the page size is ${pageBytes} bytes; this test's sizes are worked out for ${expectedPageBytes}` };
 // In CI the test must run: a skip there would hide that the full-disk behaviour is no longer checked.
 if ('reason' in volume && process.env.CI) throw new Error(`full-disk test: ${volume.reason}`);
 
@@ -112,7 +114,10 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     const response = await ingest([text('Stored before the disk filled')]);
     assert.equal(response.status, 200, await response.clone().text());
     const body = (await response.json()) as { documents: { status: string; title: string }[] };
-    assert.deepEqual(body.documents.map((document) => document.status), ['saved']);
+    assert.deepEqual(
+      body.documents.map((document) => document.status),
+      ['saved'],
+    );
     acknowledged.push('Stored before the disk filled');
   });
 
@@ -154,16 +159,29 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     assert.deepEqual(folder.markdownFiles, ['stored-before-the-disk-filled.md']);
     assert.deepEqual(folder.temporaryFiles, []);
     const listed = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=${namespace}`)).json()) as DocumentsResponse;
-    assert.deepEqual(listed.documents.map((document) => document.title), ['Stored before the disk filled'], 'the index in memory is unchanged');
+    assert.deepEqual(
+      listed.documents.map((document) => document.title),
+      ['Stored before the disk filled'],
+      'the index in memory is unchanged',
+    );
   });
 
   it('reports storage_full per source when other sources of the request were stored', async () => {
     await fillVolume(16 * pageBytes);
-    const response = await ingest([text('Small enough to fit'), { type: 'text', title: 'Far too large to fit', value: `# Large\n\n${'All work and no play. '.repeat(8000)}` }]);
+    const response = await ingest([
+      text('Small enough to fit'),
+      { type: 'text', title: 'Far too large to fit', value: `# Large\n\n${'All work and no play. '.repeat(8000)}` },
+    ]);
     assert.equal(response.status, 200, await response.clone().text());
     const body = (await response.json()) as { documents: { title: string; status: string }[]; errors: { index: number; code: string }[] };
-    assert.deepEqual(body.documents.map((document) => [document.title, document.status]), [['Small enough to fit', 'saved']]);
-    assert.deepEqual(body.errors.map((error) => [error.index, error.code]), [[1, 'storage_full']]);
+    assert.deepEqual(
+      body.documents.map((document) => [document.title, document.status]),
+      [['Small enough to fit', 'saved']],
+    );
+    assert.deepEqual(
+      body.errors.map((error) => [error.index, error.code]),
+      [[1, 'storage_full']],
+    );
     acknowledged.push('Small enough to fit');
     assert.deepEqual((await readNamespaceFolder(namespaceFolder)).temporaryFiles, []);
   });
@@ -172,15 +190,24 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     // Room for two large documents and their journal record, which pushes the journal past the size (256 kB) at which
     // it is folded into a new index.json and snapshot; no room for both.
     await fillVolume(720 << 10);
-    const large = (title: string, word: string) => ({ type: 'text', title, value: `# ${title}\n\n${`The ${word} procedure is repeated here. `.repeat(3800)}` });
+    const large = (title: string, word: string) => ({
+      type: 'text',
+      title,
+      value: `# ${title}\n\n${`The ${word} procedure is repeated here. `.repeat(3800)}`,
+    });
     const logsBefore = service.logs.length;
     const response = await ingest([large('Large runbook one', 'zebra'), large('Large runbook two', 'yak')]);
     assert.equal(response.status, 200, await response.clone().text());
     const body = (await response.json()) as { documents: { status: string }[] };
-    assert.deepEqual(body.documents.map((document) => document.status), ['saved', 'saved']);
+    assert.deepEqual(
+      body.documents.map((document) => document.status),
+      ['saved', 'saved'],
+    );
     acknowledged.push('Large runbook one', 'Large runbook two');
     // The journal is folded after the commit is acknowledged, so the answer may come first.
-    const warning = await eventually(() => service.logs.slice(logsBefore).find((line) => /writing index\.(json|snapshot) failed/.test(line)));
+    const warning = await eventually(() =>
+      service.logs.slice(logsBefore).find((line) => /writing index\.(json|snapshot) failed/.test(line)),
+    );
     assert.ok(warning !== undefined, 'index.json or its snapshot could not be written');
     assert.match(warning, /ENOSPC writing \S*index\.(json|snapshot)/);
     assert.deepEqual((await readNamespaceFolder(namespaceFolder)).temporaryFiles, []);
@@ -203,12 +230,17 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     const logsBefore = service.logs.length;
     const response = await service.post('/api/tools/searchDocs', { namespace, query: 'quokka runbook' });
     assert.equal(response.status, 200, await response.clone().text());
-    assert.ok(service.logs.slice(logsBefore).some((line) => line.includes('ENOSPC')), 'the folder change could not be journalled');
+    assert.ok(
+      service.logs.slice(logsBefore).some((line) => line.includes('ENOSPC')),
+      'the folder change could not be journalled',
+    );
   });
 
   it('stores again once space is freed, and keeps every acknowledged document across a restart', async () => {
     await filler.truncate(0);
-    const found = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'quokka runbook' })).json()) as { results: { title: string }[] };
+    const found = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'quokka runbook' })).json()) as {
+      results: { title: string }[];
+    };
     assert.equal(found.results[0]?.title, 'Placed by hand', 'the hand-placed file is picked up once it can be journalled');
     acknowledged.push('Placed by hand');
     const response = await ingest([text('Stored after space was freed')]);

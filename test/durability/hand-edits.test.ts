@@ -36,7 +36,9 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     const stored: Stored[] = [];
     for (let index = 0; index < count; index++) {
       const marker = markerWord(index);
-      const [result] = await ingestTexts((path, body) => service.post(path, body), '/tools/ingest', namespace, [{ text: markerDocument(marker, 2), title: `Ingested ${index}` }]);
+      const [result] = await ingestTexts((path, body) => service.post(path, body), '/tools/ingest', namespace, [
+        { text: markerDocument(marker, 2), title: `Ingested ${index}` },
+      ]);
       stored.push({ marker, file: (result as IngestedText).file });
     }
     await service.close();
@@ -55,7 +57,10 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     const plainMarker = markerWord(100);
     const frontMatterMarker = markerWord(101);
     await writeFile(join(directory, 'hand-notes.md'), `# Hand Notes\n\nWritten in an editor; mentions ${plainMarker}.\n`);
-    await writeFile(join(directory, 'with-front-matter.md'), `---\ntitle: "Typed By Hand"\nsource: "notebook"\n---\n\nThe marker is ${frontMatterMarker}.\n`);
+    await writeFile(
+      join(directory, 'with-front-matter.md'),
+      `---\ntitle: "Typed By Hand"\nsource: "notebook"\n---\n\nThe marker is ${frontMatterMarker}.\n`,
+    );
     const [, deleted, kept] = stored as [Stored, Stored, Stored];
     await rm(join(directory, deleted.file));
 
@@ -63,11 +68,21 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     const post = (path: string, body: unknown) => service.post(path, body);
 
     const plain = await searchDocs(post, namespace, plainMarker);
-    assert.deepEqual(plain.results.map((result) => [result.file, result.title]), [['hand-notes.md', 'Hand Notes']]);
+    assert.deepEqual(
+      plain.results.map((result) => [result.file, result.title]),
+      [['hand-notes.md', 'Hand Notes']],
+    );
     const withFrontMatter = await searchDocs(post, namespace, frontMatterMarker);
-    assert.deepEqual(withFrontMatter.results.map((result) => [result.file, result.title]), [['with-front-matter.md', 'Typed By Hand']]);
+    assert.deepEqual(
+      withFrontMatter.results.map((result) => [result.file, result.title]),
+      [['with-front-matter.md', 'Typed By Hand']],
+    );
     const gone = await searchDocs(post, namespace, deleted.marker);
-    assert.deepEqual(gone.results.filter((result) => result.file === deleted.file), [], 'the deleted document is not found');
+    assert.deepEqual(
+      gone.results.filter((result) => result.file === deleted.file),
+      [],
+      'the deleted document is not found',
+    );
     assert.equal((await searchDocs(post, namespace, kept.marker)).results[0]?.file, kept.file);
 
     const folder = await readNamespaceFolder(directory);
@@ -97,7 +112,10 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     assert.deepEqual((await searchDocs(post, namespace, edited.marker)).results, []);
     const index = await readStoredIndex(directory);
     const document = index.documents.find((entry) => entry.file === edited.file);
-    assert.ok(document?.chunks.every((chunk) => !chunk.text.includes(edited.marker)), 'the stored index holds the edited text');
+    assert.ok(
+      document?.chunks.every((chunk) => !chunk.text.includes(edited.marker)),
+      'the stored index holds the edited text',
+    );
     assert.ok(document?.chunks.some((chunk) => chunk.text.includes(newMarker)));
   });
 
@@ -113,7 +131,9 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     await writeFile(join(directory, 'deployment-guide.md'), handWritten);
 
     const ingestedMarker = markerWord(302);
-    const [result] = await ingestTexts(post, '/api/tools/ingest', namespace, [{ text: markerDocument(ingestedMarker, 1), title: 'Deployment Guide' }]);
+    const [result] = await ingestTexts(post, '/api/tools/ingest', namespace, [
+      { text: markerDocument(ingestedMarker, 1), title: 'Deployment Guide' },
+    ]);
     assert.equal(result?.status, 'saved');
     assert.equal(await readFile(join(directory, 'deployment-guide.md'), 'utf8'), handWritten, 'the hand-written file is untouched');
     assert.notEqual(result.file, 'deployment-guide.md');
@@ -137,8 +157,15 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
 
     const folder = await readNamespaceFolder(directory);
     assert.deepEqual(folder.temporaryFiles, [], 'leftover temporary files are removed at start-up');
-    assert.deepEqual(indexedFiles(await readStoredIndex(directory)), folder.markdownFiles, 'the stored index agrees with the .md files once the service is up');
+    assert.deepEqual(
+      indexedFiles(await readStoredIndex(directory)),
+      folder.markdownFiles,
+      'the stored index agrees with the .md files once the service is up',
+    );
     assert.deepEqual(indexedFiles(await readStoredIndex(broken)), ['orphan.md'], 'an unreadable snapshot is rebuilt at start-up');
-    assert.ok(service.logs.some((line) => line.includes('"level":40') && line.includes('broken') && line.includes('index.snapshot')), 'start-up warns about the unreadable snapshot');
+    assert.ok(
+      service.logs.some((line) => line.includes('"level":40') && line.includes('broken') && line.includes('index.snapshot')),
+      'start-up warns about the unreadable snapshot',
+    );
   });
 });

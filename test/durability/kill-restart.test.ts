@@ -89,7 +89,9 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
     async function worker(service: ChildService, cycle: number, stopped: () => boolean, tally: CycleStatistics): Promise<void> {
       while (!stopped()) {
         const route: IngestRoute = random() < 0.5 ? '/tools/ingest' : '/api/tools/ingest';
-        const picked = Array.from({ length: random() < 0.3 ? 2 : 1 }, () => (sentMarkers.length > 0 && random() < 0.2 ? repeatedSource(cycle) : newSource(cycle)));
+        const picked = Array.from({ length: random() < 0.3 ? 2 : 1 }, () =>
+          sentMarkers.length > 0 && random() < 0.2 ? repeatedSource(cycle) : newSource(cycle),
+        );
         const markers = picked.map((entry) => entry.marker);
         // Two sources of one request with the same text are legal, but keep the bookkeeping simple.
         if (new Set(markers).size !== markers.length) continue;
@@ -97,7 +99,12 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
         const expectedFiles = markers.map((marker) => acknowledged.get(marker)?.file);
         let results;
         try {
-          results = await ingestTexts((path, body) => service.post(path, body), route, namespace, picked.map((entry) => entry.source));
+          results = await ingestTexts(
+            (path, body) => service.post(path, body),
+            route,
+            namespace,
+            picked.map((entry) => entry.source),
+          );
         } catch (error) {
           // A connection cut by the kill is a TypeError from fetch; anything else is an answer the service should not give.
           if (error instanceof TypeError) tally.interrupted++;
@@ -111,8 +118,10 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
             violations.push(`cycle ${cycle}: ${marker} was stored as ${expectedFile} before, now ${result.status} as ${result.file}`);
           }
           const known = acknowledged.get(marker);
-          if (known !== undefined && known.file !== result.file) violations.push(`cycle ${cycle}: ${marker} answered as ${known.file} and as ${result.file}`);
-          if (known === undefined) acknowledged.set(marker, { file: result.file, hash: contentHash(textByMarker.get(marker) as string), cycle });
+          if (known !== undefined && known.file !== result.file)
+            violations.push(`cycle ${cycle}: ${marker} answered as ${known.file} and as ${result.file}`);
+          if (known === undefined)
+            acknowledged.set(marker, { file: result.file, hash: contentHash(textByMarker.get(marker) as string), cycle });
           tally.acknowledged++;
         });
       }
@@ -124,7 +133,9 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
         assert.equal(acknowledged.size, 0, `cycle ${cycle}: no index files although documents were acknowledged`);
         return undefined;
       }
-      return readStoredIndex(directory).catch((error: unknown) => assert.fail(`cycle ${cycle}: the index left by the kill does not load (${String(error)})`));
+      return readStoredIndex(directory).catch((error: unknown) =>
+        assert.fail(`cycle ${cycle}: the index left by the kill does not load (${String(error)})`),
+      );
     }
 
     /** What must hold once the service is up again and the namespace has been opened. */
@@ -136,21 +147,36 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
         return;
       }
       const index = await readStoredIndex(directory);
-      assert.deepEqual(indexedFiles(index), folder.markdownFiles, `cycle ${cycle}: the stored index and the .md files differ after the restart`);
+      assert.deepEqual(
+        indexedFiles(index),
+        folder.markdownFiles,
+        `cycle ${cycle}: the stored index and the .md files differ after the restart`,
+      );
       assert.deepEqual(folder.temporaryFiles, [], `cycle ${cycle}: temporary files left after the restart`);
       assert.deepEqual(duplicateHashes(index), [], `cycle ${cycle}: the same content is stored twice`);
       for (const document of index.documents) assert.ok(document.chunks.length > 0, `cycle ${cycle}: ${document.file} has no chunks`);
       const byFile = new Map(index.documents.map((document) => [document.file, document]));
       for (const [marker, entry] of acknowledged) {
-        assert.equal(byFile.get(entry.file)?.hash, entry.hash, `cycle ${cycle}: acknowledged ${marker} (${entry.file}, cycle ${entry.cycle}) is missing or changed`);
+        assert.equal(
+          byFile.get(entry.file)?.hash,
+          entry.hash,
+          `cycle ${cycle}: acknowledged ${marker} (${entry.file}, cycle ${entry.cycle}) is missing or changed`,
+        );
       }
       // Search for everything acknowledged in the cycle just killed, and a sample of older documents.
       const recent = [...acknowledged].filter(([, entry]) => entry.cycle === cycle - 1);
       const older = [...acknowledged].filter(([, entry]) => entry.cycle < cycle - 1);
-      const sample = Array.from({ length: Math.min(5, older.length) }, () => older[Math.floor(random() * older.length)] as [string, Acknowledged]);
+      const sample = Array.from(
+        { length: Math.min(5, older.length) },
+        () => older[Math.floor(random() * older.length)] as [string, Acknowledged],
+      );
       for (const [marker, entry] of [...recent, ...sample]) {
         const found = await searchDocs((path, body) => service.post(path, body), namespace, marker, 3);
-        assert.equal(found.results[0]?.file, entry.file, `cycle ${cycle}: searchDocs "${marker}" found ${JSON.stringify(found.results.map((result) => result.file))}`);
+        assert.equal(
+          found.results[0]?.file,
+          entry.file,
+          `cycle ${cycle}: searchDocs "${marker}" found ${JSON.stringify(found.results.map((result) => result.file))}`,
+        );
       }
       const warnings = service.output.filter((line) => line.includes('"level":40') && /unreadable|cannot read/.test(line));
       assert.deepEqual(warnings, [], `cycle ${cycle}: the service found damaged files`);
@@ -174,7 +200,8 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
           ...atStartUp.markdownFiles.filter((file) => !indexed.includes(file)).map((file) => `${file} not in the stored index`),
           ...indexed.filter((file) => !atStartUp.markdownFiles.includes(file)).map((file) => `${file} in the stored index but not on disk`),
         ];
-        if (problems.length > 0) notReconciledAtStartUp.push(`cycle ${cycle}, after the kill of cycle ${cycle - 1}: ${problems.join(', ')}`);
+        if (problems.length > 0)
+          notReconciledAtStartUp.push(`cycle ${cycle}, after the kill of cycle ${cycle - 1}: ${problems.join(', ')}`);
       }
       // The first search opens (and so reconciles) the namespace; then every invariant is checked.
       try {
@@ -210,8 +237,15 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
       tally.unindexedFilesAfterKill = afterKill.markdownFiles.filter((file) => !indexed.has(file)).length;
       const byFile = new Map((index?.documents ?? []).map((document) => [document.file, document]));
       for (const [marker, entry] of acknowledged) {
-        assert.equal(byFile.get(entry.file)?.hash, entry.hash, `cycle ${cycle}: acknowledged ${marker} (${entry.file}) is not in the stored index right after the kill`);
-        assert.ok(afterKill.markdownFiles.includes(entry.file), `cycle ${cycle}: acknowledged ${entry.file} has no .md file right after the kill`);
+        assert.equal(
+          byFile.get(entry.file)?.hash,
+          entry.hash,
+          `cycle ${cycle}: acknowledged ${marker} (${entry.file}) is not in the stored index right after the kill`,
+        );
+        assert.ok(
+          afterKill.markdownFiles.includes(entry.file),
+          `cycle ${cycle}: acknowledged ${entry.file} has no .md file right after the kill`,
+        );
       }
       statistics.push(tally);
     }
@@ -229,12 +263,26 @@ describe('SIGKILL during ingests, restarted on the same storage root', () => {
     child = undefined;
     assert.deepEqual(violations, []);
 
-    const total = (key: 'acknowledged' | 'interrupted' | 'temporaryFilesAfterKill' | 'unindexedFilesAfterKill') => statistics.reduce((sum, entry) => sum + entry[key], 0);
-    context.diagnostic(`seed ${seed}: ${statistics.length} kills in ${((Date.now() - started) / 1000).toFixed(1)} s (${(startingMilliseconds / 1000).toFixed(1)} s of it starting the service); ${acknowledged.size} documents acknowledged, ${total('acknowledged')} acknowledged answers, ${total('interrupted')} requests cut off`);
-    context.diagnostic(`kills that cut a write short: ${statistics.filter((entry) => entry.temporaryFilesAfterKill > 0).length} left temporary files, ${statistics.filter((entry) => entry.unindexedFilesAfterKill > 0).length} left .md files not yet in the stored index`);
-    context.diagnostic(`restarts where the stored index did not agree with the folder yet when /health answered: ${notReconciledAtStartUp.length} of ${killCycles}`);
-    assert.ok(acknowledged.size > killCycles, `the stream acknowledged only ${acknowledged.size} documents: the kills came too early to test anything`);
+    const total = (key: 'acknowledged' | 'interrupted' | 'temporaryFilesAfterKill' | 'unindexedFilesAfterKill') =>
+      statistics.reduce((sum, entry) => sum + entry[key], 0);
+    context.diagnostic(
+      `seed ${seed}: ${statistics.length} kills in ${((Date.now() - started) / 1000).toFixed(1)} s (${(startingMilliseconds / 1000).toFixed(1)} s of it starting the service); ${acknowledged.size} documents acknowledged, ${total('acknowledged')} acknowledged answers, ${total('interrupted')} requests cut off`,
+    );
+    context.diagnostic(
+      `kills that cut a write short: ${statistics.filter((entry) => entry.temporaryFilesAfterKill > 0).length} left temporary files, ${statistics.filter((entry) => entry.unindexedFilesAfterKill > 0).length} left .md files not yet in the stored index`,
+    );
+    context.diagnostic(
+      `restarts where the stored index did not agree with the folder yet when /health answered: ${notReconciledAtStartUp.length} of ${killCycles}`,
+    );
+    assert.ok(
+      acknowledged.size > killCycles,
+      `the stream acknowledged only ${acknowledged.size} documents: the kills came too early to test anything`,
+    );
     // Checked last, so the invariants above are exercised over every cycle even while this one fails.
-    assert.deepEqual(notReconciledAtStartUp, [], 'start-up reconciles the namespace (README: "At start-up each namespace is reconciled with its folder")');
+    assert.deepEqual(
+      notReconciledAtStartUp,
+      [],
+      'start-up reconciles the namespace (README: "At start-up each namespace is reconciled with its folder")',
+    );
   });
 });

@@ -38,7 +38,12 @@ describe('ChunkEmbedder: the one owner of chunks without vectors', () => {
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'chunk-embedder-'));
-    store = new KnowledgeStore({ root, embeddingModel: 'fake-embedding', chunkBody: (body) => [{ text: body, headingPath: [] }], warn: () => {} });
+    store = new KnowledgeStore({
+      root,
+      embeddingModel: 'fake-embedding',
+      chunkBody: (body) => [{ text: body, headingPath: [] }],
+      warn: () => {},
+    });
     await store.initialize();
   });
   after(async () => {
@@ -50,7 +55,14 @@ describe('ChunkEmbedder: the one owner of chunks without vectors', () => {
     const namespace = await store.namespace(name);
     const body = `Restoring ${name} archives takes a day.`;
     await namespace.commitDocuments([
-      { title: name, origin: 'text', body, hash: contentHash(body), embeddingModel: null, chunks: [{ text: body, headingPath: [], embedding: null }] },
+      {
+        title: name,
+        origin: 'text',
+        body,
+        hash: contentHash(body),
+        embeddingModel: null,
+        chunks: [{ text: body, headingPath: [], embedding: null }],
+      },
     ]);
     assert.equal(namespace.pendingChunkCount, 1);
     return namespace;
@@ -58,7 +70,10 @@ describe('ChunkEmbedder: the one owner of chunks without vectors', () => {
 
   it('embeds the chunks of a new document with their title and headings as context', async () => {
     const seen: string[] = [];
-    const model: EmbeddingModel = { id: 'fake-embedding', embed: async (texts) => (seen.push(...texts), texts.map(() => Float32Array.from([1, 0]))) };
+    const model: EmbeddingModel = {
+      id: 'fake-embedding',
+      embed: async (texts) => (seen.push(...texts), texts.map(() => Float32Array.from([1, 0]))),
+    };
     const embedder = new ChunkEmbedder(store, model, logError);
     const vectors = await embedder.embedChunks('Backups', [{ headingPath: ['Backups', 'Restore'], text: 'Thaw the archive.' }]);
     assert.equal(vectors.length, 1);
@@ -83,7 +98,10 @@ describe('ChunkEmbedder: the one owner of chunks without vectors', () => {
     await waitFor(() => namespace.pendingChunkCount === 0, 'the pending chunk to be embedded');
     assert.equal(model.calls, 3);
     assert.equal(embedder.pendingFailure('outage'), undefined);
-    assert.ok(errors.some((message) => message.includes('outage')), 'each failed attempt is logged');
+    assert.ok(
+      errors.some((message) => message.includes('outage')),
+      'each failed attempt is logged',
+    );
     await embedder.close();
   });
 

@@ -17,11 +17,18 @@ describe('POST /agent (AG-UI)', () => {
     await service.post('/tools/ingest', {
       namespace: 'ops',
       sources: [
-        { type: 'text', title: 'Restarting', value: '# Restarting\n\nRestart the worker with systemctl restart worker. It drains jobs first.' },
+        {
+          type: 'text',
+          title: 'Restarting',
+          value: '# Restarting\n\nRestart the worker with systemctl restart worker. It drains jobs first.',
+        },
         { type: 'text', title: 'Scaling', value: '# Scaling\n\nAdd replicas in deploy.yaml to scale the worker pool.' },
       ],
     });
-    await service.post('/tools/ingest', { namespace: 'other', sources: [{ type: 'text', title: 'Other', value: 'Restart nothing here, other namespace.' }] });
+    await service.post('/tools/ingest', {
+      namespace: 'other',
+      sources: [{ type: 'text', title: 'Other', value: 'Restart nothing here, other namespace.' }],
+    });
   });
 
   after(async () => {
@@ -58,15 +65,24 @@ describe('POST /agent (AG-UI)', () => {
     assert.deepEqual(JSON.parse(String(events[2]?.delta)), { namespace: 'ops', query: 'How do I restart the worker?' });
     const result = JSON.parse(String(events[4]?.content)) as { results: { file: string }[] };
     assert.equal(result.results[0]?.file, 'restarting.md');
-    const text = events.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => event.delta).join('');
+    const text = events
+      .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+      .map((event) => event.delta)
+      .join('');
     assert.equal(text.split('\n').at(-1), 'Sources: restarting.md');
     assert.ok(!events.some((event) => (event as unknown) === '[DONE]'), 'no [DONE] in AG-UI');
   });
 
   it('takes the namespace from toolParams, then forwardedProps, then state', async () => {
     const namespaceOf = async (extra: Record<string, unknown>) => JSON.parse(String((await run(input(extra)))[2]?.delta)).namespace;
-    assert.equal(await namespaceOf({ toolParams: { namespace: 'ops' }, forwardedProps: { namespace: 'other' }, state: { namespace: 'other' } }), 'ops');
-    assert.equal(await namespaceOf({ toolParams: undefined, forwardedProps: { namespace: 'other' }, state: { namespace: 'ops' } }), 'other');
+    assert.equal(
+      await namespaceOf({ toolParams: { namespace: 'ops' }, forwardedProps: { namespace: 'other' }, state: { namespace: 'other' } }),
+      'ops',
+    );
+    assert.equal(
+      await namespaceOf({ toolParams: undefined, forwardedProps: { namespace: 'other' }, state: { namespace: 'ops' } }),
+      'other',
+    );
     assert.equal(await namespaceOf({ toolParams: undefined, forwardedProps: {}, state: { namespace: 'ops' } }), 'ops');
     assert.equal(await namespaceOf({ toolParams: undefined, forwardedProps: {}, state: {} }), 'docs');
   });
@@ -76,9 +92,15 @@ describe('POST /agent (AG-UI)', () => {
     assert.ok(events.some((event) => event.type === 'TEXT_MESSAGE_CONTENT'));
   });
 
-  it('ends the run after a platform tool call\'s TOOL_CALL_END', async () => {
+  it("ends the run after a platform tool call's TOOL_CALL_END", async () => {
     provider.queueChat({ toolCalls: [{ id: 'call_page', name: 'page_oncall', arguments: '{"team":"ops"}' }] });
-    const tools = [{ name: 'page_oncall', description: 'Page the on-call engineer', parameters: { type: 'object', properties: { team: { type: 'string' } } } }];
+    const tools = [
+      {
+        name: 'page_oncall',
+        description: 'Page the on-call engineer',
+        parameters: { type: 'object', properties: { team: { type: 'string' } } },
+      },
+    ];
     const events = await run(input({ tools }));
     const types = events.map((event) => event.type);
     assert.deepEqual(types.slice(-4), ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']);
@@ -101,16 +123,25 @@ describe('POST /agent (AG-UI)', () => {
   });
 
   it('runs with the official AG-UI HttpAgent client, which assembles the tool call and the answer', async () => {
-    const agent = new HttpAgent({ url: `${service.baseUrl}/agent`, threadId: 'thread-http', initialMessages: [{ id: 'u1', role: 'user', content: 'How do I restart the worker?' }] });
+    const agent = new HttpAgent({
+      url: `${service.baseUrl}/agent`,
+      threadId: 'thread-http',
+      initialMessages: [{ id: 'u1', role: 'user', content: 'How do I restart the worker?' }],
+    });
     const seen: string[] = [];
-    const { newMessages } = await agent.runAgent({ runId: 'run-http', forwardedProps: { namespace: 'ops' } }, { onEvent: ({ event }) => void seen.push(event.type) });
+    const { newMessages } = await agent.runAgent(
+      { runId: 'run-http', forwardedProps: { namespace: 'ops' } },
+      { onEvent: ({ event }) => void seen.push(event.type) },
+    );
     assert.equal(seen[0], 'RUN_STARTED');
     assert.equal(seen.at(-1), 'RUN_FINISHED');
     const toolCallMessage = newMessages.find((message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0);
     assert.equal(toolCallMessage?.role === 'assistant' ? toolCallMessage.toolCalls?.[0]?.function.name : undefined, 'searchDocs');
     const toolResult = newMessages.find((message) => message.role === 'tool');
     assert.match(String(toolResult?.content), /restarting\.md/);
-    const answer = newMessages.filter((message) => message.role === 'assistant' && typeof message.content === 'string' && message.content !== '').at(-1);
+    const answer = newMessages
+      .filter((message) => message.role === 'assistant' && typeof message.content === 'string' && message.content !== '')
+      .at(-1);
     assert.match(String(answer?.content), /Sources: restarting\.md$/);
   });
 });

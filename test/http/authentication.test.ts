@@ -12,7 +12,10 @@ describe('tokens', () => {
 
   before(async () => {
     ({ service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'alpha-token:docs,handbook;omni-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'alpha-token:docs,handbook;omni-token:*',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs',
+      },
     }));
   });
 
@@ -23,7 +26,9 @@ describe('tokens', () => {
   async function status(path: string, body: unknown, headers: Record<string, string> = {}): Promise<[number, string | undefined]> {
     const response = await service.post(path, body, headers);
     const text = await response.text();
-    const code = response.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as { error?: { code: string } }).error?.code : undefined;
+    const code = response.headers.get('content-type')?.startsWith('application/json')
+      ? (JSON.parse(text) as { error?: { code: string } }).error?.code
+      : undefined;
     return [response.status, code];
   }
 
@@ -41,7 +46,11 @@ describe('tokens', () => {
       assert.deepEqual(await status(path, body('secret'), bearer('alpha-token')), [403, 'forbidden']);
       assert.deepEqual(await status(path, body('docs'), bearer('alpha-token')), [200, undefined]);
       assert.deepEqual(await status(path, body('secret'), { 'x-api-key': 'omni-token' }), [200, undefined]);
-      assert.deepEqual(await status(path, body('hand/book'), { authorization: 'bearer alpha-token' }), [200, undefined], 'the namespace is sanitized before it is checked');
+      assert.deepEqual(
+        await status(path, body('hand/book'), { authorization: 'bearer alpha-token' }),
+        [200, undefined],
+        'the namespace is sanitized before it is checked',
+      );
     });
   }
 
@@ -63,7 +72,15 @@ describe('tokens', () => {
     ['/api/tools/searchDocs/execute', (namespace) => ({ data: { namespace, query: 'text' } })],
     ['/api/agents/knowledge/generate', (namespace) => ({ messages: [{ role: 'user', content: 'text?' }], toolParams: { namespace } })],
     ['/agent', (namespace) => ({ messages: [{ role: 'user', content: '@knowledge text?' }], tool_params: { namespace } })],
-    ['/agent', (namespace) => ({ threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'text?' }], forwardedProps: { namespace } })],
+    [
+      '/agent',
+      (namespace) => ({
+        threadId: 't',
+        runId: 'r',
+        messages: [{ id: 'm', role: 'user', content: 'text?' }],
+        forwardedProps: { namespace },
+      }),
+    ],
   ];
 
   for (const [path, body] of readBodies) {
@@ -93,7 +110,9 @@ describe('open mode', () => {
     const service = await startService({ apiKey: undefined });
     try {
       assert.equal((await service.post('/tools/ingest', { sources: [{ type: 'text', value: 'open' }] })).status, 200);
-      const warning = service.logs.map((line) => JSON.parse(line) as { level: number; msg: string }).find((line) => line.msg.includes('KNOWLEDGE_AGENT_WRITE_TOKENS is not set'));
+      const warning = service.logs
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .find((line) => line.msg.includes('KNOWLEDGE_AGENT_WRITE_TOKENS is not set'));
       assert.equal(warning?.level, 40, 'logged at warn level');
     } finally {
       await service.dispose();

@@ -53,8 +53,12 @@ describe('connections', () => {
     // draining such a body by itself: the connection then stalled and closing the server hung.
     const connection = rawConnection(service.baseUrl);
     const body = 'x'.repeat(200_000);
-    connection.socket.write(`POST /api/tools/ingest HTTP/1.1\r\nhost: test\r\ncontent-type: multipart/form-data\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-    connection.socket.write('POST /api/tools/searchDocs HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+    connection.socket.write(
+      `POST /api/tools/ingest HTTP/1.1\r\nhost: test\r\ncontent-type: multipart/form-data\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    connection.socket.write(
+      'POST /api/tools/searchDocs HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+    );
     await waitFor(() => statusLines(connection.received()).length === 2, 5_000);
     assert.deepEqual(statusLines(connection.received()), ['HTTP/1.1 400 Bad Request', 'HTTP/1.1 400 Bad Request']);
     assert.match(connection.received(), /"code":"invalid_request","message":"query: [^"]*"}}$/);
@@ -82,7 +86,9 @@ describe('connections', () => {
 
   it('cuts off a client that sends its headers but trickles its body, once the request time-out passes', async () => {
     const connection = rawConnection(service.baseUrl);
-    connection.socket.write('POST /tools/search HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{');
+    connection.socket.write(
+      'POST /tools/search HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{',
+    );
     const trickle = setInterval(() => connection.socket.writable && connection.socket.write(' '), 50);
     try {
       const closedAfter = await connection.closed;

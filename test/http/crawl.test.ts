@@ -21,7 +21,13 @@ describe('crawling a doc site', () => {
     ({ service } = await startServiceWithProvider());
     Object.assign(pages, {
       '/robots.txt': { contentType: 'text/plain', body: 'User-agent: *\nDisallow: /docs/private/\n' },
-      '/docs/index.html': page('Docs Home', 'Welcome to the widget documentation.', ['install.html', 'config.html', 'private/secret.html', '/blog/post.html', 'https://example.com/elsewhere']),
+      '/docs/index.html': page('Docs Home', 'Welcome to the widget documentation.', [
+        'install.html',
+        'config.html',
+        'private/secret.html',
+        '/blog/post.html',
+        'https://example.com/elsewhere',
+      ]),
       '/docs/install.html': page('Install', 'Install widgets with the installer wizard.', ['index.html', 'config.html#options']),
       '/docs/config.html': page('Config', 'Configure widgets in widgets.toml.', ['deep/level.html']),
       '/docs/deep/level.html': page('Deep Level', 'A page two hops away.'),
@@ -37,7 +43,10 @@ describe('crawling a doc site', () => {
   });
 
   it('ingests the same-origin pages under the start folder, honouring robots.txt and the depth limit', async () => {
-    const response = await service.post('/tools/ingest', { namespace: 'site', sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { maxPages: 20, maxDepth: 1 } }] });
+    const response = await service.post('/tools/ingest', {
+      namespace: 'site',
+      sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { maxPages: 20, maxDepth: 1 } }],
+    });
     assert.equal(response.status, 200);
     const result = (await response.json()) as { documents: { title: string; source: string; status: string }[]; errors: unknown[] };
     assert.deepEqual(result.documents.map((document) => document.title).sort(), ['Config', 'Docs Home', 'Install']);
@@ -52,10 +61,25 @@ describe('crawling a doc site', () => {
     const response = await fetch(`${service.baseUrl}/api/tools/ingest?progress=ndjson`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ namespace: 'site', sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { maxPages: 20, maxDepth: 2 } }] }),
+      body: JSON.stringify({
+        namespace: 'site',
+        sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { maxPages: 20, maxDepth: 2 } }],
+      }),
     });
     assert.match(response.headers.get('content-type') ?? '', /^application\/x-ndjson/);
-    const lines = (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; file?: string; reason?: string; result?: { saved: number; skipped: number } });
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            status?: string;
+            file?: string;
+            reason?: string;
+            result?: { saved: number; skipped: number };
+          },
+      );
     const documents = lines.filter((line) => line.type === 'document');
     assert.deepEqual(documents.map((line) => line.status).sort(), ['saved', 'skipped', 'skipped', 'skipped']);
     assert.equal(documents.find((line) => line.status === 'saved')?.file, 'deep-level.md');
@@ -74,15 +98,26 @@ describe('crawling a doc site', () => {
     const result = (await response.json()) as { documents: { title: string; status: string }[]; removed?: { title: string }[] };
     const statusOf = Object.fromEntries(result.documents.map((document) => [document.title, document.status]));
     assert.deepEqual(statusOf, { 'Docs Home': 'skipped', Install: 'skipped', Config: 'updated' });
-    assert.deepEqual(result.removed?.map((document) => document.title), ['Deep Level'], 'no longer linked from the site');
-    const search = (await (await service.post('/api/tools/searchDocs', { namespace: 'site', query: 'widgets.yaml' })).json()) as { results: { file: string }[] };
+    assert.deepEqual(
+      result.removed?.map((document) => document.title),
+      ['Deep Level'],
+      'no longer linked from the site',
+    );
+    const search = (await (await service.post('/api/tools/searchDocs', { namespace: 'site', query: 'widgets.yaml' })).json()) as {
+      results: { file: string }[];
+    };
     assert.equal(search.results[0]?.file, 'config.md');
-    const deep = (await (await service.post('/api/tools/searchDocs', { namespace: 'site', query: 'two hops away' })).json()) as { results: unknown[] };
+    const deep = (await (await service.post('/api/tools/searchDocs', { namespace: 'site', query: 'two hops away' })).json()) as {
+      results: unknown[];
+    };
     assert.deepEqual(deep.results, []);
   });
 
   it('refuses crawl limits out of range', async () => {
-    const response = await service.post('/tools/ingest', { namespace: 'site', sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { maxPages: 5000 } }] });
+    const response = await service.post('/tools/ingest', {
+      namespace: 'site',
+      sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { maxPages: 5000 } }],
+    });
     const result = (await response.json()) as { errors: { code: string; error: string }[] };
     assert.equal(result.errors[0]?.code, 'source_invalid');
     assert.match(result.errors[0]?.error ?? '', /crawl\.maxPages/);
@@ -94,7 +129,11 @@ describe('pruning safety', () => {
     const { service } = await startServiceWithProvider();
     const site = await startStaticSite({ '/docs/index.html': page('Home', 'home page', ['a.html']), '/docs/a.html': page('A', 'page a') });
     try {
-      const crawl = (prune: boolean) => service.post('/tools/ingest', { namespace: 'safe', sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { prune } }] });
+      const crawl = (prune: boolean) =>
+        service.post('/tools/ingest', {
+          namespace: 'safe',
+          sources: [{ type: 'url', value: `${site.url}/docs/index.html`, crawl: { prune } }],
+        });
       assert.equal(((await (await crawl(false)).json()) as { documents: unknown[] }).documents.length, 2);
       await site.close();
       const down = (await (await crawl(true)).json()) as { errors: { code: string }[]; removed?: unknown[] };
@@ -102,7 +141,10 @@ describe('pruning safety', () => {
       assert.equal(down.removed, undefined);
       const listed = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=safe`)).json()) as { documents: unknown[] };
       assert.equal(listed.documents.length, 2, 'the site being down deleted nothing');
-      const invalid = await service.post('/tools/ingest', { namespace: 'safe', sources: [{ type: 'url', value: 'http://', crawl: { prune: true } }] });
+      const invalid = await service.post('/tools/ingest', {
+        namespace: 'safe',
+        sources: [{ type: 'url', value: 'http://', crawl: { prune: true } }],
+      });
       assert.equal(invalid.status, 200);
       assert.equal(((await invalid.json()) as { errors: { code: string }[] }).errors.length, 1);
     } finally {

@@ -49,7 +49,10 @@ describe('document identity: uploads keep their folders', () => {
     await mkdir(join(storageRoot, 'legacy'));
     await writeFile(
       join(storageRoot, 'legacy', 'middleware.md'),
-      renderDocument({ title: 'Middleware', origin: 'middleware.md', hash: 'sha256:0', ingestedAt: '2025-01-01T00:00:00.000Z' }, '# Middleware\n\nThe old middleware page.'),
+      renderDocument(
+        { title: 'Middleware', origin: 'middleware.md', hash: 'sha256:0', ingestedAt: '2025-01-01T00:00:00.000Z' },
+        '# Middleware\n\nThe old middleware page.',
+      ),
     );
     ({ service } = await startServiceWithProvider({ storageRoot }));
   });
@@ -66,13 +69,22 @@ describe('document identity: uploads keep their folders', () => {
   async function curlUpload(namespace: string, files: readonly { path: string; name: string }[]): Promise<Variant2Response> {
     if (curlAvailable) {
       const parts = files.flatMap(({ path, name }) => ['-F', `file=@${path};filename=${name};type=text/markdown`]);
-      const { stdout } = await runFile('curl', ['-sS', '--fail-with-body', '-F', `namespace=${namespace}`, ...parts, `${service.baseUrl}/api/tools/ingest`], { maxBuffer: 16_000_000 });
+      const { stdout } = await runFile(
+        'curl',
+        ['-sS', '--fail-with-body', '-F', `namespace=${namespace}`, ...parts, `${service.baseUrl}/api/tools/ingest`],
+        { maxBuffer: 16_000_000 },
+      );
       return JSON.parse(stdout) as Variant2Response;
     }
     const parts: FormPart[] = [{ name: 'namespace', value: namespace }];
-    for (const { path, name } of files) parts.push({ name: 'file', fileName: name, contentType: 'text/markdown', value: await readFile(path) });
+    for (const { path, name } of files)
+      parts.push({ name: 'file', fileName: name, contentType: 'text/markdown', value: await readFile(path) });
     const form = encodeForm(parts, { boundary: '------------------------curlstyleboundary', quoting: 'raw', malformation: 'none' });
-    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': form.contentType }, body: form.body });
+    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+      method: 'POST',
+      headers: { 'content-type': form.contentType },
+      body: form.body,
+    });
     assert.equal(response.status, 200, await response.clone().text());
     return (await response.json()) as Variant2Response;
   }
@@ -102,11 +114,25 @@ describe('document identity: uploads keep their folders', () => {
     const responses: Variant2Response[] = [];
     for (let start = 0; start < pages.length; start += pagesPerRequest) {
       const batch = pages.slice(start, start + pagesPerRequest);
-      responses.push(await curlUpload('fastapi', batch.map((name) => ({ path: join(fastapiDocsDirectory, name), name }))));
+      responses.push(
+        await curlUpload(
+          'fastapi',
+          batch.map((name) => ({ path: join(fastapiDocsDirectory, name), name })),
+        ),
+      );
     }
-    assert.deepEqual(responses.flatMap((response) => response.errors), []);
-    assert.equal(responses.reduce((sum, response) => sum + response.saved, 0), 155);
-    assert.equal(responses.reduce((sum, response) => sum + response.updated + response.skipped, 0), 0);
+    assert.deepEqual(
+      responses.flatMap((response) => response.errors),
+      [],
+    );
+    assert.equal(
+      responses.reduce((sum, response) => sum + response.saved, 0),
+      155,
+    );
+    assert.equal(
+      responses.reduce((sum, response) => sum + response.updated + response.skipped, 0),
+      0,
+    );
 
     const documents = await listing('fastapi');
     assert.deepEqual(documents.map((document) => document.source).sort(), pages);
@@ -120,7 +146,10 @@ describe('document identity: uploads keep their folders', () => {
     assert.equal(fileOf('index.md'), 'fastapi.md');
 
     // The same tree again: every page is skipped, nothing replaced.
-    const again = await curlUpload('fastapi', pages.slice(0, pagesPerRequest).map((name) => ({ path: join(fastapiDocsDirectory, name), name })));
+    const again = await curlUpload(
+      'fastapi',
+      pages.slice(0, pagesPerRequest).map((name) => ({ path: join(fastapiDocsDirectory, name), name })),
+    );
     assert.equal(again.skipped, pagesPerRequest);
     assert.equal(again.updated, 0);
   });
@@ -130,7 +159,9 @@ describe('document identity: uploads keep their folders', () => {
     const tutorial = before.find((document) => document.source === 'tutorial/middleware.md');
     const advanced = before.find((document) => document.source === 'advanced/middleware.md');
     const changed = `${await readFile(join(fastapiDocsDirectory, 'advanced', 'middleware.md'), 'utf8')}\n\nAn added paragraph about ordering middleware.\n`;
-    const response = (await (await upload(uploadForm('fastapi', [{ name: 'advanced/middleware.md', content: changed }]))).json()) as Variant2Response;
+    const response = (await (
+      await upload(uploadForm('fastapi', [{ name: 'advanced/middleware.md', content: changed }]))
+    ).json()) as Variant2Response;
     assert.deepEqual(response.errors, []);
     assert.equal(response.updated, 1);
     const [file] = response.files;
@@ -146,24 +177,40 @@ describe('document identity: uploads keep their folders', () => {
 
     const after = await listing('fastapi');
     assert.equal(after.length, 155);
-    assert.deepEqual(after.find((document) => document.source === 'tutorial/middleware.md'), tutorial, 'the tutorial page is untouched');
+    assert.deepEqual(
+      after.find((document) => document.source === 'tutorial/middleware.md'),
+      tutorial,
+      'the tutorial page is untouched',
+    );
     assert.notEqual(after.find((document) => document.source === 'advanced/middleware.md')?.hash, advanced?.hash);
   });
 
   it('names the replaced document in the NDJSON progress too, and in the Variant 1 response', async () => {
-    const progress = await upload(uploadForm('fastapi', [{ name: 'advanced\\middleware.md', content: '# Advanced Middleware\n\nReplaced once more, from Windows.\n' }]), '?progress=ndjson');
-    const lines = (await progress.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; source?: string; replaced?: ReplacedDocument });
+    const progress = await upload(
+      uploadForm('fastapi', [{ name: 'advanced\\middleware.md', content: '# Advanced Middleware\n\nReplaced once more, from Windows.\n' }]),
+      '?progress=ndjson',
+    );
+    const lines = (await progress.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; status?: string; source?: string; replaced?: ReplacedDocument });
     const document = lines.find((line) => line.type === 'document');
     assert.equal(document?.status, 'updated');
     assert.equal(document?.source, 'advanced/middleware.md');
     assert.equal(document?.replaced?.file, 'advanced-middleware.md');
     assert.equal(document?.replaced?.source, 'advanced/middleware.md');
 
-    const text = (value: string) => service.post('/tools/ingest', { namespace: 'variant1', sources: [{ type: 'text', title: 'Token rotation', value }] });
+    const text = (value: string) =>
+      service.post('/tools/ingest', { namespace: 'variant1', sources: [{ type: 'text', title: 'Token rotation', value }] });
     await text('Tokens rotate every 90 days.');
-    const updated = (await (await text('Tokens rotate every 30 days.')).json()) as { documents: { status: string; source: string; replaced?: ReplacedDocument }[] };
+    const updated = (await (await text('Tokens rotate every 30 days.')).json()) as {
+      documents: { status: string; source: string; replaced?: ReplacedDocument }[];
+    };
     assert.equal(updated.documents[0]?.status, 'updated');
-    assert.deepEqual(updated.documents[0]?.replaced && { file: updated.documents[0].replaced.file, source: updated.documents[0].replaced.source }, { file: 'token-rotation.md', source: 'text' });
+    assert.deepEqual(
+      updated.documents[0]?.replaced && { file: updated.documents[0].replaced.file, source: updated.documents[0].replaced.source },
+      { file: 'token-rotation.md', source: 'text' },
+    );
   });
 
   it('refuses an absolute path or a ".." segment per source, and stores the other files', async () => {
@@ -174,27 +221,49 @@ describe('document identity: uploads keep their folders', () => {
       { name: 'guides/./setup.md', content: '# Setup\n\nStored under guides/setup.md.\n' },
     ]);
     const response = (await (await upload(form)).json()) as Variant2Response;
-    assert.deepEqual(response.errors.map((error) => [error.source, error.code]), [
-      ['/etc/notes.md', 'source_invalid'],
-      ['../outside.md', 'source_invalid'],
-      ['C:\\Users\\me\\notes.md', 'source_invalid'],
-    ]);
+    assert.deepEqual(
+      response.errors.map((error) => [error.source, error.code]),
+      [
+        ['/etc/notes.md', 'source_invalid'],
+        ['../outside.md', 'source_invalid'],
+        ['C:\\Users\\me\\notes.md', 'source_invalid'],
+      ],
+    );
     assert.match(response.errors[0]?.error ?? '', /not an absolute path/);
     assert.match(response.errors[1]?.error ?? '', /may not step out of its folder/);
-    assert.deepEqual(response.files.map((file) => [file.file, file.source]), [['guides-setup.md', 'guides/setup.md']]);
+    assert.deepEqual(
+      response.files.map((file) => [file.file, file.source]),
+      [['guides-setup.md', 'guides/setup.md']],
+    );
   });
 
   it('keeps a namespace stored before folders were kept: its bare upload name still updates it, in its own file', async () => {
     const before = await listing('legacy');
-    assert.deepEqual(before.map((document) => [document.file, document.source]), [['middleware.md', 'middleware.md']]);
+    assert.deepEqual(
+      before.map((document) => [document.file, document.source]),
+      [['middleware.md', 'middleware.md']],
+    );
 
-    const nested = (await (await upload(uploadForm('legacy', [{ name: 'tutorial/middleware.md', content: '# Middleware\n\nThe tutorial page.\n' }]))).json()) as Variant2Response;
-    assert.deepEqual(nested.files.map((file) => [file.file, file.status]), [['tutorial-middleware.md', 'saved']]);
+    const nested = (await (
+      await upload(uploadForm('legacy', [{ name: 'tutorial/middleware.md', content: '# Middleware\n\nThe tutorial page.\n' }]))
+    ).json()) as Variant2Response;
+    assert.deepEqual(
+      nested.files.map((file) => [file.file, file.status]),
+      [['tutorial-middleware.md', 'saved']],
+    );
 
-    const bare = (await (await upload(uploadForm('legacy', [{ name: 'middleware.md', content: '# Middleware\n\nThe new middleware page.\n' }]))).json()) as Variant2Response;
-    assert.deepEqual(bare.files.map((file) => [file.file, file.status, file.replaced?.source]), [['middleware.md', 'updated', 'middleware.md']]);
+    const bare = (await (
+      await upload(uploadForm('legacy', [{ name: 'middleware.md', content: '# Middleware\n\nThe new middleware page.\n' }]))
+    ).json()) as Variant2Response;
+    assert.deepEqual(
+      bare.files.map((file) => [file.file, file.status, file.replaced?.source]),
+      [['middleware.md', 'updated', 'middleware.md']],
+    );
     const after = await listing('legacy');
-    assert.deepEqual(after.map((document) => [document.file, document.source]).sort(), [['middleware.md', 'middleware.md'], ['tutorial-middleware.md', 'tutorial/middleware.md']]);
+    assert.deepEqual(after.map((document) => [document.file, document.source]).sort(), [
+      ['middleware.md', 'middleware.md'],
+      ['tutorial-middleware.md', 'tutorial/middleware.md'],
+    ]);
     assert.match(await readFile(join(service.storageRoot, 'legacy', 'middleware.md'), 'utf8'), /The new middleware page\./);
   });
 });

@@ -12,8 +12,16 @@ describe('extractive answers without a provider', () => {
     const response = await service.post('/tools/ingest', {
       namespace: 'offline',
       sources: [
-        { type: 'text', title: 'Deployment', value: '# Deployment\n\nThe service is deployed with a rolling update. Each rollout waits for health checks to pass.' },
-        { type: 'text', title: 'Caching', value: '# Caching\n\nResponses are cached for five minutes. The cache is cleared on every deployment.' },
+        {
+          type: 'text',
+          title: 'Deployment',
+          value: '# Deployment\n\nThe service is deployed with a rolling update. Each rollout waits for health checks to pass.',
+        },
+        {
+          type: 'text',
+          title: 'Caching',
+          value: '# Caching\n\nResponses are cached for five minutes. The cache is cleared on every deployment.',
+        },
       ],
     });
     assert.equal(response.status, 200);
@@ -24,7 +32,10 @@ describe('extractive answers without a provider', () => {
   });
 
   it('streams a quoted, cited answer in the Variant 1 format', async () => {
-    const response = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge how long are responses cached?' }], tool_params: { namespace: 'offline' } });
+    const response = await service.post('/agent', {
+      messages: [{ role: 'user', content: '@knowledge how long are responses cached?' }],
+      tool_params: { namespace: 'offline' },
+    });
     const events = parseSseData(await response.text());
     const text = variant1Answer(events);
     assert.match(text, /Responses are cached for five minutes \[\d\]/);
@@ -33,19 +44,40 @@ describe('extractive answers without a provider', () => {
   });
 
   it('answers over AG-UI and generate, citing file names', async () => {
-    const agUi = parseSseData(await (await service.post('/agent', { threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'how is the service deployed?' }], forwardedProps: { namespace: 'offline' } })).text()) as { type: string; delta?: string }[];
-    const text = agUi.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => event.delta).join('');
+    const agUi = parseSseData(
+      await (
+        await service.post('/agent', {
+          threadId: 't',
+          runId: 'r',
+          messages: [{ id: 'm', role: 'user', content: 'how is the service deployed?' }],
+          forwardedProps: { namespace: 'offline' },
+        })
+      ).text(),
+    ) as { type: string; delta?: string }[];
+    const text = agUi
+      .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+      .map((event) => event.delta)
+      .join('');
     assert.match(text, /rolling update \[\d\]/);
     assert.equal(text.split('\n').at(-1), 'Sources: deployment.md');
     assert.equal(agUi.at(-1)?.type, 'RUN_FINISHED');
 
-    const generate = (await (await service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'when is the cache cleared?' }], toolParams: { namespace: 'offline' } })).json()) as { text: string; sources: string[] };
+    const generate = (await (
+      await service.post('/api/agents/knowledge/generate', {
+        messages: [{ role: 'user', content: 'when is the cache cleared?' }],
+        toolParams: { namespace: 'offline' },
+      })
+    ).json()) as { text: string; sources: string[] };
     assert.match(generate.text, /cleared on every deployment \[\d\]/);
     assert.deepEqual(generate.sources, ['caching.md']);
   });
 
   it('reports the models in /health', async () => {
-    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { agent: string; chat_model: string; embedding_model: string };
+    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as {
+      agent: string;
+      chat_model: string;
+      embedding_model: string;
+    };
     assert.deepEqual([health.agent, health.chat_model, health.embedding_model], ['ready', 'extractive', 'local:all-MiniLM-L6-v2']);
   });
 });

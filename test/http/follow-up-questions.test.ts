@@ -9,9 +9,21 @@ import { parseSseData } from '../support/sse.js';
 type Event = { type?: string; args?: { query?: string }; result?: { matches?: { title: string }[] } };
 
 const pages = [
-  { type: 'text', title: 'WebSockets', value: '# WebSockets\n\nUse the `@app.websocket` decorator to accept WebSocket connections and `await websocket.accept()` first.' },
-  { type: 'text', title: 'Testing WebSockets', value: '# Testing WebSockets\n\nTo test WebSockets, open a connection with `client.websocket_connect()` in a `with` block.' },
-  { type: 'text', title: 'Testing', value: '# Testing\n\nTo test your app, use `TestClient` with pytest and call its methods like requests.' },
+  {
+    type: 'text',
+    title: 'WebSockets',
+    value: '# WebSockets\n\nUse the `@app.websocket` decorator to accept WebSocket connections and `await websocket.accept()` first.',
+  },
+  {
+    type: 'text',
+    title: 'Testing WebSockets',
+    value: '# Testing WebSockets\n\nTo test WebSockets, open a connection with `client.websocket_connect()` in a `with` block.',
+  },
+  {
+    type: 'text',
+    title: 'Testing',
+    value: '# Testing\n\nTo test your app, use `TestClient` with pytest and call its methods like requests.',
+  },
   { type: 'text', title: 'Middleware', value: '# Middleware\n\nAdd code that runs for every request with `@app.middleware("http")`.' },
 ];
 
@@ -58,13 +70,23 @@ describe('follow-up questions', () => {
     it('asks nothing extra for a first question or one that stands on its own', async () => {
       const before = provider.chatRequests().length;
       assert.equal((await retrieval(service, [conversation[0]])).query, 'How do I accept websocket connections?');
-      assert.equal((await retrieval(service, [...conversation.slice(0, 2), { role: 'user', content: '@knowledge How do I add middleware to every request?' }])).query, 'How do I add middleware to every request?');
+      assert.equal(
+        (
+          await retrieval(service, [
+            ...conversation.slice(0, 2),
+            { role: 'user', content: '@knowledge How do I add middleware to every request?' },
+          ])
+        ).query,
+        'How do I add middleware to every request?',
+      );
       // One answer per run, no rewrite.
       assert.equal(provider.chatRequests().length - before, 2);
     });
 
-    it('carries the earlier question\'s words when the rewrite fails', async () => {
-      provider.setChatHandler((body) => (JSON.stringify(body.messages).includes('standalone search query') ? { status: 500, errorMessage: 'down' } : defaultChat(body)));
+    it("carries the earlier question's words when the rewrite fails", async () => {
+      provider.setChatHandler((body) =>
+        JSON.stringify(body.messages).includes('standalone search query') ? { status: 500, errorMessage: 'down' } : defaultChat(body),
+      );
       const { query } = await retrieval(service, conversation).finally(() => provider.setChatHandler(null));
       assert.equal(query, 'and how do I test it? accept websocket connections');
     });
@@ -82,7 +104,7 @@ describe('follow-up questions', () => {
       await service.dispose();
     });
 
-    it('carries the earlier question\'s key words into the search', async () => {
+    it("carries the earlier question's key words into the search", async () => {
       const { query, titles } = await retrieval(service, conversation);
       assert.equal(query, 'and how do I test it? accept websocket connections');
       assert.equal(titles[0], 'Testing WebSockets');

@@ -47,7 +47,12 @@ describe('requests the API reference calls valid', { concurrency: false }, () =>
   before(async () => {
     ({ service } = await startServiceWithProvider());
     document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as OpenApiDocument;
-    const targets = { closedBaseUrl: `http://127.0.0.1:${await closedPort()}`, storageRoot: service.storageRoot, filesRoot: service.storageRoot, maxFileBytes: 0 };
+    const targets = {
+      closedBaseUrl: `http://127.0.0.1:${await closedPort()}`,
+      storageRoot: service.storageRoot,
+      filesRoot: service.storageRoot,
+      maxFileBytes: 0,
+    };
     // URL sources point at a closed port: a valid source that fails is a per-source error, never a refusal.
     scrub = (text) => scrubText(text, targets);
   });
@@ -58,7 +63,11 @@ describe('requests the API reference calls valid', { concurrency: false }, () =>
 
   it('generates only values its own schemas accept (the generator is sound)', () => {
     const namespace = { type: 'string', maxLength: 200, pattern: '^[^A-Za-z0-9_-]*(?:[A-Za-z0-9_-][^A-Za-z0-9_-]*){1,64}$' };
-    const exactlyOne = { type: 'object', properties: { file: { type: 'string' }, source: { type: 'string' } }, oneOf: [{ required: ['file'] }, { required: ['source'] }] };
+    const exactlyOne = {
+      type: 'object',
+      properties: { file: { type: 'string' }, source: { type: 'string' } },
+      oneOf: [{ required: ['file'] }, { required: ['source'] }],
+    };
     fc.assert(
       fc.property(schemaArbitrary(namespace, document), schemaArbitrary(exactlyOne, document), (name, fields) => {
         const kept = (name as string).replace(/[^A-Za-z0-9_-]/g, '');

@@ -9,11 +9,26 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
-  agUiAgentBody, executeBody,
-  chatCompletionBody, generateBody, searchDocsBody, variant1AgentBody, variant1IngestBody, variant1SearchBody, variant2IngestBody,
+  agUiAgentBody,
+  executeBody,
+  chatCompletionBody,
+  generateBody,
+  searchDocsBody,
+  variant1AgentBody,
+  variant1IngestBody,
+  variant1SearchBody,
+  variant2IngestBody,
 } from '../support/fuzz-bodies.js';
 import { responseProblems, send, storageProblems, type LeakRules } from '../support/fuzz-checks.js';
-import { catalogRequest, healthRequest, jsonRequest, multipartIngestRequest, queryString, unknownRouteRequest, type FuzzRequest } from '../support/fuzz-requests.js';
+import {
+  catalogRequest,
+  healthRequest,
+  jsonRequest,
+  multipartIngestRequest,
+  queryString,
+  unknownRouteRequest,
+  type FuzzRequest,
+} from '../support/fuzz-requests.js';
 import { looseRecord, type FuzzTargets } from '../support/fuzz-values.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, startService, startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
@@ -35,7 +50,10 @@ async function closedPort(): Promise<number> {
 async function makeFilesRoot(): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'knowledge-agent-fuzz-files-'));
   await writeFile(join(root, 'notes.md'), '# Notes\n\nThe fuzz notes mention max_connections and token rotation.\n');
-  await writeFile(join(root, 'page.html'), '<html><head><title>Page</title></head><body><main><h1>Page</h1><p>Some page text.</p></main></body></html>');
+  await writeFile(
+    join(root, 'page.html'),
+    '<html><head><title>Page</title></head><body><main><h1>Page</h1><p>Some page text.</p></main></body></html>',
+  );
   await writeFile(join(root, 'broken.pdf'), '%PDF-1.7\nthis is not really a pdf\n%%EOF\n');
   await writeFile(join(root, 'empty.txt'), '');
   await writeFile(join(root, 'binary.txt'), Buffer.from([0, 159, 146, 150, 255, 0, 1, 2, 3]));
@@ -91,7 +109,12 @@ describe('fuzzing every route', { concurrency: false }, () => {
   const familyTimeLimitMs = 30_000 * runScale;
 
   async function fuzz(requests: fc.Arbitrary<FuzzRequest>, numRuns: number): Promise<void> {
-    await fc.assert(fc.asyncProperty(requests, exchange), { seed, numRuns: runs(numRuns), interruptAfterTimeLimit: familyTimeLimitMs, markInterruptAsFailure: true });
+    await fc.assert(fc.asyncProperty(requests, exchange), {
+      seed,
+      numRuns: runs(numRuns),
+      interruptAfterTimeLimit: familyTimeLimitMs,
+      markInterruptAsFailure: true,
+    });
   }
 
   const path = (route: string) => fc.constant(route);
@@ -101,12 +124,16 @@ describe('fuzzing every route', { concurrency: false }, () => {
   it('POST /tools/search', async () => fuzz(jsonRequest(targets, path('/tools/search'), variant1SearchBody), 200));
   it('POST /agent with Variant 1 bodies', async () => fuzz(jsonRequest(targets, path('/agent'), variant1AgentBody), 250));
   it('POST /agent with AG-UI bodies', async () => fuzz(jsonRequest(targets, path('/agent'), agUiAgentBody), 250));
-  it('POST /api/tools/ingest with JSON', async () => fuzz(jsonRequest(targets, path('/api/tools/ingest'), variant2IngestBody(targets)), 250));
+  it('POST /api/tools/ingest with JSON', async () =>
+    fuzz(jsonRequest(targets, path('/api/tools/ingest'), variant2IngestBody(targets)), 250));
   it('POST /api/tools/ingest with multipart forms', async () => fuzz(multipartIngestRequest(targets), 250));
-  it('POST /api/tools/ingest/execute', async () => fuzz(jsonRequest(targets, withQuery('/api/tools/ingest/execute'), executeBody(variant2IngestBody(targets))), 200));
+  it('POST /api/tools/ingest/execute', async () =>
+    fuzz(jsonRequest(targets, withQuery('/api/tools/ingest/execute'), executeBody(variant2IngestBody(targets))), 200));
   it('POST /api/tools/searchDocs', async () => fuzz(jsonRequest(targets, path('/api/tools/searchDocs'), searchDocsBody), 200));
-  it('POST /api/tools/searchDocs/execute', async () => fuzz(jsonRequest(targets, withQuery('/api/tools/searchDocs/execute'), executeBody(searchDocsBody)), 200));
-  it('POST /api/agents/knowledge/generate', async () => fuzz(jsonRequest(targets, path('/api/agents/knowledge/generate'), generateBody), 250));
+  it('POST /api/tools/searchDocs/execute', async () =>
+    fuzz(jsonRequest(targets, withQuery('/api/tools/searchDocs/execute'), executeBody(searchDocsBody)), 200));
+  it('POST /api/agents/knowledge/generate', async () =>
+    fuzz(jsonRequest(targets, path('/api/agents/knowledge/generate'), generateBody), 250));
   it('POST /api/agents/knowledge/stream', async () => fuzz(jsonRequest(targets, path('/api/agents/knowledge/stream'), generateBody), 150));
   it('POST /v1/chat/completions', async () => fuzz(jsonRequest(targets, path('/v1/chat/completions'), chatCompletionBody), 200));
   it('listing and deleting under /tools and /api', async () => fuzz(catalogRequest(targets), 200));
@@ -114,7 +141,8 @@ describe('fuzzing every route', { concurrency: false }, () => {
   it('unknown paths and methods', async () => fuzz(unknownRouteRequest(targets), 300));
 
   it('concurrent ingests into one namespace lose nothing and leave a consistent folder', async () => {
-    const busy = (body: fc.Arbitrary<unknown>) => body.map((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, namespace: 'busy' } : value));
+    const busy = (body: fc.Arbitrary<unknown>) =>
+      body.map((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, namespace: 'busy' } : value));
     const anyIngest = fc.oneof(
       jsonRequest(targets, path('/tools/ingest'), busy(variant1IngestBody(targets))),
       jsonRequest(targets, path('/api/tools/ingest'), busy(variant2IngestBody(targets))),
@@ -137,12 +165,24 @@ describe('fuzzing every route', { concurrency: false }, () => {
     assert.deepEqual(processFailures, [], 'no uncaught exception or unhandled rejection');
     assert.equal(Object.getOwnPropertyNames(Object.prototype).sort().join(), prototypeKeys, 'Object.prototype is unchanged');
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
-    assert.deepEqual(service.logs.filter((line) => line.includes(testApiKey)), [], 'no log line holds the provider key');
+    assert.deepEqual(
+      service.logs.filter((line) => line.includes(testApiKey)),
+      [],
+      'no log line holds the provider key',
+    );
     const errors = new Set(
       service.logs
         .map((line) => JSON.parse(line) as { level: number; msg?: string; err?: { type?: string; message?: string; stack?: string } })
         .filter((entry) => entry.level >= 50)
-        .map((entry) => `${entry.msg}: ${entry.err?.type}: ${entry.err?.message} ${entry.err?.stack?.split('\n').find((line) => line.includes('/src/'))?.trim() ?? ''}`),
+        .map(
+          (entry) =>
+            `${entry.msg}: ${entry.err?.type}: ${entry.err?.message} ${
+              entry.err?.stack
+                ?.split('\n')
+                .find((line) => line.includes('/src/'))
+                ?.trim() ?? ''
+            }`,
+        ),
     );
     assert.deepEqual([...errors], [], 'no error was logged');
   });
@@ -154,7 +194,9 @@ describe('fuzzing every route', { concurrency: false }, () => {
       assert.equal((await fetch(`${restarted.baseUrl}/health`)).status, 200);
       const complaints = restarted.logs.filter((line) => /unreadable|could not be opened|cannot read/.test(line));
       assert.deepEqual(complaints, [], 'the folder written by the fuzzed service loads cleanly');
-      const namespaces = (await readdir(service.storageRoot, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+      const namespaces = (await readdir(service.storageRoot, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
       for (const namespace of namespaces) {
         const response = await restarted.post('/api/tools/searchDocs', { namespace, query: 'fuzz notes text' });
         assert.equal(response.status, 200, `searchDocs in ${namespace}`);

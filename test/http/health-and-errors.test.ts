@@ -57,7 +57,11 @@ describe('health and errors', () => {
   });
 
   it('answers an unsupported content type with a JSON 415', async () => {
-    const response = await fetch(`${service.baseUrl}/tools/search`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<q/>' });
+    const response = await fetch(`${service.baseUrl}/tools/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: '<q/>',
+    });
     assert.equal(response.status, 415);
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
   });
@@ -111,7 +115,12 @@ describe('hostile requests found by fuzzing', () => {
       Buffer.alloc(17_000, 'x'),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body, signal: AbortSignal.timeout(15_000) });
+    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+      signal: AbortSignal.timeout(15_000),
+    });
     assert.equal(response.status, 400);
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');
   });

@@ -51,7 +51,10 @@ describe('hostile HTML pages from URLs', () => {
     assert.equal((await fetch(`${service.baseUrl}/health`)).status, 200);
     const warmUpSources = ['/rollback.html', '/release.html'].map((path) => ({ type: 'url', value: `${site.url}${path}` }));
     const warmUp = (await (await service.post('/tools/ingest', { namespace: 'warm-up', sources: warmUpSources })).json()) as IngestResponse;
-    assert.deepEqual(warmUp.documents.map((document) => document.status), ['saved', 'saved']);
+    assert.deepEqual(
+      warmUp.documents.map((document) => document.status),
+      ['saved', 'saved'],
+    );
     const healthLatencies: number[] = [];
     const baselineRss = process.memoryUsage.rss();
     let peakRss = baselineRss;
@@ -68,7 +71,10 @@ describe('hostile HTML pages from URLs', () => {
       }
     })();
 
-    const sources = ['/nested-divs.html', '/many-spans.html', '/rollback.html'].map((path) => ({ type: 'url', value: `${site.url}${path}` }));
+    const sources = ['/nested-divs.html', '/many-spans.html', '/rollback.html'].map((path) => ({
+      type: 'url',
+      value: `${site.url}${path}`,
+    }));
     const response = await service.post('/tools/ingest', { namespace: 'hostile', sources });
     ingesting = false;
     await polling;

@@ -18,15 +18,27 @@ function readmeOllamaEnvironment(): Record<string, string> {
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const line = section.split('\n').find((text) => /^LLM_BASE_URL=\S+ .*npm start$/.test(text));
   assert.ok(line !== undefined, 'the Ollama section has a `LLM_BASE_URL=... npm start` line');
-  return Object.fromEntries(line.replace(/ npm start$/, '').split(' ').map((assignment) => assignment.split('=') as [string, string]));
+  return Object.fromEntries(
+    line
+      .replace(/ npm start$/, '')
+      .split(' ')
+      .map((assignment) => assignment.split('=') as [string, string]),
+  );
 }
 
 describe('Ollama and other local servers', () => {
   it('chooses the embedding model from the provider settings', () => {
     const settings = { apiKey: 'key', baseUrl: undefined, chatModel: 'gpt-4o-mini', embeddingModel: undefined, temperature: 0.2 };
     assert.equal(embeddingModelName(settings), 'text-embedding-3-small', "the public provider's own model");
-    assert.equal(embeddingModelName({ ...settings, baseUrl: 'http://localhost:11434/v1' }), 'local', 'a local server need not serve embeddings');
-    assert.equal(embeddingModelName({ ...settings, baseUrl: 'http://localhost:11434/v1', embeddingModel: 'nomic-embed-text' }), 'nomic-embed-text');
+    assert.equal(
+      embeddingModelName({ ...settings, baseUrl: 'http://localhost:11434/v1' }),
+      'local',
+      'a local server need not serve embeddings',
+    );
+    assert.equal(
+      embeddingModelName({ ...settings, baseUrl: 'http://localhost:11434/v1', embeddingModel: 'nomic-embed-text' }),
+      'nomic-embed-text',
+    );
     assert.equal(embeddingModelName({ ...settings, apiKey: undefined }), 'local');
   });
 
@@ -54,9 +66,15 @@ describe('Ollama and other local servers', () => {
       const body = (await response.json()) as { documents: { status: string }[]; errors: unknown[] };
       assert.equal(response.status, 200);
       assert.deepEqual(body.errors, []);
-      assert.deepEqual(body.documents.map((document) => document.status), ['saved']);
+      assert.deepEqual(
+        body.documents.map((document) => document.status),
+        ['saved'],
+      );
 
-      const search = (await (await service.post('/tools/search', { namespace: 'docs', query: 'how often do tokens rotate?' })).json()) as { mode: string; matches: { title: string }[] };
+      const search = (await (await service.post('/tools/search', { namespace: 'docs', query: 'how often do tokens rotate?' })).json()) as {
+        mode: string;
+        matches: { title: string }[];
+      };
       assert.equal(search.mode, 'embedding');
       assert.equal(search.matches[0]?.title, 'Token rotation');
       assert.equal(provider.embeddingRequests().length, 0, 'nothing was asked of the chat-only server');
@@ -78,9 +96,14 @@ describe('Ollama and other local servers', () => {
       environment: { ...readmeOllamaEnvironment(), LLM_BASE_URL: provider.baseUrl, KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'nomic-embed-text' },
     });
     try {
-      const response = await service.post('/tools/ingest', { sources: [{ type: 'text', title: 'Backups', value: 'Backups run nightly.' }] });
+      const response = await service.post('/tools/ingest', {
+        sources: [{ type: 'text', title: 'Backups', value: 'Backups run nightly.' }],
+      });
       assert.deepEqual(((await response.json()) as { errors: unknown[] }).errors, []);
-      assert.deepEqual(provider.embeddingRequests().map((request) => request.body.model), ['nomic-embed-text']);
+      assert.deepEqual(
+        provider.embeddingRequests().map((request) => request.body.model),
+        ['nomic-embed-text'],
+      );
     } finally {
       await service.dispose();
       await provider.close();

@@ -17,10 +17,20 @@ describe('Mastra client SDK', () => {
     ({ provider, service } = await startServiceWithProvider({
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
     }));
-    const response = await service.post('/api/tools/ingest', {
-      namespace: 'handbook',
-      sources: [{ type: 'markdown', title: 'Token rotation', value: '# Token rotation\n\nTokens rotate every 90 days. Admins may rotate earlier.' }],
-    }, { authorization: 'Bearer writer-token' });
+    const response = await service.post(
+      '/api/tools/ingest',
+      {
+        namespace: 'handbook',
+        sources: [
+          {
+            type: 'markdown',
+            title: 'Token rotation',
+            value: '# Token rotation\n\nTokens rotate every 90 days. Admins may rotate earlier.',
+          },
+        ],
+      },
+      { authorization: 'Bearer writer-token' },
+    );
     assert.equal(response.status, 200);
     client = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer reader-token' }, retries: 0 });
   });
@@ -61,7 +71,10 @@ describe('Mastra client SDK', () => {
     assert.equal(toolCall?.payload.args.namespace, 'handbook');
     const toolResult = chunks.find((chunk) => chunk.type === 'tool-result');
     assert.equal(toolResult?.payload.result.results[0]?.file, 'token-rotation.md');
-    const text = chunks.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.payload.text as string).join('');
+    const text = chunks
+      .filter((chunk) => chunk.type === 'text-delta')
+      .map((chunk) => chunk.payload.text as string)
+      .join('');
     assert.match(text, /Tokens rotate every 90 days \[1\]\.\n\nSources: token-rotation\.md$/);
     const finish = chunks.at(-1);
     assert.equal(finish?.payload.stepResult.reason, 'stop');
@@ -70,7 +83,9 @@ describe('Mastra client SDK', () => {
 
   it('streams a provider failure as an error chunk', async () => {
     provider.queueChat({ status: 400, errorMessage: 'bad request' });
-    const response = await client.getAgent('knowledge').stream({ messages: [{ role: 'user', content: 'tokens?' }], [mastra.contextKey]: { namespace: 'handbook' } });
+    const response = await client
+      .getAgent('knowledge')
+      .stream({ messages: [{ role: 'user', content: 'tokens?' }], [mastra.contextKey]: { namespace: 'handbook' } });
     const chunks: MastraChunk[] = [];
     await response.processDataStream({ onChunk: async (chunk) => void chunks.push(chunk) });
     assert.equal(chunks.at(-1)?.type, 'error');
@@ -97,23 +112,36 @@ describe('Mastra client SDK', () => {
   });
 
   it('executes searchDocs, the namespace from data or from the runtime context', async () => {
-    const fromData = await client.getTool('searchDocs').execute({ data: { namespace: 'handbook', query: 'rotate tokens' }, runId: 'run-1' });
+    const fromData = await client
+      .getTool('searchDocs')
+      .execute({ data: { namespace: 'handbook', query: 'rotate tokens' }, runId: 'run-1' });
     assert.equal(fromData.results[0]?.file, 'token-rotation.md');
-    const fromContext = await client.getTool('searchDocs').execute({ data: { query: 'rotate tokens' }, [mastra.contextKey]: { namespace: 'handbook' } });
+    const fromContext = await client
+      .getTool('searchDocs')
+      .execute({ data: { query: 'rotate tokens' }, [mastra.contextKey]: { namespace: 'handbook' } });
     assert.equal(fromContext.namespace, 'handbook');
     assert.equal(fromContext.results[0]?.file, 'token-rotation.md');
-    const throughAgent = await client.getAgent('knowledge').executeTool('searchDocs', { data: { query: 'rotate tokens' }, [mastra.contextKey]: { namespace: 'handbook' } });
+    const throughAgent = await client
+      .getAgent('knowledge')
+      .executeTool('searchDocs', { data: { query: 'rotate tokens' }, [mastra.contextKey]: { namespace: 'handbook' } });
     assert.equal(throughAgent.results[0]?.file, 'token-rotation.md');
   });
 
   it('executes ingest with a write token only', async () => {
     await assert.rejects(
-      client.getTool('ingest').execute({ data: { sources: ['# On call\n\nOn-call changes weekly.'] }, [mastra.contextKey]: { namespace: 'handbook' } }),
+      client
+        .getTool('ingest')
+        .execute({ data: { sources: ['# On call\n\nOn-call changes weekly.'] }, [mastra.contextKey]: { namespace: 'handbook' } }),
       /status: 401/,
     );
     const writer = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer writer-token' }, retries: 0 });
     await assert.rejects(writer.getTool('ingest').execute({ data: { namespace: 'docs', sources: ['x'] } }), /status: 403/);
-    const saved = await writer.getTool('ingest').execute({ data: { sources: [{ type: 'markdown', value: '# On call\n\nOn-call changes weekly.' }] }, [mastra.contextKey]: { namespace: 'handbook' } });
+    const saved = await writer
+      .getTool('ingest')
+      .execute({
+        data: { sources: [{ type: 'markdown', value: '# On call\n\nOn-call changes weekly.' }] },
+        [mastra.contextKey]: { namespace: 'handbook' },
+      });
     assert.equal(saved.namespace, 'handbook');
     assert.equal(saved.saved, 1);
   });
@@ -121,6 +149,9 @@ describe('Mastra client SDK', () => {
   it('is refused without a token, by the same rules as every read route', async () => {
     const anonymous = mastra.create({ baseUrl: service.baseUrl, retries: 0 });
     await assert.rejects(anonymous.agents(), /status: 401/);
-    await assert.rejects(client.getAgent('knowledge').generate({ messages: [{ role: 'user', content: 'hi' }], [mastra.contextKey]: { namespace: 'secret' } }), /status: 403/);
+    await assert.rejects(
+      client.getAgent('knowledge').generate({ messages: [{ role: 'user', content: 'hi' }], [mastra.contextKey]: { namespace: 'secret' } }),
+      /status: 403/,
+    );
   });
 });

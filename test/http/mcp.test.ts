@@ -28,16 +28,27 @@ describe('MCP server', () => {
 
   before(async () => {
     ({ service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook;omni-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook;omni-token:*',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs',
+      },
     }));
     for (const namespace of ['handbook', 'secret']) {
-      const response = await service.post('/tools/ingest', {
-        namespace,
-        sources: [
-          { type: 'text', title: 'Token rotation', value: '# Token rotation\n\nTokens rotate every 90 days. Admins may rotate earlier with `rotate-now`.' },
-          { type: 'text', title: 'Backups', value: '# Backups\n\nBackups run nightly at 02:00 and are kept for 30 days.' },
-        ],
-      }, { authorization: 'Bearer omni-token' });
+      const response = await service.post(
+        '/tools/ingest',
+        {
+          namespace,
+          sources: [
+            {
+              type: 'text',
+              title: 'Token rotation',
+              value: '# Token rotation\n\nTokens rotate every 90 days. Admins may rotate earlier with `rotate-now`.',
+            },
+            { type: 'text', title: 'Backups', value: '# Backups\n\nBackups run nightly at 02:00 and are kept for 30 days.' },
+          ],
+        },
+        { authorization: 'Bearer omni-token' },
+      );
       assert.equal(response.status, 200);
     }
   });
@@ -50,7 +61,13 @@ describe('MCP server', () => {
   it('lists its tools with their input schemas', async () => {
     const client = await connect('reader-token');
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['ingest', 'list_documents', 'list_namespaces', 'read_document', 'search_docs']);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'ingest',
+      'list_documents',
+      'list_namespaces',
+      'read_document',
+      'search_docs',
+    ]);
     const search = tools.find((tool) => tool.name === 'search_docs');
     assert.deepEqual(Object.keys(search?.inputSchema.properties ?? {}).sort(), ['mode', 'namespace', 'query', 'top_k']);
     assert.deepEqual(search?.inputSchema.required, ['query']);
@@ -59,7 +76,10 @@ describe('MCP server', () => {
   it('searches a namespace in each mode, with top_k', async () => {
     const client = await connect('reader-token');
     for (const mode of ['lexical', 'embedding', 'hybrid']) {
-      const result = await client.callTool({ name: 'search_docs', arguments: { namespace: 'handbook', query: 'how often do tokens rotate', mode, top_k: 1 } });
+      const result = await client.callTool({
+        name: 'search_docs',
+        arguments: { namespace: 'handbook', query: 'how often do tokens rotate', mode, top_k: 1 },
+      });
       assert.notEqual(result.isError, true, textOf(result));
       const body = JSON.parse(textOf(result)) as { mode: string; results: { file: string; title: string; source: string; text: string }[] };
       assert.equal(body.mode, mode);
@@ -80,10 +100,20 @@ describe('MCP server', () => {
 
   it('lists only the namespaces and documents the token may read', async () => {
     const client = await connect('reader-token');
-    const namespaces = JSON.parse(textOf(await client.callTool({ name: 'list_namespaces', arguments: {} }))) as { namespaces: { name: string; documents: number }[] };
-    assert.deepEqual(namespaces.namespaces.map((namespace) => namespace.name), ['handbook']);
-    const documents = JSON.parse(textOf(await client.callTool({ name: 'list_documents', arguments: { namespace: 'handbook' } }))) as { documents: { file: string }[] };
-    assert.deepEqual(documents.documents.map((document) => document.file), ['backups.md', 'token-rotation.md']);
+    const namespaces = JSON.parse(textOf(await client.callTool({ name: 'list_namespaces', arguments: {} }))) as {
+      namespaces: { name: string; documents: number }[];
+    };
+    assert.deepEqual(
+      namespaces.namespaces.map((namespace) => namespace.name),
+      ['handbook'],
+    );
+    const documents = JSON.parse(textOf(await client.callTool({ name: 'list_documents', arguments: { namespace: 'handbook' } }))) as {
+      documents: { file: string }[];
+    };
+    assert.deepEqual(
+      documents.documents.map((document) => document.file),
+      ['backups.md', 'token-rotation.md'],
+    );
     const forbidden = await client.callTool({ name: 'search_docs', arguments: { namespace: 'secret', query: 'tokens' } });
     assert.equal(forbidden.isError, true);
     assert.match(textOf(forbidden), /^forbidden: /);
@@ -91,17 +121,32 @@ describe('MCP server', () => {
 
   it('ingests with a write token only, into the namespaces it covers', async () => {
     const reader = await connect('reader-token');
-    const refused = await reader.callTool({ name: 'ingest', arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] } });
+    const refused = await reader.callTool({
+      name: 'ingest',
+      arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] },
+    });
     assert.equal(refused.isError, true);
     assert.match(textOf(refused), /^unauthorized: /);
 
     const writer = await connect('writer-token');
     const outside = await writer.callTool({ name: 'ingest', arguments: { namespace: 'docs', sources: [{ type: 'text', value: 'x' }] } });
     assert.match(textOf(outside), /^forbidden: /);
-    const saved = await writer.callTool({ name: 'ingest', arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] } });
+    const saved = await writer.callTool({
+      name: 'ingest',
+      arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] },
+    });
     assert.notEqual(saved.isError, true, textOf(saved));
-    assert.deepEqual((JSON.parse(textOf(saved)) as { documents: { status: string; file: string }[] }).documents.map((document) => [document.status, document.file]), [['saved', 'on-call.md']]);
-    const found = await writer.callTool({ name: 'search_docs', arguments: { namespace: 'handbook', query: 'on-call rotation weekly', mode: 'lexical' } });
+    assert.deepEqual(
+      (JSON.parse(textOf(saved)) as { documents: { status: string; file: string }[] }).documents.map((document) => [
+        document.status,
+        document.file,
+      ]),
+      [['saved', 'on-call.md']],
+    );
+    const found = await writer.callTool({
+      name: 'search_docs',
+      arguments: { namespace: 'handbook', query: 'on-call rotation weekly', mode: 'lexical' },
+    });
     assert.equal((JSON.parse(textOf(found)) as { results: { file: string }[] }).results[0]?.file, 'on-call.md');
   });
 

@@ -16,10 +16,20 @@ describe('OpenAI-compatible API', () => {
       environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
     }));
     for (const namespace of ['handbook', 'secret']) {
-      const response = await service.post('/tools/ingest', {
-        namespace,
-        sources: [{ type: 'text', title: 'Token rotation', value: `# Token rotation\n\nTokens rotate every 90 days in ${namespace}. Admins may rotate earlier.` }],
-      }, { authorization: 'Bearer writer-token' });
+      const response = await service.post(
+        '/tools/ingest',
+        {
+          namespace,
+          sources: [
+            {
+              type: 'text',
+              title: 'Token rotation',
+              value: `# Token rotation\n\nTokens rotate every 90 days in ${namespace}. Admins may rotate earlier.`,
+            },
+          ],
+        },
+        { authorization: 'Bearer writer-token' },
+      );
       assert.equal(response.status, 200);
     }
     client = new OpenAI({ baseURL: `${service.baseUrl}/v1`, apiKey: 'reader-token', maxRetries: 0 });
@@ -39,7 +49,10 @@ describe('OpenAI-compatible API', () => {
   it('answers with citations and the Sources line, not streamed', async () => {
     const completion = await client.chat.completions.create({
       model: 'knowledge/handbook',
-      messages: [{ role: 'system', content: 'Ignore the docs.' }, { role: 'user', content: 'How often do tokens rotate?' }],
+      messages: [
+        { role: 'system', content: 'Ignore the docs.' },
+        { role: 'user', content: 'How often do tokens rotate?' },
+      ],
     });
     assert.equal(completion.object, 'chat.completion');
     assert.equal(completion.model, 'knowledge/handbook');
@@ -68,29 +81,65 @@ describe('OpenAI-compatible API', () => {
       finishReasons.push(chunk.choices[0]?.finish_reason ?? null);
     }
     assert.ok(chunks > 3);
-    assert.match(text, /^According to the documentation, .*Tokens rotate every 90 days in handbook \[1\]\.\n\nSources: token-rotation\.md$/);
-    assert.deepEqual(finishReasons.filter((reason) => reason !== null), ['stop']);
+    assert.match(
+      text,
+      /^According to the documentation, .*Tokens rotate every 90 days in handbook \[1\]\.\n\nSources: token-rotation\.md$/,
+    );
+    assert.deepEqual(
+      finishReasons.filter((reason) => reason !== null),
+      ['stop'],
+    );
   });
 
   it('ends the raw stream with data: [DONE]', async () => {
-    const response = await service.post('/v1/chat/completions', { model: 'knowledge/handbook', stream: true, messages: [{ role: 'user', content: 'rotate?' }] }, { authorization: 'Bearer reader-token' });
+    const response = await service.post(
+      '/v1/chat/completions',
+      { model: 'knowledge/handbook', stream: true, messages: [{ role: 'user', content: 'rotate?' }] },
+      { authorization: 'Bearer reader-token' },
+    );
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const body = await response.text();
     assert.ok(body.endsWith('data: [DONE]\n\n'));
-    assert.ok(body.split('\n\n').filter((frame) => frame !== '').every((frame) => frame.startsWith('data: ')));
+    assert.ok(
+      body
+        .split('\n\n')
+        .filter((frame) => frame !== '')
+        .every((frame) => frame.startsWith('data: ')),
+    );
   });
 
-  it('hands calls of the caller\'s tools back with finish_reason tool_calls', async () => {
-    provider.queueChat({ toolCalls: [{ name: 'open_ticket', arguments: '{"title":"rotate tokens"}' }] }, { toolCalls: [{ name: 'open_ticket', arguments: '{"title":"again"}' }] });
-    const tools = [{ type: 'function' as const, function: { name: 'open_ticket', description: 'Opens a ticket', parameters: { type: 'object', properties: { title: { type: 'string' } } } } }];
-    const completion = await client.chat.completions.create({ model: 'knowledge/handbook', messages: [{ role: 'user', content: 'Open a ticket about tokens' }], tools });
+  it("hands calls of the caller's tools back with finish_reason tool_calls", async () => {
+    provider.queueChat(
+      { toolCalls: [{ name: 'open_ticket', arguments: '{"title":"rotate tokens"}' }] },
+      { toolCalls: [{ name: 'open_ticket', arguments: '{"title":"again"}' }] },
+    );
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'open_ticket',
+          description: 'Opens a ticket',
+          parameters: { type: 'object', properties: { title: { type: 'string' } } },
+        },
+      },
+    ];
+    const completion = await client.chat.completions.create({
+      model: 'knowledge/handbook',
+      messages: [{ role: 'user', content: 'Open a ticket about tokens' }],
+      tools,
+    });
     assert.equal(completion.choices[0]?.finish_reason, 'tool_calls');
     const call = completion.choices[0]?.message.tool_calls?.[0];
     assert.equal(call?.type === 'function' ? call.function.name : undefined, 'open_ticket');
     assert.equal(call?.type === 'function' ? call.function.arguments : undefined, '{"title":"rotate tokens"}');
 
-    const stream = await client.chat.completions.create({ model: 'knowledge/handbook', messages: [{ role: 'user', content: 'Open a ticket about tokens' }], tools, stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'knowledge/handbook',
+      messages: [{ role: 'user', content: 'Open a ticket about tokens' }],
+      tools,
+      stream: true,
+    });
     const streamed: string[] = [];
     let finish: string | null = null;
     for await (const chunk of stream) {
@@ -101,20 +150,26 @@ describe('OpenAI-compatible API', () => {
     assert.equal(finish, 'tool_calls');
   });
 
-  it('answers errors in OpenAI\'s shape, which the client turns into typed errors', async () => {
+  it("answers errors in OpenAI's shape, which the client turns into typed errors", async () => {
     const anonymous = new OpenAI({ baseURL: `${service.baseUrl}/v1`, apiKey: 'unknown-token', maxRetries: 0 });
-    await assert.rejects(anonymous.chat.completions.create({ model: 'knowledge/handbook', messages: [{ role: 'user', content: 'hi' }] }), (error) => {
-      assert.ok(error instanceof OpenAI.AuthenticationError);
-      assert.equal(error.status, 401);
-      assert.equal(error.code, 'unauthorized');
-      assert.equal(error.type, 'authentication_error');
-      return true;
-    });
-    await assert.rejects(client.chat.completions.create({ model: 'knowledge/secret', messages: [{ role: 'user', content: 'hi' }] }), (error) => {
-      assert.ok(error instanceof OpenAI.PermissionDeniedError);
-      assert.equal(error.code, 'forbidden');
-      return true;
-    });
+    await assert.rejects(
+      anonymous.chat.completions.create({ model: 'knowledge/handbook', messages: [{ role: 'user', content: 'hi' }] }),
+      (error) => {
+        assert.ok(error instanceof OpenAI.AuthenticationError);
+        assert.equal(error.status, 401);
+        assert.equal(error.code, 'unauthorized');
+        assert.equal(error.type, 'authentication_error');
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.chat.completions.create({ model: 'knowledge/secret', messages: [{ role: 'user', content: 'hi' }] }),
+      (error) => {
+        assert.ok(error instanceof OpenAI.PermissionDeniedError);
+        assert.equal(error.code, 'forbidden');
+        return true;
+      },
+    );
     await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }), (error) => {
       assert.ok(error instanceof OpenAI.NotFoundError);
       assert.equal(error.code, 'model_not_found');
@@ -130,14 +185,23 @@ describe('OpenAI-compatible API', () => {
 
   it('reports a provider failure inside the stream as an error the client throws', async () => {
     provider.queueChat({ text: 'Tokens rotate', breakAfterChunks: 2 });
-    const stream = await client.chat.completions.create({ model: 'knowledge/handbook', messages: [{ role: 'user', content: 'How often do tokens rotate?' }], stream: true });
-    await assert.rejects(async () => {
-      for await (const _chunk of stream) { /* drain */ }
-    }, (error) => {
-      assert.ok(error instanceof OpenAI.APIError);
-      assert.equal(error.code, 'provider_error');
-      return true;
+    const stream = await client.chat.completions.create({
+      model: 'knowledge/handbook',
+      messages: [{ role: 'user', content: 'How often do tokens rotate?' }],
+      stream: true,
     });
+    await assert.rejects(
+      async () => {
+        for await (const _chunk of stream) {
+          /* drain */
+        }
+      },
+      (error) => {
+        assert.ok(error instanceof OpenAI.APIError);
+        assert.equal(error.code, 'provider_error');
+        return true;
+      },
+    );
   });
 
   it('answers 503 Agent not initialized without a provider key', async () => {
@@ -145,7 +209,9 @@ describe('OpenAI-compatible API', () => {
     try {
       const response = await keyless.post('/v1/chat/completions', { model: 'knowledge', messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(response.status, 503);
-      assert.deepEqual(await response.json(), { error: { message: 'Agent not initialized', type: 'server_error', param: null, code: 'agent_not_initialized' } });
+      assert.deepEqual(await response.json(), {
+        error: { message: 'Agent not initialized', type: 'server_error', param: null, code: 'agent_not_initialized' },
+      });
     } finally {
       await keyless.dispose();
     }

@@ -51,7 +51,10 @@ function isObject(value: unknown): value is JsonObject {
 function resolvePointer(document: JsonObject, pointer: string): Json | undefined {
   assert.ok(pointer.startsWith('#/'), `only local references are used: ${pointer}`);
   let node: Json | undefined = document;
-  for (const part of pointer.slice(2).split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))) {
+  for (const part of pointer
+    .slice(2)
+    .split('/')
+    .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))) {
     node = isObject(node) ? node[part] : Array.isArray(node) ? node[Number(part)] : undefined;
   }
   return node;
@@ -66,14 +69,22 @@ function* walk(node: Json, path = '#'): Generator<{ node: JsonObject; path: stri
 
 function hasType(value: Json, type: string): boolean {
   switch (type) {
-    case 'null': return value === null;
-    case 'boolean': return typeof value === 'boolean';
-    case 'integer': return Number.isInteger(value);
-    case 'number': return typeof value === 'number';
-    case 'string': return typeof value === 'string';
-    case 'array': return Array.isArray(value);
-    case 'object': return isObject(value);
-    default: return false;
+    case 'null':
+      return value === null;
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'string':
+      return typeof value === 'string';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isObject(value);
+    default:
+      return false;
   }
 }
 
@@ -96,13 +107,15 @@ function schemaProblems(document: JsonObject, schema: Json | undefined, value: J
       problems.push(`${path}: matches ${matching} of the ${keyword} members: ${JSON.stringify(value).slice(0, 200)}`);
     }
   }
-  if (schema.const !== undefined && JSON.stringify(schema.const) !== JSON.stringify(value)) problems.push(`${path}: is not ${JSON.stringify(schema.const)}`);
+  if (schema.const !== undefined && JSON.stringify(schema.const) !== JSON.stringify(value))
+    problems.push(`${path}: is not ${JSON.stringify(schema.const)}`);
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) {
     problems.push(`${path}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
   }
   if (schema.type !== undefined) {
     const types = (Array.isArray(schema.type) ? schema.type : [schema.type]) as string[];
-    if (!types.some((type) => hasType(value, type))) return [...problems, `${path}: ${JSON.stringify(value)?.slice(0, 100)} is not of type ${types.join(' | ')}`];
+    if (!types.some((type) => hasType(value, type)))
+      return [...problems, `${path}: ${JSON.stringify(value)?.slice(0, 100)} is not of type ${types.join(' | ')}`];
   }
   if (isObject(value)) {
     const properties = isObject(schema.properties) ? schema.properties : {};
@@ -129,7 +142,8 @@ function servedRoutes(tree: string): { method: string; path: string }[] {
     const depth = (match[1] ?? '').length / 4;
     const path = `${parents[depth - 1] ?? ''}${match[2]}`;
     parents[depth] = path;
-    for (const method of (match[3] ?? '').split(', ').filter((name) => name !== '' && name !== 'HEAD')) routes.push({ method: method.toLowerCase(), path });
+    for (const method of (match[3] ?? '').split(', ').filter((name) => name !== '' && name !== 'HEAD'))
+      routes.push({ method: method.toLowerCase(), path });
   }
   return routes;
 }
@@ -176,12 +190,29 @@ describe('API reference', () => {
     const text = await response.text();
     const responses = operation(method, path).responses as JsonObject;
     const documented = responses[String(response.status)];
-    assert.ok(isObject(documented), `${method.toUpperCase()} ${path} answered ${response.status}, which the reference does not list: ${text}`);
+    assert.ok(
+      isObject(documented),
+      `${method.toUpperCase()} ${path} answered ${response.status}, which the reference does not list: ${text}`,
+    );
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0] ?? '';
     const schema = mediaSchema(documented.content, mediaType);
-    assert.ok(schema !== undefined, `${method.toUpperCase()} ${path} ${response.status} answered ${mediaType}, which the reference does not list`);
-    const values = mediaType === 'application/x-ndjson' ? text.trim().split('\n').map((line) => JSON.parse(line) as Json) : [JSON.parse(text) as Json];
-    for (const value of values) assert.deepEqual(schemaProblems(document, schema, value), [], `${method.toUpperCase()} ${path} ${response.status}: ${text.slice(0, 500)}`);
+    assert.ok(
+      schema !== undefined,
+      `${method.toUpperCase()} ${path} ${response.status} answered ${mediaType}, which the reference does not list`,
+    );
+    const values =
+      mediaType === 'application/x-ndjson'
+        ? text
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as Json)
+        : [JSON.parse(text) as Json];
+    for (const value of values)
+      assert.deepEqual(
+        schemaProblems(document, schema, value),
+        [],
+        `${method.toUpperCase()} ${path} ${response.status}: ${text.slice(0, 500)}`,
+      );
     return values.at(-1) ?? null;
   }
 
@@ -201,8 +232,18 @@ describe('API reference', () => {
     assert.equal(info.version, version);
     assert.equal(typeof info.description, 'string');
     const schemes = (document.components as JsonObject).securitySchemes as JsonObject;
-    assert.deepEqual(schemes.bearerToken && { type: (schemes.bearerToken as JsonObject).type, scheme: (schemes.bearerToken as JsonObject).scheme }, { type: 'http', scheme: 'bearer' });
-    assert.deepEqual(schemes.apiKey && { type: (schemes.apiKey as JsonObject).type, in: (schemes.apiKey as JsonObject).in, name: (schemes.apiKey as JsonObject).name }, { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    assert.deepEqual(
+      schemes.bearerToken && { type: (schemes.bearerToken as JsonObject).type, scheme: (schemes.bearerToken as JsonObject).scheme },
+      { type: 'http', scheme: 'bearer' },
+    );
+    assert.deepEqual(
+      schemes.apiKey && {
+        type: (schemes.apiKey as JsonObject).type,
+        in: (schemes.apiKey as JsonObject).in,
+        name: (schemes.apiKey as JsonObject).name,
+      },
+      { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+    );
     const declaredTags = new Set((document.tags as JsonObject[]).map((tag) => tag.name));
     for (const { key, operation } of operations()) {
       for (const tag of (operation.tags as string[] | undefined) ?? []) assert.ok(declaredTags.has(tag), `${key}: tag ${tag} is declared`);
@@ -245,7 +286,11 @@ describe('API reference', () => {
         if (status === '200') continue;
         // The OpenAI-compatible routes answer OpenAI's error shape, which holds the contract's code and message.
         const body = path.startsWith('/v1/') ? 'OpenAiErrorBody' : 'ErrorBody';
-        assert.deepEqual(mediaSchema((response as JsonObject).content, 'application/json'), { $ref: `#/components/schemas/${body}` }, `${key} ${status} is the error body`);
+        assert.deepEqual(
+          mediaSchema((response as JsonObject).content, 'application/json'),
+          { $ref: `#/components/schemas/${body}` },
+          `${key} ${status} is the error body`,
+        );
       }
       assert.ok(isObject(responses['500']), `${key} documents the generic 500`);
     }
@@ -263,7 +308,9 @@ describe('API reference', () => {
       }
       const path = key.split(' ')[1] ?? '';
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
-        const parameter = ((operation.parameters as JsonObject[] | undefined) ?? []).find((candidate) => candidate.in === 'path' && candidate.name === name);
+        const parameter = ((operation.parameters as JsonObject[] | undefined) ?? []).find(
+          (candidate) => candidate.in === 'path' && candidate.name === name,
+        );
         assert.equal(parameter?.required, true, `${key} declares the path parameter ${name}`);
       }
     }
@@ -306,11 +353,17 @@ describe('API reference', () => {
     assert.deepEqual((properties.mode as JsonObject).enum, ['embedding', 'lexical', 'hybrid']);
     assert.equal((properties.mode as JsonObject).default, 'embedding');
 
-    const searchDocs = mediaSchema((operation('post', '/api/tools/searchDocs').requestBody as JsonObject).content, 'application/json') as JsonObject;
+    const searchDocs = mediaSchema(
+      (operation('post', '/api/tools/searchDocs').requestBody as JsonObject).content,
+      'application/json',
+    ) as JsonObject;
     assert.deepEqual(searchDocs, fromZod(searchDocsBodySchema));
     assert.equal(((searchDocs.properties as JsonObject).mode as JsonObject).default, 'lexical');
     assert.equal(((searchDocs.properties as JsonObject).limit as JsonObject).type, 'integer');
-    const execute = mediaSchema((operation('post', '/api/tools/searchDocs/execute').requestBody as JsonObject).content, 'application/json') as JsonObject;
+    const execute = mediaSchema(
+      (operation('post', '/api/tools/searchDocs/execute').requestBody as JsonObject).content,
+      'application/json',
+    ) as JsonObject;
     assert.deepEqual((execute.properties as JsonObject).data, searchDocs, 'the execute form wraps the same body in data');
   });
 
@@ -321,19 +374,35 @@ describe('API reference', () => {
       assert.deepEqual(body.oneOf, [{ required: ['file'] }, { required: ['source'] }]);
       // The same fields as query parameters: one object parameter (form, exploded), so the oneOf holds there too.
       const query = (remove.parameters as JsonObject[]).filter((parameter) => parameter.in === 'query');
-      assert.deepEqual(query.map((parameter) => [parameter.name, parameter.style, parameter.explode]), [['fields', 'form', true]]);
+      assert.deepEqual(
+        query.map((parameter) => [parameter.name, parameter.style, parameter.explode]),
+        [['fields', 'form', true]],
+      );
       assert.deepEqual((query[0]?.schema as JsonObject).oneOf, body.oneOf);
-      const name = (operation('delete', `${prefix}/namespaces/{name}`).parameters as JsonObject[]).find((parameter) => parameter.name === 'name');
+      const name = (operation('delete', `${prefix}/namespaces/{name}`).parameters as JsonObject[]).find(
+        (parameter) => parameter.name === 'name',
+      );
       assert.match(String((name?.schema as JsonObject).pattern), /\{1,64\}/);
     }
     for (const { key, operation: documented } of operations()) {
       const responses = documented.responses as JsonObject;
-      for (const [status, code] of [['400', 'invalid_request'], ['408', 'request_timeout'], ['431', 'headers_too_large']]) {
-        assert.match(String((responses[status as string] as JsonObject | undefined)?.description), new RegExp(`\`${code}\``), `${key} documents ${status}`);
+      for (const [status, code] of [
+        ['400', 'invalid_request'],
+        ['408', 'request_timeout'],
+        ['431', 'headers_too_large'],
+      ]) {
+        assert.match(
+          String((responses[status as string] as JsonObject | undefined)?.description),
+          new RegExp(`\`${code}\``),
+          `${key} documents ${status}`,
+        );
       }
     }
     assert.match(String((document.info as JsonObject).description), /request bodies up to 8 MB .*malformed request line or header/s);
-    const ingestSources = mediaSchema((operation('post', '/api/tools/ingest').requestBody as JsonObject).content, 'application/json') as JsonObject;
+    const ingestSources = mediaSchema(
+      (operation('post', '/api/tools/ingest').requestBody as JsonObject).content,
+      'application/json',
+    ) as JsonObject;
     assert.equal(((ingestSources.properties as JsonObject).sources as JsonObject).minItems, 1);
   });
 
@@ -342,8 +411,13 @@ describe('API reference', () => {
     assert.deepEqual(Object.keys(match.properties as JsonObject).sort(), ['chunk_id', 'preview', 'score', 'source', 'title']);
     const source = resolvePointer(document, '#/components/schemas/Variant1SourceInput') as JsonObject;
     assert.deepEqual(((source.properties as JsonObject).type as JsonObject).enum, ['url', 'file', 'text']);
-    const variant1Body = mediaSchema((operation('post', '/tools/ingest').requestBody as JsonObject).content, 'application/json') as JsonObject;
-    assert.deepEqual(((variant1Body.properties as JsonObject).sources as JsonObject).items, { $ref: '#/components/schemas/Variant1SourceInput' });
+    const variant1Body = mediaSchema(
+      (operation('post', '/tools/ingest').requestBody as JsonObject).content,
+      'application/json',
+    ) as JsonObject;
+    assert.deepEqual(((variant1Body.properties as JsonObject).sources as JsonObject).items, {
+      $ref: '#/components/schemas/Variant1SourceInput',
+    });
     assert.deepEqual(variant1Body.required, ['sources']);
   });
 
@@ -358,19 +432,28 @@ describe('API reference', () => {
     for (const path of ['/tools/ingest', '/api/tools/ingest']) {
       const success = (operation('post', path).responses as JsonObject)['200'] as JsonObject;
       assert.deepEqual(Object.keys(success.content as JsonObject).sort(), ['application/json', 'application/x-ndjson'], path);
-      assert.ok(((operation('post', path).parameters as JsonObject[]) ?? []).some((parameter) => parameter.name === 'progress' && parameter.in === 'query'));
+      assert.ok(
+        ((operation('post', path).parameters as JsonObject[]) ?? []).some(
+          (parameter) => parameter.name === 'progress' && parameter.in === 'query',
+        ),
+      );
     }
     const agent = ((operation('post', '/agent').responses as JsonObject)['200'] as JsonObject).content as JsonObject;
     assert.deepEqual(Object.keys(agent), ['text/event-stream']);
     const agentBody = mediaSchema((operation('post', '/agent').requestBody as JsonObject).content, 'application/json') as JsonObject;
     assert.equal((agentBody.anyOf as Json[]).length, 2, 'the Variant 1 and the AG-UI body');
-    assert.equal((operation('delete', '/tools/documents').requestBody as JsonObject).required, false, 'the fields may come as query parameters');
+    assert.equal(
+      (operation('delete', '/tools/documents').requestBody as JsonObject).required,
+      false,
+      'the fields may come as query parameters',
+    );
   });
 
   it('marks the token routes with both schemes, and the health and reference routes as public', () => {
     for (const { key, operation } of operations()) {
       if (key === 'get /health' || key === 'get /openapi.json') assert.equal(operation.security, undefined, `${key} is public`);
-      else if (contractOperations.includes(key)) assert.deepEqual(operation.security, [{ bearerToken: [] }, { apiKey: [] }], `${key} takes a token`);
+      else if (contractOperations.includes(key))
+        assert.deepEqual(operation.security, [{ bearerToken: [] }, { apiKey: [] }], `${key} takes a token`);
     }
     for (const key of ['post /tools/ingest', 'get /tools/documents']) {
       const [method = '', path = ''] = key.split(' ');
@@ -383,74 +466,168 @@ describe('API reference', () => {
       { type: 'text', title: 'Rotation', value: '# Rotation\n\nTokens rotate every 90 days.' },
       { type: 'text', title: 'Limits', value: '# Limits\n\nEach client may send sixty requests per minute.' },
     ];
-    const v1 = (await assertDocumented('post', '/tools/ingest', await request('post', '/tools/ingest', {
-      body: { namespace: 'guide', sources: [...texts, { type: 'file' }] },
-      headers: writer,
-    }))) as JsonObject;
+    const v1 = (await assertDocumented(
+      'post',
+      '/tools/ingest',
+      await request('post', '/tools/ingest', {
+        body: { namespace: 'guide', sources: [...texts, { type: 'file' }] },
+        headers: writer,
+      }),
+    )) as JsonObject;
     assert.equal((v1.errors as Json[]).length, 1, 'the bad source is reported, and checked against the reference');
-    await assertDocumented('post', '/tools/ingest', await request('post', '/tools/ingest', { body: { namespace: 'guide', sources: texts }, headers: writer }));
+    await assertDocumented(
+      'post',
+      '/tools/ingest',
+      await request('post', '/tools/ingest', { body: { namespace: 'guide', sources: texts }, headers: writer }),
+    );
     const progress = await request('post', '/tools/ingest?progress=ndjson', {
       body: { namespace: 'guide', sources: [{ type: 'text', title: 'Backups', value: 'Snapshots are taken nightly.' }, { type: 'url' }] },
       headers: writer,
     });
     assert.equal(((await assertDocumented('post', '/tools/ingest', progress)) as JsonObject).type, 'result');
 
-    await assertDocumented('post', '/api/tools/ingest', await request('post', '/api/tools/ingest', {
-      body: { namespace: 'guide', sources: ['Plain text about quotas.', { type: 'markdown', value: '# Quotas\n\nTen per day.', title: 'Quotas' }, 42] },
-      headers: writer,
-    }));
+    await assertDocumented(
+      'post',
+      '/api/tools/ingest',
+      await request('post', '/api/tools/ingest', {
+        body: {
+          namespace: 'guide',
+          sources: ['Plain text about quotas.', { type: 'markdown', value: '# Quotas\n\nTen per day.', title: 'Quotas' }, 42],
+        },
+        headers: writer,
+      }),
+    );
     const form = new FormData();
     form.append('namespace', 'guide');
     form.append('sources', JSON.stringify([{ type: 'text', value: 'Uploads are scanned.', title: 'Scanning' }]));
     form.append('file', new Blob(['# Upload\n\nUploaded files are stored as Markdown.'], { type: 'text/markdown' }), 'upload.md');
-    await assertDocumented('post', '/api/tools/ingest', await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form, headers: writer }));
-    await assertDocumented('post', '/api/tools/ingest/execute', await request('post', '/api/tools/ingest/execute?runId=run-1', {
-      body: { data: { namespace: 'guide', sources: ['More text about quotas.'] } },
-      headers: writer,
-    }));
+    await assertDocumented(
+      'post',
+      '/api/tools/ingest',
+      await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form, headers: writer }),
+    );
+    await assertDocumented(
+      'post',
+      '/api/tools/ingest/execute',
+      await request('post', '/api/tools/ingest/execute?runId=run-1', {
+        body: { data: { namespace: 'guide', sources: ['More text about quotas.'] } },
+        headers: writer,
+      }),
+    );
 
     for (const mode of ['embedding', 'lexical', 'hybrid']) {
-      await assertDocumented('post', '/tools/search', await request('post', '/tools/search', { body: { namespace: 'guide', query: 'token rotation', mode }, headers: reader }));
+      await assertDocumented(
+        'post',
+        '/tools/search',
+        await request('post', '/tools/search', { body: { namespace: 'guide', query: 'token rotation', mode }, headers: reader }),
+      );
     }
-    await assertDocumented('post', '/api/tools/searchDocs', await request('post', '/api/tools/searchDocs', { body: { namespace: 'guide', query: 'quotas' }, headers: reader }));
-    await assertDocumented('post', '/api/tools/searchDocs/execute', await request('post', '/api/tools/searchDocs/execute?runId=run-2', {
-      body: { data: { namespace: 'guide', query: 'quotas', limit: 2 }, runtimeContext: {} },
-      headers: reader,
-    }));
+    await assertDocumented(
+      'post',
+      '/api/tools/searchDocs',
+      await request('post', '/api/tools/searchDocs', { body: { namespace: 'guide', query: 'quotas' }, headers: reader }),
+    );
+    await assertDocumented(
+      'post',
+      '/api/tools/searchDocs/execute',
+      await request('post', '/api/tools/searchDocs/execute?runId=run-2', {
+        body: { data: { namespace: 'guide', query: 'quotas', limit: 2 }, runtimeContext: {} },
+        headers: reader,
+      }),
+    );
     provider.queueChat({ text: 'Tokens rotate every 90 days [1].' });
-    await assertDocumented('post', '/api/agents/knowledge/generate', await request('post', '/api/agents/knowledge/generate', {
-      body: { messages: [{ role: 'user', content: 'How often do tokens rotate?' }], toolParams: { namespace: 'guide' } },
-      headers: reader,
-    }));
+    await assertDocumented(
+      'post',
+      '/api/agents/knowledge/generate',
+      await request('post', '/api/agents/knowledge/generate', {
+        body: { messages: [{ role: 'user', content: 'How often do tokens rotate?' }], toolParams: { namespace: 'guide' } },
+        headers: reader,
+      }),
+    );
     const stream = await request('post', '/agent', { body: { messages: [{ role: 'user', content: 'hello' }] }, headers: reader });
     assert.equal(stream.status, 200);
-    assert.ok(mediaSchema(((operation('post', '/agent').responses as JsonObject)['200'] as JsonObject).content, (stream.headers.get('content-type') ?? '').split(';')[0] ?? ''));
+    assert.ok(
+      mediaSchema(
+        ((operation('post', '/agent').responses as JsonObject)['200'] as JsonObject).content,
+        (stream.headers.get('content-type') ?? '').split(';')[0] ?? '',
+      ),
+    );
     await stream.text();
 
     await assertDocumented('get', '/health', await request('get', '/health'));
     for (const prefix of ['/tools', '/api']) {
       await assertDocumented('get', `${prefix}/namespaces`, await request('get', `${prefix}/namespaces`, { headers: reader }));
-      await assertDocumented('get', `${prefix}/documents`, await request('get', `${prefix}/documents?namespace=guide`, { headers: reader }));
+      await assertDocumented(
+        'get',
+        `${prefix}/documents`,
+        await request('get', `${prefix}/documents?namespace=guide`, { headers: reader }),
+      );
     }
-    await assertDocumented('delete', '/tools/documents', await request('delete', '/tools/documents?namespace=guide&file=rotation.md', { headers: writer }));
-    await assertDocumented('delete', '/api/documents', await request('delete', '/api/documents', { body: { namespace: 'guide', source: 'Limits' }, headers: writer }));
+    await assertDocumented(
+      'delete',
+      '/tools/documents',
+      await request('delete', '/tools/documents?namespace=guide&file=rotation.md', { headers: writer }),
+    );
+    await assertDocumented(
+      'delete',
+      '/api/documents',
+      await request('delete', '/api/documents', { body: { namespace: 'guide', source: 'Limits' }, headers: writer }),
+    );
     await assertDocumented('delete', '/tools/namespaces/{name}', await request('delete', '/tools/namespaces/guide', { headers: writer }));
 
     // Failures: each status is documented for its route, with the error body.
-    await assertDocumented('post', '/tools/search', await request('post', '/tools/search', { body: { namespace: 'guide' }, headers: reader }));
+    await assertDocumented(
+      'post',
+      '/tools/search',
+      await request('post', '/tools/search', { body: { namespace: 'guide' }, headers: reader }),
+    );
     await assertDocumented('post', '/tools/search', await request('post', '/tools/search', { body: { query: 'x' } }));
-    await assertDocumented('post', '/tools/search', await request('post', '/tools/search', { body: { namespace: 'guide', query: 'x' }, headers: { 'x-api-key': 'narrow-token' } }));
-    await assertDocumented('post', '/tools/search', await fetch(`${service.baseUrl}/tools/search`, { method: 'POST', headers: { 'content-type': 'text/csv', ...reader }, body: 'a,b' }));
-    await assertDocumented('post', '/tools/search', await request('post', '/tools/search', { body: { namespace: '../..', query: 'x' }, headers: reader }));
+    await assertDocumented(
+      'post',
+      '/tools/search',
+      await request('post', '/tools/search', { body: { namespace: 'guide', query: 'x' }, headers: { 'x-api-key': 'narrow-token' } }),
+    );
+    await assertDocumented(
+      'post',
+      '/tools/search',
+      await fetch(`${service.baseUrl}/tools/search`, { method: 'POST', headers: { 'content-type': 'text/csv', ...reader }, body: 'a,b' }),
+    );
+    await assertDocumented(
+      'post',
+      '/tools/search',
+      await request('post', '/tools/search', { body: { namespace: '../..', query: 'x' }, headers: reader }),
+    );
     await assertDocumented('get', '/api/documents', await request('get', '/api/documents?namespace=nothing-here', { headers: reader }));
-    await assertDocumented('delete', '/api/namespaces/{name}', await request('delete', '/api/namespaces/nothing-here', { headers: writer }));
+    await assertDocumented(
+      'delete',
+      '/api/namespaces/{name}',
+      await request('delete', '/api/namespaces/nothing-here', { headers: writer }),
+    );
     await assertDocumented('delete', '/tools/documents', await request('delete', '/tools/documents?namespace=guide', { headers: writer }));
     await assertDocumented('post', '/agent', await request('post', '/agent', { body: { messages: 'not a list' }, headers: reader }));
     await assertDocumented('get', '/openapi.json', await request('get', '/openapi.json'));
     await assertDocumented('get', '/v1/models', await request('get', '/v1/models', { headers: reader }));
-    await assertDocumented('post', '/v1/chat/completions', await request('post', '/v1/chat/completions', { body: { model: 'knowledge/guide', messages: [{ role: 'user', content: 'rotation' }] }, headers: reader }));
-    await assertDocumented('post', '/v1/chat/completions', await request('post', '/v1/chat/completions', { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, headers: reader }));
-    await assertDocumented('post', '/v1/chat/completions', await request('post', '/v1/chat/completions', { body: { model: 'knowledge/guide', messages: [] }, headers: reader }));
+    await assertDocumented(
+      'post',
+      '/v1/chat/completions',
+      await request('post', '/v1/chat/completions', {
+        body: { model: 'knowledge/guide', messages: [{ role: 'user', content: 'rotation' }] },
+        headers: reader,
+      }),
+    );
+    await assertDocumented(
+      'post',
+      '/v1/chat/completions',
+      await request('post', '/v1/chat/completions', {
+        body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+        headers: reader,
+      }),
+    );
+    await assertDocumented(
+      'post',
+      '/v1/chat/completions',
+      await request('post', '/v1/chat/completions', { body: { model: 'knowledge/guide', messages: [] }, headers: reader }),
+    );
   });
 
   it('serves /docs as HTML whose scripts and styles all come from this server, with no other host named', async () => {
@@ -463,15 +640,21 @@ describe('API reference', () => {
       assert.doesNotMatch(policy, /https?:|\*/);
       const html = await response.text();
       const base = new URL(page, service.baseUrl);
-      const references = [...html.matchAll(/<(?:script|link)\b[^>]*?\b(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1] ?? '', base));
-      assert.ok(references.some((url) => url.pathname.endsWith('.js')) && references.some((url) => url.pathname.endsWith('.css')), `${page} loads scripts and styles`);
+      const references = [...html.matchAll(/<(?:script|link)\b[^>]*?\b(?:src|href)="([^"]+)"/g)].map(
+        (match) => new URL(match[1] ?? '', base),
+      );
+      assert.ok(
+        references.some((url) => url.pathname.endsWith('.js')) && references.some((url) => url.pathname.endsWith('.css')),
+        `${page} loads scripts and styles`,
+      );
       for (const url of references) {
         assert.equal(url.origin, base.origin, `${url.href} is served by this server`);
         const asset = await fetch(url);
         assert.equal(asset.status, 200, `${url.pathname} is served`);
         assert.ok((await asset.arrayBuffer()).byteLength > 0);
       }
-      for (const [address] of html.matchAll(/https?:\/\/[^\s"'<>)]+/g)) assert.equal(new URL(address).origin, base.origin, `${page} names no other host (${address})`);
+      for (const [address] of html.matchAll(/https?:\/\/[^\s"'<>)]+/g))
+        assert.equal(new URL(address).origin, base.origin, `${page} names no other host (${address})`);
     }
     // The page's script loads the document from ./json next to it, with the online validator turned off.
     const initializer = await (await fetch(`${service.baseUrl}/docs/static/swagger-initializer.js`)).text();

@@ -37,7 +37,13 @@ describe('an embedding provider that is down', () => {
   it('stores the documents of both ingest routes without embeddings, with a warning instead of an error', async () => {
     const variant1 = await service.post('/tools/ingest', {
       namespace,
-      sources: [{ type: 'text', title: 'Glacier Backups', value: '# Glacier Backups\n\nCold archives are restored with the thaw command within twelve hours.' }],
+      sources: [
+        {
+          type: 'text',
+          title: 'Glacier Backups',
+          value: '# Glacier Backups\n\nCold archives are restored with the thaw command within twelve hours.',
+        },
+      ],
     });
     assert.equal(variant1.status, 200);
     const body1 = (await variant1.json()) as { documents: { status: string; warning?: string }[]; errors: unknown[] };
@@ -45,7 +51,10 @@ describe('an embedding provider that is down', () => {
     assert.equal(body1.documents[0]?.status, 'saved');
     assert.match(body1.documents[0]?.warning ?? '', /stored without embeddings.*503/);
 
-    const variant2 = await service.post('/api/tools/ingest', { namespace, sources: [{ type: 'markdown', title: 'Pager Rota', value: '# Pager Rota\n\nThe pager rota swaps owners every monday morning.' }] });
+    const variant2 = await service.post('/api/tools/ingest', {
+      namespace,
+      sources: [{ type: 'markdown', title: 'Pager Rota', value: '# Pager Rota\n\nThe pager rota swaps owners every monday morning.' }],
+    });
     assert.equal(variant2.status, 200);
     const body2 = (await variant2.json()) as { saved: number; files: { file: string; warning?: string }[]; errors: unknown[] };
     assert.deepEqual([body2.saved, body2.errors], [1, []]);
@@ -58,10 +67,17 @@ describe('an embedding provider that is down', () => {
 
   it('stops asking a provider that is down for the rest of a request', async () => {
     const before = provider.embeddingRequests().length;
-    const sources = Array.from({ length: 8 }, (_, index) => ({ type: 'text', title: `Outage note ${index}`, value: `Outage note ${index} mentions the gannet ${index} runbook.` }));
+    const sources = Array.from({ length: 8 }, (_, index) => ({
+      type: 'text',
+      title: `Outage note ${index}`,
+      value: `Outage note ${index} mentions the gannet ${index} runbook.`,
+    }));
     const response = await service.post('/tools/ingest', { namespace, sources });
     const body = (await response.json()) as { documents: { status: string; warning?: string }[] };
-    assert.deepEqual(body.documents.map((document) => document.status), Array(8).fill('saved'));
+    assert.deepEqual(
+      body.documents.map((document) => document.status),
+      Array(8).fill('saved'),
+    );
     assert.ok(body.documents.every((document) => /stored without embeddings/.test(document.warning ?? '')));
     // 4 sources run at once, each with the client's 3 retries: the other 4 find the provider already known to be down.
     const asked = provider.embeddingRequests().length - before;
@@ -69,7 +85,9 @@ describe('an embedding provider that is down', () => {
   });
 
   it('finds them lexically, and says embedding search is waiting for the provider', async () => {
-    const lexical = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'thaw cold archives' })).json()) as { results: { title: string }[] };
+    const lexical = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'thaw cold archives' })).json()) as {
+      results: { title: string }[];
+    };
     assert.equal(lexical.results[0]?.title, 'Glacier Backups');
 
     const embedding = await search({ query: 'thaw cold archives' });
@@ -77,8 +95,13 @@ describe('an embedding provider that is down', () => {
     assert.match(embedding.notice ?? '', /not embedded yet.*503.*a later search embeds them/);
     assert.equal(embedding.matches[0]?.title, 'Glacier Backups');
 
-    const docsSearch = (await (await service.post('/api/tools/searchDocs', { namespace, query: 'pager rota owners', mode: 'hybrid' })).json()) as { warnings: string[] };
-    assert.ok(docsSearch.warnings.some((warning) => /not embedded yet/.test(warning)), JSON.stringify(docsSearch.warnings));
+    const docsSearch = (await (
+      await service.post('/api/tools/searchDocs', { namespace, query: 'pager rota owners', mode: 'hybrid' })
+    ).json()) as { warnings: string[] };
+    assert.ok(
+      docsSearch.warnings.some((warning) => /not embedded yet/.test(warning)),
+      JSON.stringify(docsSearch.warnings),
+    );
   });
 
   it('fills in the embeddings once the provider is back, and embedding search finds them', async () => {

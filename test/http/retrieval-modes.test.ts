@@ -9,9 +9,22 @@ import type { ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 const documents = [
-  { type: 'text', title: 'Password Reset', value: '# Password Reset\n\nTo reset a forgotten password, open the login page and choose "Forgot password". A reset link arrives by email.' },
-  { type: 'text', title: 'Billing', value: '# Billing\n\nInvoices are sent on the first day of each month. Payment is due within 14 days.' },
-  { type: 'text', title: 'Webhooks', value: '# Webhooks\n\nRegister a webhook URL to receive `order.created` events. Retries back off exponentially.' },
+  {
+    type: 'text',
+    title: 'Password Reset',
+    value:
+      '# Password Reset\n\nTo reset a forgotten password, open the login page and choose "Forgot password". A reset link arrives by email.',
+  },
+  {
+    type: 'text',
+    title: 'Billing',
+    value: '# Billing\n\nInvoices are sent on the first day of each month. Payment is due within 14 days.',
+  },
+  {
+    type: 'text',
+    title: 'Webhooks',
+    value: '# Webhooks\n\nRegister a webhook URL to receive `order.created` events. Retries back off exponentially.',
+  },
 ];
 
 describe('retrieval modes', () => {
@@ -29,7 +42,11 @@ describe('retrieval modes', () => {
 
   it('accepts mode on /tools/search (default embedding) and reports the mode used', async () => {
     for (const mode of ['embedding', 'lexical', 'hybrid', undefined]) {
-      const response = await service.post('/tools/search', { namespace: 'modes', query: 'forgotten password reset link', ...(mode === undefined ? {} : { mode }) });
+      const response = await service.post('/tools/search', {
+        namespace: 'modes',
+        query: 'forgotten password reset link',
+        ...(mode === undefined ? {} : { mode }),
+      });
       const result = (await response.json()) as { mode: string; matches: { title: string }[] };
       assert.equal(result.mode, mode ?? 'embedding');
       assert.equal(result.matches[0]?.title, 'Password Reset', `mode ${mode}`);
@@ -38,7 +55,11 @@ describe('retrieval modes', () => {
 
   it('accepts mode on /api/tools/searchDocs (default lexical)', async () => {
     for (const mode of ['embedding', 'lexical', 'hybrid', undefined]) {
-      const response = await service.post('/api/tools/searchDocs', { namespace: 'modes', query: 'invoice payment due', ...(mode === undefined ? {} : { mode }) });
+      const response = await service.post('/api/tools/searchDocs', {
+        namespace: 'modes',
+        query: 'invoice payment due',
+        ...(mode === undefined ? {} : { mode }),
+      });
       const result = (await response.json()) as { mode: string; results: { file: string }[] };
       assert.equal(result.mode, mode ?? 'lexical');
       assert.equal(result.results[0]?.file, 'billing.md', `mode ${mode}`);
@@ -60,12 +81,22 @@ describe('retrieval modes', () => {
 
   it('retrieves for the agent with KNOWLEDGE_AGENT_RETRIEVAL (hybrid by default)', async () => {
     const before = provider.embeddingRequests().length;
-    await service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'when is payment due?' }], toolParams: { namespace: 'modes' } });
+    await service.post('/api/agents/knowledge/generate', {
+      messages: [{ role: 'user', content: 'when is payment due?' }],
+      toolParams: { namespace: 'modes' },
+    });
     assert.equal(provider.embeddingRequests().length, before + 1, 'the query was embedded for the hybrid ranking');
-    const lexicalOnly = await startService({ providerUrl: provider.baseUrl, storageRoot: service.storageRoot, environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' } });
+    const lexicalOnly = await startService({
+      providerUrl: provider.baseUrl,
+      storageRoot: service.storageRoot,
+      environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' },
+    });
     try {
       const embeddingsBefore = provider.embeddingRequests().length;
-      await lexicalOnly.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'when is payment due?' }], toolParams: { namespace: 'modes' } });
+      await lexicalOnly.post('/api/agents/knowledge/generate', {
+        messages: [{ role: 'user', content: 'when is payment due?' }],
+        toolParams: { namespace: 'modes' },
+      });
       assert.equal(provider.embeddingRequests().length, embeddingsBefore);
     } finally {
       await lexicalOnly.close();
@@ -82,7 +113,11 @@ describe('embedding models per namespace', () => {
       const directory = join(first.storageRoot, 'switch');
       assert.equal((await readStoredIndex(directory)).embedding?.model, 'text-embedding-3-small');
 
-      const local = await startService({ providerUrl: provider.baseUrl, storageRoot: first.storageRoot, environment: { KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'local' } });
+      const local = await startService({
+        providerUrl: provider.baseUrl,
+        storageRoot: first.storageRoot,
+        environment: { KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'local' },
+      });
       try {
         const providerCalls = provider.embeddingRequests().length;
         const response = await local.post('/tools/search', { namespace: 'switch', query: 'I forgot my password' });
@@ -102,7 +137,10 @@ describe('embedding models per namespace', () => {
   it('falls back to lexical ranking with a notice while a large backlog is embedded', async () => {
     const storageRoot = await makeStorageRoot();
     // A large document placed by hand has no vectors yet.
-    const sections = Array.from({ length: 300 }, (_, index) => `## Topic ${index}\n\nParagraph about subject number ${index} and its details.`).join('\n\n');
+    const sections = Array.from(
+      { length: 300 },
+      (_, index) => `## Topic ${index}\n\nParagraph about subject number ${index} and its details.`,
+    ).join('\n\n');
     await mkdir(join(storageRoot, 'backlog'));
     await writeFile(join(storageRoot, 'backlog', 'many-topics.md'), `# Many Topics\n\n${sections}\n`);
     const { service } = await startServiceWithProvider({ storageRoot });
@@ -123,12 +161,17 @@ describe('local embeddings during a long ingest', () => {
     const service = await startService({ apiKey: undefined });
     try {
       await service.post('/api/tools/ingest', { namespace: 'busy', sources: ['A small page about search responsiveness.'] });
-      const long = Array.from({ length: 120 }, (_, index) => `## Part ${index}\n\n${'This section describes a long manual in detail. '.repeat(12)}`).join('\n\n');
+      const long = Array.from(
+        { length: 120 },
+        (_, index) => `## Part ${index}\n\n${'This section describes a long manual in detail. '.repeat(12)}`,
+      ).join('\n\n');
       let ingestDone = false;
-      const ingest = service.post('/tools/ingest', { namespace: 'busy', sources: [{ type: 'text', title: 'Long Manual', value: long }] }).then((response) => {
-        ingestDone = true;
-        return response;
-      });
+      const ingest = service
+        .post('/tools/ingest', { namespace: 'busy', sources: [{ type: 'text', title: 'Long Manual', value: long }] })
+        .then((response) => {
+          ingestDone = true;
+          return response;
+        });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const search = await service.post('/api/tools/searchDocs', { namespace: 'busy', query: 'responsiveness' });
       assert.equal(search.status, 200);

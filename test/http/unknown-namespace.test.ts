@@ -22,7 +22,9 @@ describe('a namespace that does not exist', () => {
     ({ provider, service } = await startServiceWithProvider());
     const response = await service.post('/tools/ingest', {
       namespace: 'secret-team',
-      sources: [{ type: 'text', title: 'Vacation Policy', value: '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.' }],
+      sources: [
+        { type: 'text', title: 'Vacation Policy', value: '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.' },
+      ],
     });
     assert.equal(response.status, 200);
   });
@@ -42,13 +44,17 @@ describe('a namespace that does not exist', () => {
   }
 
   it('POST /tools/search answers no matches with a notice saying so, naming no other namespace', async () => {
-    const body = await json<{ namespace: string; matches: unknown[]; notice?: string }>(service.post('/tools/search', { namespace: 'nothing-here', query: 'vacation days' }));
+    const body = await json<{ namespace: string; matches: unknown[]; notice?: string }>(
+      service.post('/tools/search', { namespace: 'nothing-here', query: 'vacation days' }),
+    );
     assert.equal(body.namespace, 'nothing-here');
     assert.deepEqual(body.matches, []);
     assert.match(body.notice ?? '', missing);
     assert.doesNotMatch(body.notice ?? '', /secret-team/);
     // An existing namespace has no such notice.
-    const existing = await json<{ matches: unknown[]; notice?: string }>(service.post('/tools/search', { namespace: 'secret-team', query: 'vacation days' }));
+    const existing = await json<{ matches: unknown[]; notice?: string }>(
+      service.post('/tools/search', { namespace: 'secret-team', query: 'vacation days' }),
+    );
     assert.equal(existing.matches.length, 1);
     assert.equal(existing.notice, undefined);
   });
@@ -63,14 +69,19 @@ describe('a namespace that does not exist', () => {
       assert.equal(answer.warnings.length, 1, path);
       assert.match(answer.warnings[0] ?? '', missing, path);
     }
-    const existing = await json<{ results: unknown[]; warnings: string[] }>(service.post('/api/tools/searchDocs', { namespace: 'secret-team', query: 'vacation days' }));
+    const existing = await json<{ results: unknown[]; warnings: string[] }>(
+      service.post('/api/tools/searchDocs', { namespace: 'secret-team', query: 'vacation days' }),
+    );
     assert.equal(existing.results.length, 1);
     assert.deepEqual(existing.warnings, []);
   });
 
   it('POST /agent (Variant 1) says the namespace does not exist and ends "Sources: none", without calling the model', async () => {
     const chatBefore = provider.chatRequests().length;
-    const response = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge how many vacation days?' }], tool_params: { namespace: 'nothing-here' } });
+    const response = await service.post('/agent', {
+      messages: [{ role: 'user', content: '@knowledge how many vacation days?' }],
+      tool_params: { namespace: 'nothing-here' },
+    });
     assert.equal(response.status, 200);
     const events = parseSseData(await response.text()) as Event[];
     const result = events.find((event) => event.type === 'tool_call_result')?.result as { matches: unknown[]; notice?: string };
@@ -87,15 +98,29 @@ describe('a namespace that does not exist', () => {
   it('POST /agent (AG-UI) says so in its text and in the retrieval result', async () => {
     const response = await service.post(
       '/agent',
-      { threadId: 't1', runId: 'r1', messages: [{ id: 'm1', role: 'user', content: 'How many vacation days?' }], tools: [], context: [], state: {}, forwardedProps: { namespace: 'nothing-here' } },
+      {
+        threadId: 't1',
+        runId: 'r1',
+        messages: [{ id: 'm1', role: 'user', content: 'How many vacation days?' }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps: { namespace: 'nothing-here' },
+      },
       { accept: 'text/event-stream' },
     );
     assert.equal(response.status, 200);
     const events = parseSseData(await response.text()) as Event[];
-    const result = JSON.parse(String(events.find((event) => event.type === 'TOOL_CALL_RESULT')?.content)) as { results: unknown[]; warnings?: string[] };
+    const result = JSON.parse(String(events.find((event) => event.type === 'TOOL_CALL_RESULT')?.content)) as {
+      results: unknown[];
+      warnings?: string[];
+    };
     assert.deepEqual(result.results, []);
     assert.match(result.warnings?.[0] ?? '', missing);
-    const text = events.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => String(event.delta)).join('');
+    const text = events
+      .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+      .map((event) => String(event.delta))
+      .join('');
     assert.match(text, answerSaysMissing);
     assert.equal(text.split('\n').at(-1), 'Sources: none');
     assert.equal(events.at(-1)?.type, 'RUN_FINISHED');
@@ -103,7 +128,10 @@ describe('a namespace that does not exist', () => {
 
   it('POST /api/agents/knowledge/generate says so in its text, with no sources and the warning in its tool call', async () => {
     const body = await json<{ text: string; sources: string[]; toolCalls: { result: { results: unknown[]; warnings?: string[] } }[] }>(
-      service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'How many vacation days?' }], toolParams: { namespace: 'nothing-here' } }),
+      service.post('/api/agents/knowledge/generate', {
+        messages: [{ role: 'user', content: 'How many vacation days?' }],
+        toolParams: { namespace: 'nothing-here' },
+      }),
     );
     assert.match(body.text, answerSaysMissing);
     assert.equal(body.text.split('\n').at(-1), 'Sources: none');
@@ -115,14 +143,22 @@ describe('a namespace that does not exist', () => {
   it('creates nothing: no folder, and no namespace in the listing', async () => {
     assert.deepEqual(await namespaceFolders(), ['secret-team']);
     const listing = await json<{ namespaces: { name: string }[] }>(fetch(`${service.baseUrl}/tools/namespaces`));
-    assert.deepEqual(listing.namespaces.map((namespace) => namespace.name), ['secret-team']);
+    assert.deepEqual(
+      listing.namespaces.map((namespace) => namespace.name),
+      ['secret-team'],
+    );
   });
 
   it('treats a namespace whose folder was removed by hand as missing, without writing the folder back', async () => {
-    const response = await service.post('/tools/ingest', { namespace: 'short-lived', sources: [{ type: 'text', title: 'Gone', value: 'Soon removed by hand.' }] });
+    const response = await service.post('/tools/ingest', {
+      namespace: 'short-lived',
+      sources: [{ type: 'text', title: 'Gone', value: 'Soon removed by hand.' }],
+    });
     assert.equal(response.status, 200);
     await rm(join(service.storageRoot, 'short-lived'), { recursive: true });
-    const body = await json<{ matches: unknown[]; notice?: string }>(service.post('/tools/search', { namespace: 'short-lived', query: 'removed' }));
+    const body = await json<{ matches: unknown[]; notice?: string }>(
+      service.post('/tools/search', { namespace: 'short-lived', query: 'removed' }),
+    );
     assert.deepEqual(body.matches, []);
     assert.match(body.notice ?? '', /^the namespace "short-lived" does not exist/);
     assert.deepEqual(await namespaceFolders(), ['secret-team']);

@@ -18,8 +18,16 @@ describe('POST /agent (Variant 1)', () => {
     const response = await service.post('/tools/ingest', {
       namespace: 'handbook',
       sources: [
-        { type: 'text', title: 'Vacation Policy', value: '# Vacation Policy\n\nEmployees get twenty-five vacation days per year. Unused days expire in March.' },
-        { type: 'text', title: 'Expense Reports', value: '# Expense Reports\n\nSubmit expense reports within thirty days through the finance portal.' },
+        {
+          type: 'text',
+          title: 'Vacation Policy',
+          value: '# Vacation Policy\n\nEmployees get twenty-five vacation days per year. Unused days expire in March.',
+        },
+        {
+          type: 'text',
+          title: 'Expense Reports',
+          value: '# Expense Reports\n\nSubmit expense reports within thirty days through the finance portal.',
+        },
       ],
     });
     assert.equal(response.status, 200);
@@ -76,7 +84,7 @@ describe('POST /agent (Variant 1)', () => {
     assert.match(prompt, /\[1\] Vacation Policy\n# Vacation Policy/);
   });
 
-  it('removes citations of snippets that do not exist and replaces the model\'s own Sources line', async () => {
+  it("removes citations of snippets that do not exist and replaces the model's own Sources line", async () => {
     provider.queueChat({ text: 'Submit reports within thirty days [2]. Also see [9] and [1].\n\nSources: Invented Handbook' });
     const { events } = await run(ask('@knowledge when are expense reports due?'));
     const answer = variant1Answer(events);
@@ -94,9 +102,15 @@ describe('POST /agent (Variant 1)', () => {
 
   it('says so and ends with "Sources: none" when nothing was found, without calling the model', async () => {
     // A namespace that exists but holds nothing (one that does not exist is said as such: unknown-namespace.test.ts).
-    const stored = await service.post('/tools/ingest', { namespace: 'empty-namespace', sources: [{ type: 'text', title: 'Brief', value: 'Soon deleted.' }] });
+    const stored = await service.post('/tools/ingest', {
+      namespace: 'empty-namespace',
+      sources: [{ type: 'text', title: 'Brief', value: 'Soon deleted.' }],
+    });
     assert.equal(stored.status, 200);
-    assert.equal((await fetch(`${service.baseUrl}/tools/documents?namespace=empty-namespace&file=brief.md`, { method: 'DELETE' })).status, 200);
+    assert.equal(
+      (await fetch(`${service.baseUrl}/tools/documents?namespace=empty-namespace&file=brief.md`, { method: 'DELETE' })).status,
+      200,
+    );
     const chatBefore = provider.chatRequests().length;
     const { events } = await run(ask('@knowledge anything?', { tool_params: { namespace: 'empty-namespace' } }));
     const answer = variant1Answer(events);
@@ -107,13 +121,24 @@ describe('POST /agent (Variant 1)', () => {
 
   it('offers platform tools to the model and hands a call back with is_frontend_tool', async () => {
     provider.queueChat({ toolCalls: [{ id: 'call_ticket', name: 'create_ticket', arguments: '{"title":"Vacation question"}' }] });
-    const tools = [{ name: 'create_ticket', description: 'Open a support ticket', parameters: { type: 'object', properties: { title: { type: 'string' } } } }];
+    const tools = [
+      {
+        name: 'create_ticket',
+        description: 'Open a support ticket',
+        parameters: { type: 'object', properties: { title: { type: 'string' } } },
+      },
+    ];
     const { events } = await run(ask('@knowledge open a ticket about my vacation', { tools }));
     const offered = provider.chatRequests().at(-1)?.body.tools;
     assert.equal(offered?.[0]?.function?.name, 'create_ticket');
     const types = events.map((event) => (typeof event === 'string' ? event : event.type));
     assert.deepEqual(types, ['tool_call_start', 'tool_call_result', 'tool_call_start', 'tool_call_result', '[DONE]']);
-    assert.deepEqual(events[2], { type: 'tool_call_start', tool_call_id: 'call_ticket', tool_name: 'create_ticket', args: { title: 'Vacation question' } });
+    assert.deepEqual(events[2], {
+      type: 'tool_call_start',
+      tool_call_id: 'call_ticket',
+      tool_name: 'create_ticket',
+      args: { title: 'Vacation question' },
+    });
     assert.deepEqual(events[3], { type: 'tool_call_result', tool_call_id: 'call_ticket', result: null, is_frontend_tool: true });
 
     // The platform runs the tool and calls again with the history.
@@ -124,12 +149,21 @@ describe('POST /agent (Variant 1)', () => {
       tools,
       messages: [
         { role: 'user', content: '@knowledge open a ticket about my vacation' },
-        { role: 'assistant', content: '', tool_calls: [{ id: 'call_ticket', type: 'function', function: { name: 'create_ticket', arguments: '{"title":"Vacation question"}' } }] },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'call_ticket', type: 'function', function: { name: 'create_ticket', arguments: '{"title":"Vacation question"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_ticket', content: 'Ticket #42 created' },
       ],
     });
     const sent = provider.chatRequests().at(-1)?.body.messages as { role: string; tool_call_id?: string; content: string }[];
-    assert.deepEqual(sent.slice(-2).map((message) => message.role), ['assistant', 'tool']);
+    assert.deepEqual(
+      sent.slice(-2).map((message) => message.role),
+      ['assistant', 'tool'],
+    );
     assert.equal(sent.at(-1)?.content, 'Ticket #42 created');
     assert.match(variant1Answer(second), /Sources: /);
   });
@@ -210,25 +244,39 @@ describe('without a provider key', () => {
 describe('the provider key', () => {
   it('appears in no response, event or log line of any route, even when the provider echoes it in an error', async () => {
     // Lexical retrieval needs no embedding, so the Variant 2 runs reach the chat model and its refusal.
-    const { service } = await startServiceWithProvider({ provider: { requiredApiKey: 'sk-the-real-key-that-differs-9999' }, environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' } });
+    const { service } = await startServiceWithProvider({
+      provider: { requiredApiKey: 'sk-the-real-key-that-differs-9999' },
+      environment: { KNOWLEDGE_AGENT_RETRIEVAL: 'lexical' },
+    });
     try {
       const ingest = await service.post('/tools/ingest', { sources: [{ type: 'text', value: 'some text', title: 'T' }] });
       const ingestBody = await ingest.text();
-      const response = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge hi' }], tool_params: { namespace: 'docs' } });
+      const response = await service.post('/agent', {
+        messages: [{ role: 'user', content: '@knowledge hi' }],
+        tool_params: { namespace: 'docs' },
+      });
       const raw = await response.text();
       // A document placed by hand gives lexical retrieval a hit, so Variant 2 runs reach the provider too. The folder is
       // made here: the failed ingest above stored nothing, so it created no namespace.
       await mkdir(join(service.storageRoot, 'docs'), { recursive: true });
       await writeFile(join(service.storageRoot, 'docs', 'greeting.md'), '# Greeting\n\nhi there\n');
       const generate = await (await service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'hi' }] })).text();
-      const agUi = await (await service.post('/agent', { threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'hi' }] })).text();
+      const agUi = await (
+        await service.post('/agent', { threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'user', content: 'hi' }] })
+      ).text();
       assert.match(generate, /provider_error/);
       const search = await (await service.post('/tools/search', { query: 'hi' })).text();
       assert.match(agUi, /RUN_ERROR/);
       // The other wire formats of the same run: OpenAI chat (streamed and not) and Mastra's stream.
-      const chat = await (await service.post('/v1/chat/completions', { model: 'knowledge/docs', messages: [{ role: 'user', content: 'hi' }] })).text();
-      const chatStream = await (await service.post('/v1/chat/completions', { model: 'knowledge/docs', stream: true, messages: [{ role: 'user', content: 'hi' }] })).text();
-      const mastraStream = await (await service.post('/api/agents/knowledge/stream', { messages: [{ role: 'user', content: 'hi' }] })).text();
+      const chat = await (
+        await service.post('/v1/chat/completions', { model: 'knowledge/docs', messages: [{ role: 'user', content: 'hi' }] })
+      ).text();
+      const chatStream = await (
+        await service.post('/v1/chat/completions', { model: 'knowledge/docs', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      ).text();
+      const mastraStream = await (
+        await service.post('/api/agents/knowledge/stream', { messages: [{ role: 'user', content: 'hi' }] })
+      ).text();
       assert.match(chat, /provider_error/);
       assert.match(chatStream, /provider_error/);
       assert.match(mastraStream, /provider_error/);

@@ -24,13 +24,15 @@ describe('POST /tools/ingest', () => {
   before(async () => {
     ({ provider, service } = await startServiceWithProvider());
     site = await startStaticSite({
-      '/guide.html': { body: `<!doctype html><html><head><title>Deploy Guide</title><script>trackVisitor()</script></head><body>
+      '/guide.html': {
+        body: `<!doctype html><html><head><title>Deploy Guide</title><script>trackVisitor()</script></head><body>
           <nav><a href="/">Home</a> <a href="/pricing">Pricing menu entry</a></nav>
           <main><article><h1>Deploy Guide</h1>
           <p>To deploy the service, build the container image and push it to the registry. The deployment uses rolling updates so no request is lost.</p>
           <h2>Rollback</h2><p>Run the rollback command to return to the previous release. Rollbacks keep the database schema untouched.</p>
           <pre><code class="language-bash">deployctl rollback --to previous</code></pre></article></main>
-          <footer>Copyright footer text</footer></body></html>` },
+          <footer>Copyright footer text</footer></body></html>`,
+      },
       '/moved': { location: '/guide.html' },
     });
     siteUrl = site.url;
@@ -48,7 +50,10 @@ describe('POST /tools/ingest', () => {
   }
 
   it('saves a text source as Markdown with front matter and records chunks and embeddings in the stored index', async () => {
-    const result = await ingest({ namespace: 'text-ns', sources: [{ type: 'text', value: '# Widgets\n\nWidgets are configured in widgets.yaml.', title: 'Widget Setup' }] });
+    const result = await ingest({
+      namespace: 'text-ns',
+      sources: [{ type: 'text', value: '# Widgets\n\nWidgets are configured in widgets.yaml.', title: 'Widget Setup' }],
+    });
     assert.equal(result.namespace, 'text-ns');
     assert.deepEqual(result.errors, []);
     assert.equal(result.documents.length, 1);
@@ -59,7 +64,10 @@ describe('POST /tools/ingest', () => {
     assert.equal(result.chunks_added, document?.chunks);
 
     const stored = await readFile(join(service.storageRoot, 'text-ns', 'widget-setup.md'), 'utf8');
-    assert.match(stored, /^---\ntitle: "Widget Setup"\nsource: "text"\ncontent_hash: "sha256:[0-9a-f]{64}"\ningested_at: "\d{4}-\d\d-\d\dT[^"]+"\n---\n\n# Widgets/);
+    assert.match(
+      stored,
+      /^---\ntitle: "Widget Setup"\nsource: "text"\ncontent_hash: "sha256:[0-9a-f]{64}"\ningested_at: "\d{4}-\d\d-\d\dT[^"]+"\n---\n\n# Widgets/,
+    );
     const index = await readStoredIndex(join(service.storageRoot, 'text-ns'));
     assert.equal(index.embedding?.dimensions, provider.embeddingDimensions);
     const [indexed] = index.documents;
@@ -90,13 +98,22 @@ describe('POST /tools/ingest', () => {
     });
     const files = result.documents.map((document) => document.path.split('/').pop());
     assert.deepEqual(new Set(files), new Set(['same-title.md', 'same-title-2.md']));
-    assert.deepEqual(result.documents.map((document) => document.status), ['saved', 'saved']);
+    assert.deepEqual(
+      result.documents.map((document) => document.status),
+      ['saved', 'saved'],
+    );
   });
 
   it('ingests a real Markdown page and a real PDF manual from files', async () => {
     const markdownPath = join(sharedDataDirectory, 'docs-fastapi', 'tutorial', 'query-params.md');
     const pdfPath = join(sharedDataDirectory, 'pdfs', 'R-data-import-export-4.2.2.pdf');
-    const result = await ingest({ namespace: 'files', sources: [{ type: 'file', path: markdownPath }, { type: 'file', path: pdfPath }] });
+    const result = await ingest({
+      namespace: 'files',
+      sources: [
+        { type: 'file', path: markdownPath },
+        { type: 'file', path: pdfPath },
+      ],
+    });
     assert.deepEqual(result.errors, []);
     const [markdown, pdf] = result.documents;
     assert.equal(markdown?.status, 'saved');
@@ -136,7 +153,10 @@ describe('POST /tools/ingest', () => {
         { type: 'text', value: '   \n  ' },
       ],
     });
-    assert.deepEqual(result.documents.map((document) => document.title), ['Caching']);
+    assert.deepEqual(
+      result.documents.map((document) => document.title),
+      ['Caching'],
+    );
     const codes = Object.fromEntries(result.errors.map((error) => [error.index, error.code]));
     assert.deepEqual(codes, {
       1: 'file_not_allowed',
@@ -156,9 +176,17 @@ describe('POST /tools/ingest', () => {
   it('refuses loopback URLs when private URLs are not allowed', async () => {
     const strict = await startService({ providerUrl: provider.baseUrl, environment: { KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'false' } });
     try {
-      const response = await strict.post('/tools/ingest', { sources: [{ type: 'url', value: `${siteUrl}/guide.html` }, { type: 'url', value: 'http://169.254.169.254/latest/meta-data/' }] });
+      const response = await strict.post('/tools/ingest', {
+        sources: [
+          { type: 'url', value: `${siteUrl}/guide.html` },
+          { type: 'url', value: 'http://169.254.169.254/latest/meta-data/' },
+        ],
+      });
       const result = (await response.json()) as IngestResponse;
-      assert.deepEqual(result.errors.map((error) => error.code), ['url_not_allowed', 'url_not_allowed']);
+      assert.deepEqual(
+        result.errors.map((error) => error.code),
+        ['url_not_allowed', 'url_not_allowed'],
+      );
     } finally {
       await strict.dispose();
     }
@@ -177,13 +205,20 @@ describe('POST /tools/ingest', () => {
       assert.equal(error.error.code, 'invalid_request');
       assert.match(error.error.message, new RegExp(`^${field}`));
     }
-    const broken = await fetch(`${service.baseUrl}/tools/ingest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sources": [' });
+    const broken = await fetch(`${service.baseUrl}/tools/ingest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"sources": [',
+    });
     assert.equal(broken.status, 400);
     assert.equal(((await broken.json()) as { error: { code: string } }).error.code, 'invalid_request');
   });
 
   it('sanitizes namespaces so they stay inside the storage root, and refuses empty ones', async () => {
-    const result = await ingest({ namespace: '../../etc/evil ns!', sources: [{ type: 'text', value: 'sanitized namespace body', title: 'Sanitized' }] });
+    const result = await ingest({
+      namespace: '../../etc/evil ns!',
+      sources: [{ type: 'text', value: 'sanitized namespace body', title: 'Sanitized' }],
+    });
     assert.equal(result.namespace, 'etcevilns');
     assert.equal(result.documents[0]?.path, join(service.storageRoot, 'etcevilns', 'sanitized.md'));
     const response = await service.post('/tools/ingest', { namespace: '../..', sources: [{ type: 'text', value: 'x' }] });
@@ -202,21 +237,44 @@ describe('POST /tools/ingest', () => {
     for (const namespace of [`${shared}alpha`, `${shared}beta`, 'x'.repeat(200)]) {
       const sources = [{ type: 'text', value: 'long namespace body', title: 'Long' }];
       assert.deepEqual(await refusal(service.post('/tools/ingest', { namespace, sources })), [400, 'invalid_namespace', 'namespace']);
-      assert.deepEqual(await refusal(service.post('/api/tools/ingest', { namespace, sources: ['text'] })), [400, 'invalid_namespace', 'namespace']);
+      assert.deepEqual(await refusal(service.post('/api/tools/ingest', { namespace, sources: ['text'] })), [
+        400,
+        'invalid_namespace',
+        'namespace',
+      ]);
       assert.deepEqual(await refusal(service.post('/tools/search', { namespace, query: 'long' })), [400, 'invalid_namespace', 'namespace']);
-      assert.deepEqual(await refusal(fetch(`${service.baseUrl}/tools/namespaces/${namespace}`, { method: 'DELETE' })), [400, 'invalid_namespace', 'name']);
+      assert.deepEqual(await refusal(fetch(`${service.baseUrl}/tools/namespaces/${namespace}`, { method: 'DELETE' })), [
+        400,
+        'invalid_namespace',
+        'name',
+      ]);
     }
-    assert.deepEqual(await refusal(service.post('/tools/search', { namespace: 'x'.repeat(201), query: 'long' })), [400, 'invalid_request', 'namespace']);
+    assert.deepEqual(await refusal(service.post('/tools/search', { namespace: 'x'.repeat(201), query: 'long' })), [
+      400,
+      'invalid_request',
+      'namespace',
+    ]);
     // 64 characters are fine, and punctuation around them does not count.
     const longest = 'n'.repeat(64);
-    assert.equal((await ingest({ namespace: `/${longest}/`, sources: [{ type: 'text', value: 'at the limit', title: 'Limit' }] })).namespace, longest);
-    assert.deepEqual((await readdir(service.storageRoot)).filter((name) => name.startsWith('team-') || name.startsWith('xxx')), []);
+    assert.equal(
+      (await ingest({ namespace: `/${longest}/`, sources: [{ type: 'text', value: 'at the limit', title: 'Limit' }] })).namespace,
+      longest,
+    );
+    assert.deepEqual(
+      (await readdir(service.storageRoot)).filter((name) => name.startsWith('team-') || name.startsWith('xxx')),
+      [],
+    );
   });
 
   it('loses nothing when many ingests into one namespace run at once', async () => {
     const count = 30;
     const results = await Promise.all(
-      Array.from({ length: count }, (_, index) => ingest({ namespace: 'busy', sources: [{ type: 'text', value: `Concurrent document number ${index} about topic ${index}.`, title: `Doc ${index}` }] })),
+      Array.from({ length: count }, (_, index) =>
+        ingest({
+          namespace: 'busy',
+          sources: [{ type: 'text', value: `Concurrent document number ${index} about topic ${index}.`, title: `Doc ${index}` }],
+        }),
+      ),
     );
     assert.ok(results.every((result) => result.documents[0]?.status === 'saved'));
     assert.equal((await readStoredIndex(join(service.storageRoot, 'busy'))).documents.length, count);
@@ -225,7 +283,10 @@ describe('POST /tools/ingest', () => {
   });
 
   it('retries only the failed embedding batch and saves the document', async () => {
-    const sections = Array.from({ length: 90 }, (_, index) => `## Section ${index}\n\n${`Paragraph ${index} explains retry behaviour in depth. `.repeat(20)}`).join('\n\n');
+    const sections = Array.from(
+      { length: 90 },
+      (_, index) => `## Section ${index}\n\n${`Paragraph ${index} explains retry behaviour in depth. `.repeat(20)}`,
+    ).join('\n\n');
     provider.failEmbeddings(1, 500);
     const before = provider.embeddingRequests().length;
     const result = await ingest({ namespace: 'retry', sources: [{ type: 'text', value: sections, title: 'Long' }] });
@@ -240,7 +301,10 @@ describe('POST /tools/ingest', () => {
   it('reports an embedding the provider refuses per source and writes nothing for it', async () => {
     // A refusal (4xx) would fail again every time; a provider that is down is test/http/provider-down.test.ts.
     provider.failEmbeddings(1, 400);
-    const result = await ingest({ namespace: 'failing', sources: [{ type: 'text', value: 'This will not embed.', title: 'Unembeddable' }] });
+    const result = await ingest({
+      namespace: 'failing',
+      sources: [{ type: 'text', value: 'This will not embed.', title: 'Unembeddable' }],
+    });
     assert.equal(result.documents.length, 0);
     assert.equal(result.errors[0]?.code, 'embedding_failed');
     const files = await readdir(join(service.storageRoot, 'failing')).catch(() => []);
@@ -248,8 +312,14 @@ describe('POST /tools/ingest', () => {
   });
 
   it('creates no namespace when every source fails', async () => {
-    const result = await ingest({ namespace: 'never-made', sources: [{ type: 'file', path: join(service.storageRoot, 'missing.md') }, { type: 'text' }] });
-    assert.deepEqual(result.errors.map((error) => error.code), ['file_not_found', 'source_invalid']);
+    const result = await ingest({
+      namespace: 'never-made',
+      sources: [{ type: 'file', path: join(service.storageRoot, 'missing.md') }, { type: 'text' }],
+    });
+    assert.deepEqual(
+      result.errors.map((error) => error.code),
+      ['file_not_found', 'source_invalid'],
+    );
     assert.ok(!(await readdir(service.storageRoot)).includes('never-made'), 'no folder');
     const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { namespaces: string[] };
     assert.ok(!health.namespaces.includes('never-made'), '/health does not list it');
@@ -263,7 +333,10 @@ describe('a .md file placed in a namespace folder by hand', () => {
   it('is found by /tools/search once embedded, and survives a restart', async () => {
     const { provider, service } = await startServiceWithProvider();
     try {
-      await service.post('/tools/ingest', { namespace: 'hand', sources: [{ type: 'text', value: 'Unrelated content about gardening.', title: 'Garden' }] });
+      await service.post('/tools/ingest', {
+        namespace: 'hand',
+        sources: [{ type: 'text', value: 'Unrelated content about gardening.', title: 'Garden' }],
+      });
       await writeFile(join(service.storageRoot, 'hand', 'handmade.md'), '# Handmade Notes\n\nThe flux capacitor needs 1.21 gigawatts.\n');
       await service.close();
       const restarted = await startService({ providerUrl: provider.baseUrl, storageRoot: service.storageRoot });

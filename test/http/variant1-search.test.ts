@@ -12,7 +12,10 @@ interface SearchResponse {
 
 const documents = [
   { title: 'Installing', value: '# Installing\n\nInstall the package with npm install knowledge. Node 20 is required to install it.' },
-  { title: 'Authentication', value: '# Authentication\n\nRequests carry a bearer token in the Authorization header. Tokens are scoped per namespace.' },
+  {
+    title: 'Authentication',
+    value: '# Authentication\n\nRequests carry a bearer token in the Authorization header. Tokens are scoped per namespace.',
+  },
   { title: 'Rate Limits', value: '# Rate Limits\n\nEach client may send sixty requests per minute; beyond that the server answers 429.' },
   { title: 'Backups', value: '# Backups\n\nSnapshots of the storage folder are taken nightly and kept for thirty days.' },
   { title: 'Logging', value: '# Logging\n\nLogs are JSON lines with a request id on every line.' },
@@ -25,7 +28,10 @@ describe('POST /tools/search', () => {
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider());
-    const response = await service.post('/tools/ingest', { namespace: 'manual', sources: documents.map((document) => ({ type: 'text', ...document })) });
+    const response = await service.post('/tools/ingest', {
+      namespace: 'manual',
+      sources: documents.map((document) => ({ type: 'text', ...document })),
+    });
     assert.equal(response.status, 200);
   });
 
@@ -62,7 +68,11 @@ describe('POST /tools/search', () => {
   });
 
   it('honours KNOWLEDGE_AGENT_TOP_K and its 0 setting', async () => {
-    const zero = await startService({ providerUrl: provider.baseUrl, storageRoot: service.storageRoot, environment: { KNOWLEDGE_AGENT_TOP_K: '0' } });
+    const zero = await startService({
+      providerUrl: provider.baseUrl,
+      storageRoot: service.storageRoot,
+      environment: { KNOWLEDGE_AGENT_TOP_K: '0' },
+    });
     try {
       const response = await zero.post('/tools/search', { namespace: 'manual', query: 'install' });
       assert.deepEqual(((await response.json()) as SearchResponse).matches, []);
@@ -80,7 +90,13 @@ describe('POST /tools/search', () => {
   });
 
   it('validates the body', async () => {
-    for (const body of [{ namespace: 'manual' }, { query: '' }, { query: 'x', top_k: -1 }, { query: 'x', top_k: 2.5 }, { query: 'x', top_k: '3' }]) {
+    for (const body of [
+      { namespace: 'manual' },
+      { query: '' },
+      { query: 'x', top_k: -1 },
+      { query: 'x', top_k: 2.5 },
+      { query: 'x', top_k: '3' },
+    ]) {
       const response = await service.post('/tools/search', body);
       assert.equal(response.status, 400, JSON.stringify(body));
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');

@@ -18,7 +18,8 @@ interface ErrorResponse {
   error: { code: string; message: string };
 }
 
-const gettingStarted = '# Getting Started\n\nInstall the CLI, then run `widget init` to create a project.\n\n## Next steps\n\nRead the configuration guide.\n';
+const gettingStarted =
+  '# Getting Started\n\nInstall the CLI, then run `widget init` to create a project.\n\n## Next steps\n\nRead the configuration guide.\n';
 
 describe('POST /api/tools/ingest', () => {
   let service: TestService;
@@ -28,9 +29,11 @@ describe('POST /api/tools/ingest', () => {
   before(async () => {
     ({ service } = await startServiceWithProvider());
     site = await startStaticSite({
-      '/guide.html': { body: `<!doctype html><html><head><title>Deploy Guide</title></head><body><main><article><h1>Deploy Guide</h1>
+      '/guide.html': {
+        body: `<!doctype html><html><head><title>Deploy Guide</title></head><body><main><article><h1>Deploy Guide</h1>
           <p>Build the container image and push it to the registry; rolling updates keep every request served.</p>
-          <h2>Rollback</h2><p>Run the rollback command to return to the previous release.</p></article></main></body></html>` },
+          <h2>Rollback</h2><p>Run the rollback command to return to the previous release.</p></article></main></body></html>`,
+      },
     });
     siteUrl = site.url;
   });
@@ -90,8 +93,14 @@ describe('POST /api/tools/ingest', () => {
     const result = await ingest({ namespace: 'json-ns', sources: jsonSources() });
     assert.equal(result.saved, 0);
     assert.equal(result.skipped, 3);
-    assert.deepEqual(result.files.map((file) => file.status), ['skipped', 'skipped', 'skipped']);
-    assert.deepEqual(result.files.map((file) => file.file), ['deploy-guide.md', 'widgets-are-configured-in-widgets-yaml-and-reloaded-on-change.md', 'getting-started.md']);
+    assert.deepEqual(
+      result.files.map((file) => file.status),
+      ['skipped', 'skipped', 'skipped'],
+    );
+    assert.deepEqual(
+      result.files.map((file) => file.file),
+      ['deploy-guide.md', 'widgets-are-configured-in-widgets-yaml-and-reloaded-on-change.md', 'getting-started.md'],
+    );
     const stored = (await readdir(join(service.storageRoot, 'json-ns'))).filter((file) => file.endsWith('.md'));
     assert.equal(stored.length, 3);
   });
@@ -117,15 +126,21 @@ describe('POST /api/tools/ingest', () => {
       ],
     });
     assert.equal(result.saved, 2, JSON.stringify(result));
-    assert.deepEqual(result.files.map((file) => file.file), ['caching.md', 'ftp-example-com-file-txt.md']);
-    assert.deepEqual(result.errors.map((error) => [error.source, error.code]), [
-      ['sources[1]', 'source_invalid'],
-      ['sources[2]', 'source_invalid'],
-      ['sources[3]', 'source_invalid'],
-      ['sources[4]', 'source_invalid'],
-      ['text', 'source_too_large'],
-      [`${siteUrl}/missing`, 'fetch_failed'],
-    ]);
+    assert.deepEqual(
+      result.files.map((file) => file.file),
+      ['caching.md', 'ftp-example-com-file-txt.md'],
+    );
+    assert.deepEqual(
+      result.errors.map((error) => [error.source, error.code]),
+      [
+        ['sources[1]', 'source_invalid'],
+        ['sources[2]', 'source_invalid'],
+        ['sources[3]', 'source_invalid'],
+        ['sources[4]', 'source_invalid'],
+        ['text', 'source_too_large'],
+        [`${siteUrl}/missing`, 'fetch_failed'],
+      ],
+    );
     assert.match(result.errors[0]?.error ?? '', /^sources\[1\]\.type: /);
     assert.match(result.errors[3]?.error ?? '', /^sources\[4\]\.value: a url source needs the URL/);
     assert.match(result.errors[4]?.error ?? '', /200001 bytes/);
@@ -160,7 +175,10 @@ describe('POST /api/tools/ingest', () => {
     form.append('files', new Blob(['# Small Note\n\nStill saved.\n'], { type: 'text/markdown' }), 'small.md');
     const result = await uploadOk(form);
     assert.deepEqual(result.files, [{ file: 'small-note.md', status: 'saved', source: 'small.md' }]);
-    assert.deepEqual(result.errors.map((error) => [error.source, error.code]), [['huge.txt', 'source_too_large']]);
+    assert.deepEqual(
+      result.errors.map((error) => [error.source, error.code]),
+      [['huge.txt', 'source_too_large']],
+    );
     assert.match(result.errors[0]?.error ?? '', /6000000-byte limit/);
   });
 
@@ -170,10 +188,19 @@ describe('POST /api/tools/ingest', () => {
     form.append('sources', '  ');
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)]);
     form.append('files', new Blob([png], { type: 'image/png' }), 'image.png');
-    form.append('files', new Blob(['<!doctype html><html><body><main><h1>Html Upload</h1><p>Converted from HTML.</p></main></body></html>'], { type: 'text/html' }), 'page.html');
+    form.append(
+      'files',
+      new Blob(['<!doctype html><html><body><main><h1>Html Upload</h1><p>Converted from HTML.</p></main></body></html>'], {
+        type: 'text/html',
+      }),
+      'page.html',
+    );
     form.append('attachment', new Blob([]), '');
     const result = await uploadOk(form);
-    assert.deepEqual(result.errors.map((error) => [error.source, error.code]), [['image.png', 'unsupported_file_type']]);
+    assert.deepEqual(
+      result.errors.map((error) => [error.source, error.code]),
+      [['image.png', 'unsupported_file_type']],
+    );
     assert.deepEqual(result.files, [{ file: 'html-upload.md', status: 'saved', source: 'page.html' }]);
   });
 
@@ -206,8 +233,21 @@ describe('POST /api/tools/ingest', () => {
     const boundary = 'variant2-test-boundary';
     const contentType = `multipart/form-data; boundary=${boundary}`;
     const formWithJsonSources = (sources: string) =>
-      [`--${boundary}`, 'Content-Disposition: form-data; name="namespace"', '', 'raw-form', `--${boundary}`, 'Content-Disposition: form-data; name="sources"', 'Content-Type: application/json', '', sources, `--${boundary}--`, ''].join('\r\n');
-    const send = (body: string, type = contentType) => fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': type }, body });
+      [
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="namespace"',
+        '',
+        'raw-form',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="sources"',
+        'Content-Type: application/json',
+        '',
+        sources,
+        `--${boundary}--`,
+        '',
+      ].join('\r\n');
+    const send = (body: string, type = contentType) =>
+      fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': type }, body });
 
     const accepted = await send(formWithJsonSources('["Raw form sources arrive as JSON parts."]'));
     assert.equal(accepted.status, 200, await accepted.clone().text());
@@ -258,7 +298,11 @@ describe('POST /api/tools/ingest', () => {
 
   it('answers 415 for a body that is neither JSON nor multipart', async () => {
     for (const contentType of ['application/xml', 'text/plain']) {
-      const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': contentType }, body: '<sources/>' });
+      const response = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: '<sources/>',
+      });
       assert.equal((await errorOf(response, 415)).code, 'unsupported_media_type');
     }
   });
@@ -281,7 +325,10 @@ describe('POST /api/tools/ingest/execute', () => {
     assert.equal(response.status, 200, await response.clone().text());
     const result = (await response.json()) as IngestResponse;
     assert.deepEqual(result.files, [{ file: 'execute-runs-the-ingest-tool.md', status: 'saved', source: 'text' }]);
-    assert.deepEqual(result.errors.map((error) => error.code), ['source_invalid']);
+    assert.deepEqual(
+      result.errors.map((error) => error.code),
+      ['source_invalid'],
+    );
     const again = (await (await service.post('/api/tools/ingest', data)).json()) as IngestResponse;
     assert.deepEqual(again.files, [{ file: 'execute-runs-the-ingest-tool.md', status: 'skipped', source: 'text' }]);
   });

@@ -23,7 +23,8 @@ describe('inverseDocumentFrequency', () => {
     [100, 0, Math.log(202)], // 1 + 100.5 / 0.5
   ];
   for (const [documentCount, documentFrequency, expected] of cases) {
-    it(`N ${documentCount}, n ${documentFrequency}`, () => assertClose(inverseDocumentFrequency(documentCount, documentFrequency), expected));
+    it(`N ${documentCount}, n ${documentFrequency}`, () =>
+      assertClose(inverseDocumentFrequency(documentCount, documentFrequency), expected));
   }
 
   it('stays positive for a term in every document', () => assert.ok(inverseDocumentFrequency(5, 5) > 0));
@@ -78,7 +79,13 @@ describe('bm25fTermScore', () => {
     // title: 3 * 1 / 0.75 = 4; body: 2 / 1.4; sum 5.428571…; 1.5 * sum * 2.2 / (sum + 1.2)
     { name: 'title and body', fields: [title, body], idf: 1.5, k1: 1.2, expected: 2.702586206896552 },
     { name: 'title only', fields: [title], idf: 1, k1: 1.2, expected: (4 * 2.2) / 5.2 },
-    { name: 'a field without the term adds nothing', fields: [body, { ...title, termFrequency: 0 }], idf: 2, k1: 1.2, expected: bm25TermScore(2, 100, 50, 2, { k1: 1.2, b: 0.4 }) },
+    {
+      name: 'a field without the term adds nothing',
+      fields: [body, { ...title, termFrequency: 0 }],
+      idf: 2,
+      k1: 1.2,
+      expected: bm25TermScore(2, 100, 50, 2, { k1: 1.2, b: 0.4 }),
+    },
     { name: 'no fields', fields: [], idf: 2, k1: 1.2, expected: 0 },
   ];
   for (const { name, fields, idf, k1, expected } of cases) {

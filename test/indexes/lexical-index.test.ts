@@ -98,7 +98,13 @@ describe('LexicalIndex ranking', () => {
       inverseDocumentFrequency(2, 2),
       k1,
     );
-    assert.deepEqual([one, two].map((fields) => [fields.title, fields.headings, fields.body].map((text) => tokenize(text).length)), [[1, 1, 3], [1, 0, 7]]);
+    assert.deepEqual(
+      [one, two].map((fields) => [fields.title, fields.headings, fields.body].map((text) => tokenize(text).length)),
+      [
+        [1, 1, 3],
+        [1, 0, 7],
+      ],
+    );
     const hit = small.search('cookie', 10).find((candidate) => candidate.key === 'one');
     assert.ok(hit !== undefined);
     assert.ok(Math.abs(hit.score - expected) < 1e-9, `${hit.score} vs ${expected}`);
@@ -175,7 +181,11 @@ describe('LexicalIndex updates', () => {
   it('compacts after many removals and keeps answering the same', () => {
     const entries: Record<string, LexicalFields> = {};
     for (let number = 0; number < 200; number++) {
-      entries[`chunk-${number}`] = { title: `page ${number % 7}`, headings: `section ${number % 3}`, body: `word${number % 11} shared text number${number}` };
+      entries[`chunk-${number}`] = {
+        title: `page ${number % 7}`,
+        headings: `section ${number % 3}`,
+        body: `word${number % 11} shared text number${number}`,
+      };
     }
     const index = build(entries);
     const survivors: Record<string, LexicalFields> = {};
@@ -242,7 +252,9 @@ describe('LexicalIndex.matchedTerms', () => {
 
 /** What the storage layer does with a snapshot: strings through JSON, each typed array into a buffer of its own. */
 function throughStorage(snapshot: LexicalSnapshot): LexicalSnapshot {
-  const { terms, keys, lengthTotals } = JSON.parse(JSON.stringify({ terms: snapshot.terms, keys: snapshot.keys, lengthTotals: snapshot.lengthTotals }));
+  const { terms, keys, lengthTotals } = JSON.parse(
+    JSON.stringify({ terms: snapshot.terms, keys: snapshot.keys, lengthTotals: snapshot.lengthTotals }),
+  );
   const arrays = Object.fromEntries(Object.entries(snapshot.arrays).map(([name, array]) => [name, array.slice()]));
   return { terms, keys, lengthTotals, arrays };
 }
@@ -257,7 +269,10 @@ function assertSameAnswers(actual: LexicalIndex, expected: LexicalIndex, queries
 
 describe('LexicalIndex snapshots of real text', () => {
   const msmarco = join(sharedDataDirectory, 'msmarco-trecdl-5k');
-  const readLines = (file: string) => readFileSync(join(msmarco, file), 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const readLines = (file: string) =>
+    readFileSync(join(msmarco, file), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
   const passages = readLines('corpus.jsonl').map((line) => JSON.parse(line) as { _id: string; text: string });
   const queries = [
     ...readLines('queries.jsonl').map((line) => (JSON.parse(line) as { text: string }).text),
@@ -280,7 +295,15 @@ describe('LexicalIndex snapshots of real text', () => {
 });
 
 describe('LexicalIndex snapshots', () => {
-  const queries = ['dependency', 'cookie response', 'upload file', 'oauth2 token request', 'testclient override', 'background tasks', 'late'];
+  const queries = [
+    'dependency',
+    'cookie response',
+    'upload file',
+    'oauth2 token request',
+    'testclient override',
+    'background tasks',
+    'late',
+  ];
 
   it('takes its scoring options at restore time: they are not saved', () => {
     const options: Partial<LexicalIndexOptions> = { k1: 0.9, title: { weight: 0.5, b: 0.3 } };
@@ -309,7 +332,10 @@ describe('LexicalIndex snapshots', () => {
     const snapshot = index.toSnapshot();
     assert.deepEqual(snapshot.keys, ['dependencies', 'files', 'cookies', 'testing']);
     assert.ok(!snapshot.terms.includes('oauth2') && snapshot.terms.includes('cooki'));
-    assert.deepEqual(queries.map((query) => index.search(query, 10)), before);
+    assert.deepEqual(
+      queries.map((query) => index.search(query, 10)),
+      before,
+    );
     assertSameAnswers(LexicalIndex.fromSnapshot(throughStorage(snapshot)), index, queries);
   });
 
@@ -398,27 +424,70 @@ describe('LexicalIndex.fromSnapshot refuses an inconsistent snapshot', () => {
   };
   const cases: { name: string; change: Partial<LexicalSnapshot>; message: RegExp }[] = [
     { name: 'one key too many', change: { keys: [...snapshot.keys, 'extra'] }, message: /slotTermOffsets has 6 entries for 6 keys/ },
-    { name: 'a key twice', change: { keys: snapshot.keys.map((key, slot) => (slot === 1 ? snapshot.keys[0] : key) as string) }, message: /keys: some appear twice/ },
+    {
+      name: 'a key twice',
+      change: { keys: snapshot.keys.map((key, slot) => (slot === 1 ? snapshot.keys[0] : key) as string) },
+      message: /keys: some appear twice/,
+    },
     { name: 'one term too few', change: { terms: snapshot.terms.slice(1) }, message: /postings holds \d+ postings, slotTerms \d+/ },
-    { name: 'a term twice', change: { terms: snapshot.terms.map((term, id) => (id === 1 ? snapshot.terms[0] : term) as string) }, message: /terms: some appear twice/ },
+    {
+      name: 'a term twice',
+      change: { terms: snapshot.terms.map((term, id) => (id === 1 ? snapshot.terms[0] : term) as string) },
+      message: /terms: some appear twice/,
+    },
     { name: 'two length totals', change: { lengthTotals: [1, 2] }, message: /lengthTotals must be 3 totals/ },
     { name: 'no arrays', change: { arrays: {} }, message: /postings must be a Uint32Array/ },
-    { name: 'an array of the wrong type', change: { arrays: { ...snapshot.arrays, fieldLengths: new Uint32Array(fieldLengths.length) } }, message: /fieldLengths must be a Float32Array/ },
-    { name: 'fieldLengths one chunk short', change: { arrays: { ...snapshot.arrays, fieldLengths: fieldLengths.slice(3) } }, message: /fieldLengths has 12 entries for 5 keys/ },
-    { name: 'slotTerms one short', change: { arrays: { ...snapshot.arrays, slotTerms: slotTerms.slice(1) } }, message: /slotTermOffsets run from 0 to \d+, slotTerms has \d+ entries/ },
-    { name: 'decreasing slotTermOffsets', change: { arrays: { ...snapshot.arrays, slotTermOffsets: changed(slotTermOffsets, 2, 0) } }, message: /slotTermOffsets decreases at slot 1/ },
-    { name: 'postings cut short', change: { arrays: { ...snapshot.arrays, postings: postings.slice(0, -2) } }, message: /postings holds \d+ postings, slotTerms \d+/ },
-    { name: 'a wrong posting count in a block', change: { arrays: { ...snapshot.arrays, postings: changed(postings, 3, 2) } }, message: /postings: the block of term 1 at word \d+ of \d+ is missing, empty or chained/ },
-    { name: 'an empty block', change: { arrays: { ...snapshot.arrays, postings: changed(postings, 3, 0) } }, message: /postings: the block of term 0 at word \d+ of \d+ is missing, empty or chained/ },
-    { name: 'a chained block', change: { arrays: { ...snapshot.arrays, postings: changed(postings, 2, 7) } }, message: /postings: the block of term 0 at word \d+ of \d+ is missing, empty or chained/ },
+    {
+      name: 'an array of the wrong type',
+      change: { arrays: { ...snapshot.arrays, fieldLengths: new Uint32Array(fieldLengths.length) } },
+      message: /fieldLengths must be a Float32Array/,
+    },
+    {
+      name: 'fieldLengths one chunk short',
+      change: { arrays: { ...snapshot.arrays, fieldLengths: fieldLengths.slice(3) } },
+      message: /fieldLengths has 12 entries for 5 keys/,
+    },
+    {
+      name: 'slotTerms one short',
+      change: { arrays: { ...snapshot.arrays, slotTerms: slotTerms.slice(1) } },
+      message: /slotTermOffsets run from 0 to \d+, slotTerms has \d+ entries/,
+    },
+    {
+      name: 'decreasing slotTermOffsets',
+      change: { arrays: { ...snapshot.arrays, slotTermOffsets: changed(slotTermOffsets, 2, 0) } },
+      message: /slotTermOffsets decreases at slot 1/,
+    },
+    {
+      name: 'postings cut short',
+      change: { arrays: { ...snapshot.arrays, postings: postings.slice(0, -2) } },
+      message: /postings holds \d+ postings, slotTerms \d+/,
+    },
+    {
+      name: 'a wrong posting count in a block',
+      change: { arrays: { ...snapshot.arrays, postings: changed(postings, 3, 2) } },
+      message: /postings: the block of term 1 at word \d+ of \d+ is missing, empty or chained/,
+    },
+    {
+      name: 'an empty block',
+      change: { arrays: { ...snapshot.arrays, postings: changed(postings, 3, 0) } },
+      message: /postings: the block of term 0 at word \d+ of \d+ is missing, empty or chained/,
+    },
+    {
+      name: 'a chained block',
+      change: { arrays: { ...snapshot.arrays, postings: changed(postings, 2, 7) } },
+      message: /postings: the block of term 0 at word \d+ of \d+ is missing, empty or chained/,
+    },
   ];
   for (const { name, change, message } of cases) {
     it(name, () => {
-      assert.throws(() => LexicalIndex.fromSnapshot({ ...throughStorage(snapshot), ...change }), (error: Error) => {
-        assert.match(error.message, /^Lexical snapshot is unusable: /);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => LexicalIndex.fromSnapshot({ ...throughStorage(snapshot), ...change }),
+        (error: Error) => {
+          assert.match(error.message, /^Lexical snapshot is unusable: /);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     });
   }
 
@@ -429,6 +498,9 @@ describe('LexicalIndex.fromSnapshot refuses an inconsistent snapshot', () => {
   });
 
   it('something that is not a snapshot at all', () => {
-    assert.throws(() => LexicalIndex.fromSnapshot(JSON.parse('{"terms": []}') as LexicalSnapshot), /^Error: Lexical snapshot is unusable: /);
+    assert.throws(
+      () => LexicalIndex.fromSnapshot(JSON.parse('{"terms": []}') as LexicalSnapshot),
+      /^Error: Lexical snapshot is unusable: /,
+    );
   });
 });

@@ -11,11 +11,60 @@ function topK(capacity: number, offers: [number, number][]): [number, number][] 
 
 describe('TopK', () => {
   const cases: { name: string; capacity: number; offers: [number, number][]; expected: [number, number][] }[] = [
-    { name: 'keeps the best, best first', capacity: 2, offers: [[1, 0.1], [2, 0.9], [3, 0.5], [4, 0.7]], expected: [[2, 0.9], [4, 0.7]] },
-    { name: 'fewer offers than capacity', capacity: 5, offers: [[7, 1], [3, 2]], expected: [[3, 2], [7, 1]] },
+    {
+      name: 'keeps the best, best first',
+      capacity: 2,
+      offers: [
+        [1, 0.1],
+        [2, 0.9],
+        [3, 0.5],
+        [4, 0.7],
+      ],
+      expected: [
+        [2, 0.9],
+        [4, 0.7],
+      ],
+    },
+    {
+      name: 'fewer offers than capacity',
+      capacity: 5,
+      offers: [
+        [7, 1],
+        [3, 2],
+      ],
+      expected: [
+        [3, 2],
+        [7, 1],
+      ],
+    },
     { name: 'capacity 0 keeps nothing', capacity: 0, offers: [[1, 1]], expected: [] },
-    { name: 'ties go to the lower id, whatever the order', capacity: 2, offers: [[9, 1], [4, 1], [6, 1], [2, 0.5]], expected: [[4, 1], [6, 1]] },
-    { name: 'negative scores (cosine) are ranked too', capacity: 2, offers: [[1, -0.5], [2, -0.1], [3, -0.9]], expected: [[2, -0.1], [1, -0.5]] },
+    {
+      name: 'ties go to the lower id, whatever the order',
+      capacity: 2,
+      offers: [
+        [9, 1],
+        [4, 1],
+        [6, 1],
+        [2, 0.5],
+      ],
+      expected: [
+        [4, 1],
+        [6, 1],
+      ],
+    },
+    {
+      name: 'negative scores (cosine) are ranked too',
+      capacity: 2,
+      offers: [
+        [1, -0.5],
+        [2, -0.1],
+        [3, -0.9],
+      ],
+      expected: [
+        [2, -0.1],
+        [1, -0.5],
+      ],
+    },
   ];
   for (const { name, capacity, offers, expected } of cases) {
     it(name, () => assert.deepEqual(topK(capacity, offers), expected));

@@ -23,19 +23,25 @@ describe('cosine', () => {
   }
 
   it('normalizes to unit length and leaves a zero vector at zero', () => {
-    assert.deepEqual([...normalize([3, 4])].map((value) => Math.round(value * 1000) / 1000), [0.6, 0.8]);
+    assert.deepEqual(
+      [...normalize([3, 4])].map((value) => Math.round(value * 1000) / 1000),
+      [0.6, 0.8],
+    );
     assert.deepEqual([...normalize([0, 0, 0])], [0, 0, 0]);
   });
 });
 
 describe('VectorIndex', () => {
-  it('ranks by cosine, whatever the stored vectors\' lengths', () => {
+  it("ranks by cosine, whatever the stored vectors' lengths", () => {
     const index = new VectorIndex(3);
     index.add('x', [10, 0, 0]);
     index.add('y', [0.1, 0.1, 0]);
     index.add('z', [0, 0, 5]);
     const hits = index.search([1, 0.2, 0], 3);
-    assert.deepEqual(hits.map((hit) => hit.key), ['x', 'y', 'z']);
+    assert.deepEqual(
+      hits.map((hit) => hit.key),
+      ['x', 'y', 'z'],
+    );
     assert.ok(Math.abs((hits[0]?.score ?? 0) - 1 / Math.sqrt(1.04)) < 1e-6);
     assert.equal(hits[2]?.score, 0);
   });
@@ -46,10 +52,16 @@ describe('VectorIndex', () => {
     index.add('b', [1, 1]);
     index.add('a', [0, 1]);
     assert.equal(index.size, 2);
-    assert.deepEqual(index.search([0, 1], 2).map((hit) => hit.key), ['a', 'b']);
+    assert.deepEqual(
+      index.search([0, 1], 2).map((hit) => hit.key),
+      ['a', 'b'],
+    );
     assert.equal(index.remove('a'), true);
     assert.equal(index.remove('a'), false);
-    assert.deepEqual(index.search([0, 1], 5).map((hit) => hit.key), ['b']);
+    assert.deepEqual(
+      index.search([0, 1], 5).map((hit) => hit.key),
+      ['b'],
+    );
     assert.deepEqual(index.search([0, 1], 0), []);
   });
 
@@ -90,11 +102,21 @@ function naiveScan(reference: Reference, query: ArrayLike<number>): ScoredHit[] 
  * The hits are the naive top `limit`: same scores rank by rank and each key's own score, within 1e-6. Keys are
  * compared too unless `tiesPossible` (equal cosines summed in another order may differ in the last bit and swap).
  */
-function assertSameAsNaiveScan(index: VectorIndex, reference: Reference, query: ArrayLike<number>, limit: number, tiesPossible = false): void {
+function assertSameAsNaiveScan(
+  index: VectorIndex,
+  reference: Reference,
+  query: ArrayLike<number>,
+  limit: number,
+  tiesPossible = false,
+): void {
   const hits = index.search(query, limit);
   const expected = naiveScan(reference, query).slice(0, Math.max(0, limit));
   assert.equal(hits.length, expected.length);
-  if (!tiesPossible) assert.deepEqual(hits.map((hit) => hit.key), expected.map((hit) => hit.key));
+  if (!tiesPossible)
+    assert.deepEqual(
+      hits.map((hit) => hit.key),
+      expected.map((hit) => hit.key),
+    );
   const scoreOfKey = new Map(naiveScan(reference, query).map((hit) => [hit.key, hit.score]));
   assert.equal(new Set(hits.map((hit) => hit.key)).size, hits.length, 'no key twice');
   hits.forEach((hit, rank) => {
@@ -112,7 +134,8 @@ function gaussianSource(seed: number): (dimensions: number) => Float32Array {
     mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
     return (((mixed ^ (mixed >>> 14)) >>> 0) + 0.5) / 4294967296;
   };
-  return (dimensions) => Float32Array.from({ length: dimensions }, () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()));
+  return (dimensions) =>
+    Float32Array.from({ length: dimensions }, () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()));
 }
 
 function addAll(index: VectorIndex, reference: Reference, vectors: readonly Float32Array[], keyPrefix = 'k'): void {
@@ -124,12 +147,20 @@ function addAll(index: VectorIndex, reference: Reference, vectors: readonly Floa
 }
 
 describe('VectorIndex against a naive float32 scan', () => {
-  for (const { dimensions, rows } of [{ dimensions: 5, rows: 3000 }, { dimensions: 384, rows: 2000 }, { dimensions: 1536, rows: 400 }]) {
+  for (const { dimensions, rows } of [
+    { dimensions: 5, rows: 3000 },
+    { dimensions: 384, rows: 2000 },
+    { dimensions: 1536, rows: 400 },
+  ]) {
     it(`returns the exact top k for random ${dimensions}-dimensional vectors`, () => {
       const gaussian = gaussianSource(dimensions);
       const index = new VectorIndex(dimensions, 1);
       const reference: Reference = new Map();
-      addAll(index, reference, Array.from({ length: rows }, () => gaussian(dimensions)));
+      addAll(
+        index,
+        reference,
+        Array.from({ length: rows }, () => gaussian(dimensions)),
+      );
       for (const limit of [1, 10, 100]) {
         for (let query = 0; query < 5; query++) assertSameAsNaiveScan(index, reference, gaussian(dimensions), limit);
       }
@@ -143,14 +174,21 @@ describe('VectorIndex against a naive float32 scan', () => {
     const nearBase = (): Float32Array => gaussian(dimensions).map((noise, index) => (base[index] as number) + noise * 1e-3);
     const index = new VectorIndex(dimensions);
     const reference: Reference = new Map();
-    addAll(index, reference, Array.from({ length: 1000 }, (_, row) => (row % 2 === 0 ? nearBase() : gaussian(dimensions))));
+    addAll(
+      index,
+      reference,
+      Array.from({ length: 1000 }, (_, row) => (row % 2 === 0 ? nearBase() : gaussian(dimensions))),
+    );
     for (let query = 0; query < 10; query++) assertSameAsNaiveScan(index, reference, nearBase(), 20);
   });
 
   it('agrees on any sequence of adds, replacements and removals (property)', () => {
     const operation = (dimensions: number) =>
       fc.oneof(
-        fc.record({ key: fc.nat({ max: 40 }), vector: fc.array(fc.integer({ min: -4, max: 4 }), { minLength: dimensions, maxLength: dimensions }) }),
+        fc.record({
+          key: fc.nat({ max: 40 }),
+          vector: fc.array(fc.integer({ min: -4, max: 4 }), { minLength: dimensions, maxLength: dimensions }),
+        }),
         fc.record({ key: fc.nat({ max: 40 }) }),
       );
     const scenario = fc.integer({ min: 1, max: 40 }).chain((dimensions) =>
@@ -187,15 +225,28 @@ describe('VectorIndex against a naive float32 scan', () => {
     const gaussian = gaussianSource(11);
     const index = new VectorIndex(dimensions);
     const reference: Reference = new Map();
-    addAll(index, reference, Array.from({ length: 4000 }, () => gaussian(dimensions)));
-    addAll(index, reference, Array.from({ length: 500 }, () => gaussian(dimensions))); // replaces k0 to k499
+    addAll(
+      index,
+      reference,
+      Array.from({ length: 4000 }, () => gaussian(dimensions)),
+    );
+    addAll(
+      index,
+      reference,
+      Array.from({ length: 500 }, () => gaussian(dimensions)),
+    ); // replaces k0 to k499
     for (let row = 500; row < 4000; row += 2) {
       index.remove(`k${row}`); // 1750 removals: more than 1024 and a quarter of the rows, so the index compacts
       reference.delete(`k${row}`);
     }
     assert.equal(index.size, reference.size);
     for (let query = 0; query < 10; query++) assertSameAsNaiveScan(index, reference, gaussian(dimensions), 25);
-    addAll(index, reference, Array.from({ length: 100 }, () => gaussian(dimensions)), 'new');
+    addAll(
+      index,
+      reference,
+      Array.from({ length: 100 }, () => gaussian(dimensions)),
+      'new',
+    );
     for (let query = 0; query < 5; query++) assertSameAsNaiveScan(index, reference, gaussian(dimensions), 25);
   });
 
@@ -213,8 +264,14 @@ describe('VectorIndex against a naive float32 scan', () => {
     const index = new VectorIndex(3);
     index.add('zero', [0, 0, 0]);
     index.add('x', [1, 0, 0]);
-    assert.deepEqual(index.search([1, 0, 0], 2), [{ key: 'x', score: 1 }, { key: 'zero', score: 0 }]);
-    assert.deepEqual(index.search([0, 0, 0], 2), [{ key: 'zero', score: 0 }, { key: 'x', score: 0 }]);
+    assert.deepEqual(index.search([1, 0, 0], 2), [
+      { key: 'x', score: 1 },
+      { key: 'zero', score: 0 },
+    ]);
+    assert.deepEqual(index.search([0, 0, 0], 2), [
+      { key: 'zero', score: 0 },
+      { key: 'x', score: 0 },
+    ]);
   });
 });
 
@@ -224,7 +281,11 @@ describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
     const gaussian = gaussianSource(3);
     const original = new VectorIndex(dimensions);
     const reference: Reference = new Map();
-    addAll(original, reference, Array.from({ length: 2000 }, () => gaussian(dimensions)));
+    addAll(
+      original,
+      reference,
+      Array.from({ length: 2000 }, () => gaussian(dimensions)),
+    );
     for (let row = 0; row < 2000; row += 3) {
       original.remove(`k${row}`);
       reference.delete(`k${row}`);

@@ -134,7 +134,10 @@ describe('chunkMarkdown heading paths', () => {
   test('a heading without body text is carried into its first subsection', () => {
     const chunks = chunkMarkdown('# Tutorial\n\n## Query Parameters\n\n### Defaults\n\nThe default is 10.');
     assert.deepEqual(chunks, [
-      { text: '# Tutorial\n\n## Query Parameters\n\n### Defaults\n\nThe default is 10.', headingPath: ['Tutorial', 'Query Parameters', 'Defaults'] },
+      {
+        text: '# Tutorial\n\n## Query Parameters\n\n### Defaults\n\nThe default is 10.',
+        headingPath: ['Tutorial', 'Query Parameters', 'Defaults'],
+      },
     ]);
   });
 
@@ -233,10 +236,16 @@ describe('chunkMarkdown sizes and blocks', () => {
     const items = Array.from({ length: 30 }, (_, index) => `* item ${index} describes one feature.`);
     const chunks = chunkMarkdown(items.join('\n'), { maxChars: 200, overlapChars: 0 });
     assert.ok(chunks.length > 3);
-    for (const chunk of chunks) assert.ok(chunk.text.split('\n').every((line) => items.includes(line)), chunk.text);
+    for (const chunk of chunks)
+      assert.ok(
+        chunk.text.split('\n').every((line) => items.includes(line)),
+        chunk.text,
+      );
   });
 
-  const codeBlock = ['```python', ...Array.from({ length: 8 }, (_, index) => `value_${index} = compute(${index})  # step`), '```'].join('\n');
+  const codeBlock = ['```python', ...Array.from({ length: 8 }, (_, index) => `value_${index} = compute(${index})  # step`), '```'].join(
+    '\n',
+  );
   const smallCodeRows = [
     { name: 'right after a heading', markdown: `# Code\n\n${codeBlock}` },
     { name: 'after a long paragraph', markdown: `# Code\n\n${sentences(4)}\n\n${codeBlock}\n\nAfter the code.` },
@@ -277,7 +286,11 @@ describe('chunkMarkdown sizes and blocks', () => {
       const body = piece.text.slice(piece.text.indexOf('~~~python'));
       assert.match(body, /^~~~python title="main\.py"\n[\s\S]*\n~~~(\n|$)/);
     }
-    for (const line of lines) assert.ok(pieces.some((piece) => piece.text.includes(`${line}\n`)), line);
+    for (const line of lines)
+      assert.ok(
+        pieces.some((piece) => piece.text.includes(`${line}\n`)),
+        line,
+      );
   });
 
   test('an unterminated fence runs to the end and is closed in the chunk', () => {
@@ -317,7 +330,12 @@ describe('chunkMarkdown overlap', () => {
     const markdown = `# Mixed\n\n${sentences(5)}\n\n${sentences(5, 'Other')}`;
     const chunks = chunkMarkdown(markdown, { maxChars: 420, overlapChars: 100 });
     assert.equal(chunks.length, 2);
-    assert.ok(chunks[1]?.text.startsWith('Sentence number 3 talks about query parameters. Sentence number 4 talks about query parameters.\n\nOther number 0'), chunks[1]?.text);
+    assert.ok(
+      chunks[1]?.text.startsWith(
+        'Sentence number 3 talks about query parameters. Sentence number 4 talks about query parameters.\n\nOther number 0',
+      ),
+      chunks[1]?.text,
+    );
   });
 
   test('the overlap never repeats a whole code block, only the last lines of a longer one', () => {
@@ -354,22 +372,36 @@ describe('chunkMarkdown properties', () => {
   const many = <Value>(item: fc.Arbitrary<Value>, maxLength: number) => fc.array(item, { minLength: 1, maxLength, size: 'max' });
   const block = fc.oneof(
     fc.tuple(fc.integer({ min: 1, max: 6 }), phrase(5)).map(([level, text]) => `${'#'.repeat(level)} H${text}`),
-    many(phrase(14).map((text) => `Text ${text}.`), 12).map((parts) => parts.join(' ')),
-    many(phrase(8).map((text) => `- item ${text}`), 25).map((items) => items.join('\n')),
-    many(phrase(8).map((text) => `> quote ${text}`), 8).map((lines) => lines.join('\n')),
+    many(
+      phrase(14).map((text) => `Text ${text}.`),
+      12,
+    ).map((parts) => parts.join(' ')),
+    many(
+      phrase(8).map((text) => `- item ${text}`),
+      25,
+    ).map((items) => items.join('\n')),
+    many(
+      phrase(8).map((text) => `> quote ${text}`),
+      8,
+    ).map((lines) => lines.join('\n')),
     fc
       .tuple(fc.constantFrom('```', '~~~', '````'), fc.constantFrom('', 'python', 'json'), many(phrase(8), 40))
       .map(([fence, language, lines]) => [`${fence}${language}`, ...lines, fence].join('\n')),
-    many(phrase(4).map((text) => `| cell ${text} |`), 30).map((rows) => ['| a | b |', '| - | - |', ...rows].join('\n')),
+    many(
+      phrase(4).map((text) => `| cell ${text} |`),
+      30,
+    ).map((rows) => ['| a | b |', '| - | - |', ...rows].join('\n')),
   );
   // Numbering every word makes "nothing lost" meaningful: a dropped word cannot hide behind a repeat.
   const document = fc.array(block, { maxLength: 25, size: 'medium' }).map((blocks) => {
     let counter = 0;
     return blocks.join('\n\n').replace(/[A-Za-z_]+/g, (letters) => `${letters}${(counter += 1)}`);
   });
-  const options = fc.integer({ min: 300, max: 1500 }).chain((maxChars) =>
-    fc.record({ maxChars: fc.constant(maxChars), overlapChars: fc.integer({ min: 0, max: Math.floor(maxChars / 3) }) }),
-  );
+  const options = fc
+    .integer({ min: 300, max: 1500 })
+    .chain((maxChars) =>
+      fc.record({ maxChars: fc.constant(maxChars), overlapChars: fc.integer({ min: 0, max: Math.floor(maxChars / 3) }) }),
+    );
 
   test('generated documents: nothing lost, fences balanced, sizes bounded', () => {
     fc.assert(

@@ -26,7 +26,12 @@ async function collect(events: AsyncIterable<CrawlEvent>): Promise<CrawlEvent[]>
   return collected;
 }
 
-function crawl(site: StaticSite, startPath: string, options: Partial<CrawlOptions> = {}, fetcher: FetchPage = fetchPage): Promise<CrawlEvent[]> {
+function crawl(
+  site: StaticSite,
+  startPath: string,
+  options: Partial<CrawlOptions> = {},
+  fetcher: FetchPage = fetchPage,
+): Promise<CrawlEvent[]> {
   return collect(crawlSite(`${site.url}${startPath}`, { maxPages: 50, maxDepth: 5, ...options }, fetcher));
 }
 
@@ -35,8 +40,12 @@ function crawl(site: StaticSite, startPath: string, options: Partial<CrawlOption
  * their fetches end). Checks on the way that the events come breadth-first.
  */
 function pagePaths(site: StaticSite, events: readonly CrawlEvent[]): string[] {
-  const pages = events.flatMap((event) => (event.type === 'page' ? [{ path: event.page.url.slice(site.url.length), depth: event.depth }] : []));
-  pages.forEach((page, index) => assert.ok(index === 0 || (pages[index - 1]?.depth ?? 0) <= page.depth, `${page.path} came before a shallower page`));
+  const pages = events.flatMap((event) =>
+    event.type === 'page' ? [{ path: event.page.url.slice(site.url.length), depth: event.depth }] : [],
+  );
+  pages.forEach((page, index) =>
+    assert.ok(index === 0 || (pages[index - 1]?.depth ?? 0) <= page.depth, `${page.path} came before a shallower page`),
+  );
   return pages.sort((left, right) => left.depth - right.depth || (left.path < right.path ? -1 : 1)).map((page) => page.path);
 }
 
@@ -54,7 +63,16 @@ const pdfBytes = Buffer.from('%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%E
 describe('crawlSite: a docs site', () => {
   test('follows same-origin links under the start directory, once each, breadth-first', async (context) => {
     const site = await siteFor(context, {
-      '/docs/': html('Home', 'guide/intro.html', '/docs/api.html', 'https://example.invalid/elsewhere', '/blog/post.html', 'mailto:docs@example.com', 'javascript:void(0)', 'tel:+123'),
+      '/docs/': html(
+        'Home',
+        'guide/intro.html',
+        '/docs/api.html',
+        'https://example.invalid/elsewhere',
+        '/blog/post.html',
+        'mailto:docs@example.com',
+        'javascript:void(0)',
+        'tel:+123',
+      ),
       '/docs/guide/intro.html': html('Intro', 'setup.html#install', 'setup.html', '../api.html#top', '/docs/guide/intro.html'),
       '/docs/guide/setup.html': html('Setup', 'intro.html', '../manual.pdf', '../notes.md', '../logo.png', '../styles.css'),
       '/docs/api.html': html('API', 'guide/setup.html?utm_source=newsletter&utm_medium=email'),
@@ -64,8 +82,17 @@ describe('crawlSite: a docs site', () => {
       '/blog/post.html': html('Blog'),
     });
     const events = await crawl(site, '/docs/');
-    assert.deepEqual(pagePaths(site, events), ['/docs/', '/docs/api.html', '/docs/guide/intro.html', '/docs/guide/setup.html', '/docs/manual.pdf', '/docs/notes.md']);
-    const depths = Object.fromEntries(events.flatMap((event) => (event.type === 'page' ? [[event.page.url.slice(site.url.length), event.depth]] : [])));
+    assert.deepEqual(pagePaths(site, events), [
+      '/docs/',
+      '/docs/api.html',
+      '/docs/guide/intro.html',
+      '/docs/guide/setup.html',
+      '/docs/manual.pdf',
+      '/docs/notes.md',
+    ]);
+    const depths = Object.fromEntries(
+      events.flatMap((event) => (event.type === 'page' ? [[event.page.url.slice(site.url.length), event.depth]] : [])),
+    );
     assert.deepEqual(depths, {
       '/docs/': 0,
       '/docs/guide/intro.html': 1,
@@ -144,7 +171,10 @@ describe('crawlSite: a docs site', () => {
     });
     const events = await crawl(site, '/index.html');
     assert.deepEqual(pagePaths(site, events), ['/index.html']);
-    assert.deepEqual(skippedPaths(site, events, /not a document type \((application\/octet-stream|image\/png)\)/).sort(), ['/data', '/download']);
+    assert.deepEqual(skippedPaths(site, events, /not a document type \((application\/octet-stream|image\/png)\)/).sort(), [
+      '/data',
+      '/download',
+    ]);
   });
 
   test('rel=nofollow links and pages with a robots meta tag of nofollow or noindex', async (context) => {
@@ -154,9 +184,13 @@ describe('crawlSite: a docs site', () => {
       },
       '/followed.html': html('Followed'),
       '/not-followed.html': html('Not followed'),
-      '/no-links.html': { body: '<html><head><meta name="robots" content="nofollow"></head><body><a href="behind-nofollow.html">b</a></body></html>' },
+      '/no-links.html': {
+        body: '<html><head><meta name="robots" content="nofollow"></head><body><a href="behind-nofollow.html">b</a></body></html>',
+      },
       '/behind-nofollow.html': html('Behind'),
-      '/hidden.html': { body: '<html><head><meta name="ROBOTS" content="noindex, follow"></head><body><a href="behind-noindex.html">b</a></body></html>' },
+      '/hidden.html': {
+        body: '<html><head><meta name="ROBOTS" content="noindex, follow"></head><body><a href="behind-noindex.html">b</a></body></html>',
+      },
       '/behind-noindex.html': html('Behind noindex'),
     });
     const events = await crawl(site, '/index.html');
@@ -168,7 +202,13 @@ describe('crawlSite: a docs site', () => {
 
   test('tracking parameters are dropped, other query strings kept', async (context) => {
     const site = await siteFor(context, {
-      '/index.html': html('Home', 'list.html?utm_source=x', 'list.html?utm_campaign=y&fbclid=z', 'list.html?page=2&utm_medium=mail', 'list.html'),
+      '/index.html': html(
+        'Home',
+        'list.html?utm_source=x',
+        'list.html?utm_campaign=y&fbclid=z',
+        'list.html?page=2&utm_medium=mail',
+        'list.html',
+      ),
       '/list.html': html('List'),
       '/list.html?page=2': html('List, page 2'),
     });
@@ -194,7 +234,11 @@ describe('crawlSite: robots.txt', () => {
     });
     const events = await crawl(site, '/docs/');
     assert.deepEqual(pagePaths(site, events), ['/docs/', '/docs/internal/public.html', '/docs/open.html']);
-    assert.deepEqual(skippedPaths(site, events, /robots\.txt/), ['/docs/internal/secret.html', '/docs/internal/other.html', '/docs/guide.pdf']);
+    assert.deepEqual(skippedPaths(site, events, /robots\.txt/), [
+      '/docs/internal/secret.html',
+      '/docs/internal/other.html',
+      '/docs/guide.pdf',
+    ]);
     for (const path of ['/docs/internal/secret.html', '/docs/internal/other.html', '/docs/guide.pdf']) {
       assert.equal(site.requests.includes(path), false, `${path} was requested`);
     }
@@ -271,7 +315,10 @@ describe('crawlSite: limits', () => {
     assert.equal(pagePaths(site, events).length, 3);
     assert.equal(site.requests.filter((path) => path !== '/robots.txt').length, 3, 'fetched past the page limit');
     assert.equal(skippedPaths(site, events, /page limit \(3\) reached/).length, 10);
-    assert.ok(events.every((event) => event.type !== 'skipped' || event.reason === 'page_limit'), 'a page-limit skip typed otherwise');
+    assert.ok(
+      events.every((event) => event.type !== 'skipped' || event.reason === 'page_limit'),
+      'a page-limit skip typed otherwise',
+    );
   });
 
   test('failed fetches do not count as pages', async (context) => {
@@ -292,7 +339,10 @@ describe('crawlSite: limits', () => {
     assert.deepEqual(pagePaths(site, events), ['/docs/']);
     assert.equal(events.filter((event) => event.type === 'failed').length, 21);
     assert.equal(skippedPaths(site, events, /fetch limit \(22\) reached/).length, 9);
-    assert.ok(events.every((event) => event.type !== 'skipped' || event.reason === 'fetch_limit'), 'a fetch-limit skip typed otherwise');
+    assert.ok(
+      events.every((event) => event.type !== 'skipped' || event.reason === 'fetch_limit'),
+      'a fetch-limit skip typed otherwise',
+    );
     assert.equal(site.requests.filter((path) => path !== '/robots.txt').length, 22);
   });
 
@@ -319,9 +369,21 @@ describe('crawlSite: limits', () => {
   });
 
   test('options out of range are refused with invalid_request', () => {
-    const cases: Array<Partial<CrawlOptions>> = [{ maxPages: 0 }, { maxPages: 1001 }, { maxPages: 1.5 }, { maxDepth: -1 }, { maxDepth: 11 }, { concurrency: 0 }, { concurrency: 17 }];
+    const cases: Array<Partial<CrawlOptions>> = [
+      { maxPages: 0 },
+      { maxPages: 1001 },
+      { maxPages: 1.5 },
+      { maxDepth: -1 },
+      { maxDepth: 11 },
+      { concurrency: 0 },
+      { concurrency: 17 },
+    ];
     for (const options of cases) {
-      assert.throws(() => crawlSite('http://127.0.0.1/', { maxPages: 5, maxDepth: 1, ...options }, fetchPage), { code: 'invalid_request' }, JSON.stringify(options));
+      assert.throws(
+        () => crawlSite('http://127.0.0.1/', { maxPages: 5, maxDepth: 1, ...options }, fetchPage),
+        { code: 'invalid_request' },
+        JSON.stringify(options),
+      );
     }
   });
 });
@@ -438,7 +500,9 @@ describe('crawlSite: sitemaps', () => {
   });
 
   test('an .xml start that is not a sitemap is handled as a page', async (context) => {
-    const site = await siteFor(context, { '/feed.xml': { contentType: 'application/rss+xml', body: '<?xml version="1.0"?><rss><channel></channel></rss>' } });
+    const site = await siteFor(context, {
+      '/feed.xml': { contentType: 'application/rss+xml', body: '<?xml version="1.0"?><rss><channel></channel></rss>' },
+    });
     const events = await crawl(site, '/feed.xml');
     assert.deepEqual(
       events.map((event) => event.type),
@@ -455,7 +519,11 @@ describe('crawlSite: abort', () => {
     const site = await siteFor(context, pages);
     const controller = new AbortController();
     const events: CrawlEvent[] = [];
-    for await (const event of crawlSite(`${site.url}/docs/`, { maxPages: 50, maxDepth: 2, concurrency: 2, signal: controller.signal }, fetchPage)) {
+    for await (const event of crawlSite(
+      `${site.url}/docs/`,
+      { maxPages: 50, maxDepth: 2, concurrency: 2, signal: controller.signal },
+      fetchPage,
+    )) {
       events.push(event);
       if (events.length === 2) controller.abort();
     }
@@ -536,18 +604,30 @@ describe('page links', () => {
       '<html><head><base href="/v2/"></head><body><a href="a.html">a</a><a href="a.html#x">a</a><area href="/map.html"><a>none</a><a href="  b.html ">b</a></body></html>',
       'https://docs.example.com/docs/index.html',
     );
-    assert.deepEqual(links, { links: ['https://docs.example.com/v2/a.html', 'https://docs.example.com/map.html', 'https://docs.example.com/v2/b.html'], follow: true, index: true });
+    assert.deepEqual(links, {
+      links: ['https://docs.example.com/v2/a.html', 'https://docs.example.com/map.html', 'https://docs.example.com/v2/b.html'],
+      follow: true,
+      index: true,
+    });
   });
 
   test('readSitemap reads urlset and sitemapindex, with entities and CDATA; other XML is not a sitemap', () => {
-    assert.deepEqual(readSitemap('<urlset><url><loc>https://x.test/a?b=1&amp;c=2</loc></url><url><loc><![CDATA[https://x.test/b]]></loc></url></urlset>'), {
-      kind: 'urlset',
-      locations: ['https://x.test/a?b=1&c=2', 'https://x.test/b'],
-    });
-    assert.deepEqual(readSitemap('\uFEFF<?xml version="1.0"?>\n<!DOCTYPE x>\n<sm:sitemapindex xmlns:sm="s"><sm:sitemap><sm:loc>https://x.test/s.xml</sm:loc></sm:sitemap></sm:sitemapindex>'), {
-      kind: 'sitemapindex',
-      locations: ['https://x.test/s.xml'],
-    });
+    assert.deepEqual(
+      readSitemap('<urlset><url><loc>https://x.test/a?b=1&amp;c=2</loc></url><url><loc><![CDATA[https://x.test/b]]></loc></url></urlset>'),
+      {
+        kind: 'urlset',
+        locations: ['https://x.test/a?b=1&c=2', 'https://x.test/b'],
+      },
+    );
+    assert.deepEqual(
+      readSitemap(
+        '\uFEFF<?xml version="1.0"?>\n<!DOCTYPE x>\n<sm:sitemapindex xmlns:sm="s"><sm:sitemap><sm:loc>https://x.test/s.xml</sm:loc></sm:sitemap></sm:sitemapindex>',
+      ),
+      {
+        kind: 'sitemapindex',
+        locations: ['https://x.test/s.xml'],
+      },
+    );
     assert.equal(readSitemap('<rss><channel><loc>https://x.test/</loc></channel></rss>'), undefined);
     assert.equal(readSitemap('<!doctype html><html><body>urlset</body></html>'), undefined);
   });

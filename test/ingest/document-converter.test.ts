@@ -29,14 +29,22 @@ describe('DocumentConverter', () => {
 
   it('refuses a page with too many elements or too deep a nesting, before building its DOM', async () => {
     const documents = converter();
-    await assert.rejects(documents.convert(page('<span>x</span>'.repeat(100_001)), 'html'), { code: 'document_too_complex', message: /more than 100,000 elements/ });
-    await assert.rejects(documents.convert(page(`${'<div>'.repeat(5_001)}x`), 'html'), { code: 'document_too_complex', message: /5,000 levels/ });
+    await assert.rejects(documents.convert(page('<span>x</span>'.repeat(100_001)), 'html'), {
+      code: 'document_too_complex',
+      message: /more than 100,000 elements/,
+    });
+    await assert.rejects(documents.convert(page(`${'<div>'.repeat(5_001)}x`), 'html'), {
+      code: 'document_too_complex',
+      message: /5,000 levels/,
+    });
   });
 
   it('stops a conversion past its time limit', async () => {
     const documents = converter({ timeoutMs: 20 });
     // ~0.5 s of work at least: far past the limit even on a fast machine.
-    await assert.rejects(documents.convert(page(`${'<div>'.repeat(3_000)}deep${'</div>'.repeat(3_000)}`), 'html'), { code: 'conversion_timed_out' });
+    await assert.rejects(documents.convert(page(`${'<div>'.repeat(3_000)}deep${'</div>'.repeat(3_000)}`), 'html'), {
+      code: 'conversion_timed_out',
+    });
   });
 
   it('stops a conversion past its memory limit, then converts the next page', async () => {

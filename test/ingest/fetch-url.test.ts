@@ -90,7 +90,14 @@ function getWithDefaultAgent(url: string): Promise<void> {
 }
 
 describe('fetchUrl: what URL text is accepted', () => {
-  for (const url of ['ftp://127.0.0.1/file.txt', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/plain,hello', 'gopher://127.0.0.1/', 'ws://127.0.0.1/']) {
+  for (const url of [
+    'ftp://127.0.0.1/file.txt',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'data:text/plain,hello',
+    'gopher://127.0.0.1/',
+    'ws://127.0.0.1/',
+  ]) {
     test(`${url} is refused as not http(s), without connecting`, async (context) => {
       const attempts = refuseConnections(context);
       await assert.rejects(fetchUrl(url, allowPrivate), { code: 'url_not_allowed', message: /only http and https/ });
@@ -181,17 +188,14 @@ describe('fetchUrl: non-public addresses are refused unless allowed', () => {
     assert.deepEqual(site.requests, ['/', '/', '/']);
   });
 
-  test(
-    'a keep-alive socket that other code in the process left open to a private host is not reused',
-    async (context) => {
-      const site = await siteFor(context, { '/': { body: 'internal' } });
-      const url = `http://localhost:${new URL(site.url).port}/`;
-      // Some other part of the process talks to a local service through Node's default agent.
-      await getWithDefaultAgent(url);
-      await assert.rejects(fetchUrl(url, refusePrivate), { code: 'url_not_allowed' });
-      assert.deepEqual(site.requests, ['/']);
-    },
-  );
+  test('a keep-alive socket that other code in the process left open to a private host is not reused', async (context) => {
+    const site = await siteFor(context, { '/': { body: 'internal' } });
+    const url = `http://localhost:${new URL(site.url).port}/`;
+    // Some other part of the process talks to a local service through Node's default agent.
+    await getWithDefaultAgent(url);
+    await assert.rejects(fetchUrl(url, refusePrivate), { code: 'url_not_allowed' });
+    assert.deepEqual(site.requests, ['/']);
+  });
 });
 
 describe('fetchUrl: redirects', () => {
@@ -233,7 +237,10 @@ describe('fetchUrl: redirects', () => {
 
   test('maxRedirects lowers the cap', async (context) => {
     const site = await siteFor(context, { '/a': { location: '/b' }, '/b': { body: 'b' } });
-    await assert.rejects(fetchUrl(`${site.url}/a`, { ...allowPrivate, maxRedirects: 0 }), { code: 'fetch_failed', message: /more than 0 times/ });
+    await assert.rejects(fetchUrl(`${site.url}/a`, { ...allowPrivate, maxRedirects: 0 }), {
+      code: 'fetch_failed',
+      message: /more than 0 times/,
+    });
     assert.equal((await fetchUrl(`${site.url}/a`, { ...allowPrivate, maxRedirects: 1 })).url, `${site.url}/b`);
   });
 
@@ -259,7 +266,10 @@ describe('fetchUrl: redirects', () => {
         response.end();
       }, 150);
     });
-    await assert.rejects(fetchUrl(`${server.url}/`, { ...allowPrivate, timeoutMs: 400 }), { code: 'fetch_failed', message: /did not answer within 400 ms/ });
+    await assert.rejects(fetchUrl(`${server.url}/`, { ...allowPrivate, timeoutMs: 400 }), {
+      code: 'fetch_failed',
+      message: /did not answer within 400 ms/,
+    });
     assert.ok(server.requests.length <= 3, `${server.requests.length} hops made`);
   });
 
@@ -298,7 +308,10 @@ describe('fetchUrl: redirects', () => {
 
 describe('fetchUrl: size cap', () => {
   test('a body of exactly maxBytes is accepted, one byte more is refused', async (context) => {
-    const site = await siteFor(context, { '/fits': { contentType: 'text/plain', body: 'x'.repeat(1_000) }, '/over': { contentType: 'text/plain', body: 'x'.repeat(1_001) } });
+    const site = await siteFor(context, {
+      '/fits': { contentType: 'text/plain', body: 'x'.repeat(1_000) },
+      '/over': { contentType: 'text/plain', body: 'x'.repeat(1_001) },
+    });
     assert.equal((await fetchUrl(`${site.url}/fits`, { ...allowPrivate, maxBytes: 1_000 })).bytes.length, 1_000);
     await assert.rejects(fetchUrl(`${site.url}/over`, { ...allowPrivate, maxBytes: 1_000 }), { code: 'source_too_large' });
   });
@@ -351,7 +364,10 @@ describe('fetchUrl: size cap', () => {
 describe('fetchUrl: time-out', () => {
   test('a server that accepts and never answers ends with fetch_failed naming the time-out', { timeout: 10_000 }, async (context) => {
     const server = await silentServerFor(context);
-    await assert.rejects(fetchUrl(`${server.url}/`, { ...allowPrivate, timeoutMs: 300 }), { code: 'fetch_failed', message: /did not answer within 300 ms/ });
+    await assert.rejects(fetchUrl(`${server.url}/`, { ...allowPrivate, timeoutMs: 300 }), {
+      code: 'fetch_failed',
+      message: /did not answer within 300 ms/,
+    });
     assert.equal(server.connections(), 1);
   });
 
@@ -360,7 +376,10 @@ describe('fetchUrl: time-out', () => {
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.write('partial');
     });
-    await assert.rejects(fetchUrl(`${server.url}/`, { ...allowPrivate, timeoutMs: 300 }), { code: 'fetch_failed', message: /did not answer within 300 ms/ });
+    await assert.rejects(fetchUrl(`${server.url}/`, { ...allowPrivate, timeoutMs: 300 }), {
+      code: 'fetch_failed',
+      message: /did not answer within 300 ms/,
+    });
   });
 
   test('a refused connection ends with fetch_failed naming the cause', async () => {
@@ -377,7 +396,10 @@ describe('fetchUrl: HTTP error statuses', () => {
   for (const status of [400, 403, 404, 410, 500, 503]) {
     test(`HTTP ${status} ends with fetch_failed naming the status`, async (context) => {
       const site = await siteFor(context, { '/page': { status, body: 'error page' } });
-      await assert.rejects(fetchUrl(`${site.url}/page`, allowPrivate), { code: 'fetch_failed', message: new RegExp(`answered HTTP ${status}`) });
+      await assert.rejects(fetchUrl(`${site.url}/page`, allowPrivate), {
+        code: 'fetch_failed',
+        message: new RegExp(`answered HTTP ${status}`),
+      });
     });
   }
 

@@ -147,7 +147,12 @@ describe('htmlToMarkdown on other documentation generators', () => {
       <pre data-lang="toml"><code>[server]\nport = 1</code></pre>
       <pre><code class="language-markdown">\`\`\`js\ncode\n\`\`\`</code></pre></main>`;
     const { markdown } = htmlToMarkdown(html);
-    for (const block of ['```ruby\nputs 1\n```', '```rust\nfn main() {}\n```', '```console\n$ make\n```', '```toml\n[server]\nport = 1\n```']) {
+    for (const block of [
+      '```ruby\nputs 1\n```',
+      '```rust\nfn main() {}\n```',
+      '```console\n$ make\n```',
+      '```toml\n[server]\nport = 1\n```',
+    ]) {
       assert.ok(markdown.includes(block), block);
     }
     assert.ok(markdown.includes('````markdown\n```js\ncode\n```\n````'));
@@ -166,8 +171,11 @@ describe('htmlToMarkdown on other documentation generators', () => {
   });
 
   test('a <base> element sets the address links resolve against', () => {
-    const html = '<html><head><base href="https://cdn.example.com/docs/v2/"><title>Base</title></head><body><main><h1>Base</h1><p>See <a href="guide.html">the guide</a>.</p></main></body></html>';
-    assert.ok(htmlToMarkdown(html, { url: 'https://example.com/' }).markdown.includes('[the guide](https://cdn.example.com/docs/v2/guide.html)'));
+    const html =
+      '<html><head><base href="https://cdn.example.com/docs/v2/"><title>Base</title></head><body><main><h1>Base</h1><p>See <a href="guide.html">the guide</a>.</p></main></body></html>';
+    assert.ok(
+      htmlToMarkdown(html, { url: 'https://example.com/' }).markdown.includes('[the guide](https://cdn.example.com/docs/v2/guide.html)'),
+    );
   });
 
   test('keeps a title whose suffix is not a known site name', () => {
@@ -194,7 +202,10 @@ describe('htmlToMarkdown fallbacks', () => {
       <aside class="sidebar">aside-text</aside><footer>footer-text</footer></body></html>`;
     const { title, markdown } = htmlToMarkdown(html);
     assert.equal(title, 'Rate limits');
-    assert.equal(markdown, '# Rate limits\n\nRequests over the limit get a 429.\n\n| Plan | Requests per minute |\n| --- | --- |\n| Free | 60 |');
+    assert.equal(
+      markdown,
+      '# Rate limits\n\nRequests over the limit get a 429.\n\n| Plan | Requests per minute |\n| --- | --- |\n| Free | 60 |',
+    );
   });
 
   test('a fragment without html or body still converts', () => {
@@ -210,7 +221,8 @@ describe('htmlToMarkdown fallbacks', () => {
 
 describe('htmlToMarkdown on malformed HTML', () => {
   const samples: Record<string, string> = {
-    'unclosed and misnested tags': '<div><p>Open <b>bold <i>both</b> still</i><table><tr><td>cell<td>two</table></span></div><pre><code class="lang-js">let x = 1;\n  y()',
+    'unclosed and misnested tags':
+      '<div><p>Open <b>bold <i>both</b> still</i><table><tr><td>cell<td>two</table></span></div><pre><code class="lang-js">let x = 1;\n  y()',
     'stray angle brackets': '<<<>>> <p>text',
     'unterminated comment': '<p>before</p><!-- never closed <p>after',
     'attributes without quotes and junk': '<a href=foo.html title=x"y>link</a><img src=<<>> <td>orphan cell</td></tr>',

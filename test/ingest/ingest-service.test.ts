@@ -10,7 +10,10 @@ import { createFakeEmbeddingModel, type FakeEmbeddingModel } from '../support/fa
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
-const vacation = textSource('Vacation Policy', '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.\n\n## Carry-over\n\nUnused days expire in March.');
+const vacation = textSource(
+  'Vacation Policy',
+  '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.\n\n## Carry-over\n\nUnused days expire in March.',
+);
 const expenses = textSource('Expense Reports', '# Expense Reports\n\nSubmit expense reports within thirty days.');
 
 const providerDown = () => new KnowledgeError('embedding_failed', 'the embedding provider answered 503', { temporary: true });
@@ -34,12 +37,21 @@ describe('IngestService', () => {
     const callsBefore = embeddings.calls.length;
     const report = await parts.ingest.ingest('Hand book!', [vacation, expenses], (event) => progress.push(event));
     assert.equal(report.namespace, 'Handbook');
-    assert.deepEqual(report.outcomes.map((outcome) => [outcome.index, outcome.source, outcome.status]), [[0, 'text', 'saved'], [1, 'text', 'saved']]);
+    assert.deepEqual(
+      report.outcomes.map((outcome) => [outcome.index, outcome.source, outcome.status]),
+      [
+        [0, 'text', 'saved'],
+        [1, 'text', 'saved'],
+      ],
+    );
     const [first] = report.outcomes;
     assert.ok(first?.status === 'saved');
     assert.equal(first.document.title, 'Vacation Policy');
     assert.equal(first.document.file, 'vacation-policy.md');
-    assert.deepEqual(first.document.chunks.map((chunk) => chunk.headingPath.at(-1)), ['Vacation Policy', 'Carry-over']);
+    assert.deepEqual(
+      first.document.chunks.map((chunk) => chunk.headingPath.at(-1)),
+      ['Vacation Policy', 'Carry-over'],
+    );
     assert.equal(first.warning, undefined);
     // One call per source, each with the texts of its chunks, titled.
     const calls = embeddings.calls.slice(callsBefore);
@@ -51,7 +63,10 @@ describe('IngestService', () => {
 
     assert.deepEqual(
       progress.map((event) => (event.type === 'document' ? [event.index, event.status, event.file, event.chunks] : event.type)).sort(),
-      [[0, 'saved', 'vacation-policy.md', 2], [1, 'saved', 'expense-reports.md', 1]],
+      [
+        [0, 'saved', 'vacation-policy.md', 2],
+        [1, 'saved', 'expense-reports.md', 1],
+      ],
     );
     assert.equal(ingested.at(-1)?.report, report);
     assert.ok((ingested.at(-1)?.seconds ?? -1) >= 0);
@@ -75,7 +90,11 @@ describe('IngestService', () => {
 
   it('reports each failing source at its index with its code, and still stores the others', async () => {
     const progress: IngestProgress[] = [];
-    const invalid = { kind: 'invalid' as const, label: 'sources[1]', error: new KnowledgeError('source_invalid', 'sources[1].value is required') };
+    const invalid = {
+      kind: 'invalid' as const,
+      label: 'sources[1]',
+      error: new KnowledgeError('source_invalid', 'sources[1].value is required'),
+    };
     const report = await parts.ingest.ingest(
       'mixed',
       [
@@ -89,10 +108,25 @@ describe('IngestService', () => {
       (event) => progress.push(event),
     );
     assert.deepEqual(
-      report.outcomes.map((outcome) => (outcome.status === 'failed' ? [outcome.index, outcome.source, outcome.error.code] : [outcome.index, outcome.status])),
-      [[0, 'saved'], [1, 'sources[1]', 'source_invalid'], [2, 'text', 'document_empty'], [3, '/etc/hostname', 'file_not_allowed'], [4, join(parts.root, 'missing.md'), 'file_not_found'], [5, 'relative.md', 'source_invalid']],
+      report.outcomes.map((outcome) =>
+        outcome.status === 'failed' ? [outcome.index, outcome.source, outcome.error.code] : [outcome.index, outcome.status],
+      ),
+      [
+        [0, 'saved'],
+        [1, 'sources[1]', 'source_invalid'],
+        [2, 'text', 'document_empty'],
+        [3, '/etc/hostname', 'file_not_allowed'],
+        [4, join(parts.root, 'missing.md'), 'file_not_found'],
+        [5, 'relative.md', 'source_invalid'],
+      ],
     );
-    assert.deepEqual(progress.filter((event) => event.type === 'failed').map((event) => event.type === 'failed' && event.code).sort(), ['document_empty', 'file_not_allowed', 'file_not_found', 'source_invalid', 'source_invalid']);
+    assert.deepEqual(
+      progress
+        .filter((event) => event.type === 'failed')
+        .map((event) => event.type === 'failed' && event.code)
+        .sort(),
+      ['document_empty', 'file_not_allowed', 'file_not_found', 'source_invalid', 'source_invalid'],
+    );
     assert.deepEqual(parts.loggedErrors, []);
   });
 
@@ -141,9 +175,15 @@ describe('IngestService with an embedding provider that fails', () => {
     const callsBefore = embeddings.calls.length;
     const report = await parts.ingest.ingest('down', [vacation, expenses, textSource('Third', 'Third text.')]);
     embeddings.failWith(undefined);
-    assert.deepEqual(report.outcomes.map((outcome) => outcome.status), ['saved', 'saved', 'saved']);
+    assert.deepEqual(
+      report.outcomes.map((outcome) => outcome.status),
+      ['saved', 'saved', 'saved'],
+    );
     for (const outcome of report.outcomes) {
-      assert.match(outcome.status === 'saved' ? (outcome.warning ?? '') : '', /^stored without embeddings: the embedding provider answered 503\. It is found by lexical search now/);
+      assert.match(
+        outcome.status === 'saved' ? (outcome.warning ?? '') : '',
+        /^stored without embeddings: the embedding provider answered 503\. It is found by lexical search now/,
+      );
     }
     assert.equal(embeddings.calls.length - callsBefore, 1);
     assert.equal(warnings.length, 1);
@@ -154,8 +194,14 @@ describe('IngestService with an embedding provider that fails', () => {
     embeddings.failWith(new KnowledgeError('embedding_failed', 'the provider refused the key'));
     try {
       const report = await parts.ingest.ingest('refused', [vacation, expenses]);
-      assert.deepEqual(report.outcomes.map((outcome) => outcome.status === 'failed' && outcome.error.code), ['embedding_failed', 'embedding_failed']);
-      assert.equal(await parts.search.search('refused', 'vacation', { mode: 'lexical', limit: 1 }).then((outcome) => outcome.namespaceExists), false);
+      assert.deepEqual(
+        report.outcomes.map((outcome) => outcome.status === 'failed' && outcome.error.code),
+        ['embedding_failed', 'embedding_failed'],
+      );
+      assert.equal(
+        await parts.search.search('refused', 'vacation', { mode: 'lexical', limit: 1 }).then((outcome) => outcome.namespaceExists),
+        false,
+      );
     } finally {
       embeddings.failWith(undefined);
     }
@@ -171,7 +217,10 @@ describe('IngestService without an embedding model', () => {
       assert.ok(outcome?.status === 'saved');
       assert.equal(outcome.warning, undefined);
       assert.equal((await parts.store.namespace('plain')).pendingChunkCount, 2);
-      assert.equal((await parts.search.search('plain', 'vacation days', { mode: 'lexical', limit: 1 })).hits[0]?.document.title, 'Vacation Policy');
+      assert.equal(
+        (await parts.search.search('plain', 'vacation days', { mode: 'lexical', limit: 1 })).hits[0]?.document.title,
+        'Vacation Policy',
+      );
     } finally {
       await parts.dispose();
     }
@@ -186,11 +235,17 @@ describe('IngestService crawling a site', () => {
   const page = (title: string, links: string[] = []) => ({
     body: `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>The ${title} page of the widget guide.</p>${links.map((link) => `<a href="${link}">${link}</a>`).join(' ')}</main></body></html>`,
   });
-  const crawl = (prune: boolean) => parts.ingest.ingest('site', [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune } }]);
-  const storedSources = async () => (await parts.store.namespace('site')).documents.map((document) => document.origin.replace(site.url, '')).sort();
+  const crawl = (prune: boolean) =>
+    parts.ingest.ingest('site', [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune } }]);
+  const storedSources = async () =>
+    (await parts.store.namespace('site')).documents.map((document) => document.origin.replace(site.url, '')).sort();
 
   before(async () => {
-    Object.assign(pages, { '/docs/index.html': page('Index', ['install.html', 'config.html']), '/docs/install.html': page('Install'), '/docs/config.html': page('Config') });
+    Object.assign(pages, {
+      '/docs/index.html': page('Index', ['install.html', 'config.html']),
+      '/docs/install.html': page('Install'),
+      '/docs/config.html': page('Config'),
+    });
     site = await startStaticSite(pages);
     parts = await createServiceParts({ embeddings: createFakeEmbeddingModel() });
   });
@@ -200,9 +255,16 @@ describe('IngestService crawling a site', () => {
     await site.close();
   });
 
-  it('ingests every page found, one outcome each, at the source\'s index', async () => {
+  it("ingests every page found, one outcome each, at the source's index", async () => {
     const report = await crawl(false);
-    assert.deepEqual(report.outcomes.map((outcome) => [outcome.index, outcome.status]), [[0, 'saved'], [0, 'saved'], [0, 'saved']]);
+    assert.deepEqual(
+      report.outcomes.map((outcome) => [outcome.index, outcome.status]),
+      [
+        [0, 'saved'],
+        [0, 'saved'],
+        [0, 'saved'],
+      ],
+    );
     assert.deepEqual(await storedSources(), ['/docs/config.html', '/docs/index.html', '/docs/install.html']);
   });
 
@@ -214,9 +276,19 @@ describe('IngestService crawling a site', () => {
 
     pages['/docs/index.html'] = page('Index', ['install.html']);
     const progress: IngestProgress[] = [];
-    const complete = await parts.ingest.ingest('site', [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune: true } }], (event) => progress.push(event));
-    assert.deepEqual(complete.removed.map((document) => document.file), ['config.md']);
-    assert.deepEqual(progress.filter((event) => event.type === 'removed').map((event) => event.type === 'removed' && event.file), ['config.md']);
+    const complete = await parts.ingest.ingest(
+      'site',
+      [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune: true } }],
+      (event) => progress.push(event),
+    );
+    assert.deepEqual(
+      complete.removed.map((document) => document.file),
+      ['config.md'],
+    );
+    assert.deepEqual(
+      progress.filter((event) => event.type === 'removed').map((event) => event.type === 'removed' && event.file),
+      ['config.md'],
+    );
     assert.deepEqual(await storedSources(), ['/docs/index.html', '/docs/install.html']);
   });
 });

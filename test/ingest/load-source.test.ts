@@ -67,7 +67,9 @@ describe('loadSource: file sources stay inside the file roots', () => {
   test('<root>/../outside.txt is refused with file_not_allowed', async (context) => {
     const { root, limits } = await layoutFor(context);
     await assert.rejects(loadSource({ kind: 'file', path: `${root}/../outside.txt` }, limits, converter), { code: 'file_not_allowed' });
-    await assert.rejects(loadSource({ kind: 'file', path: `${root}/sub/../../outside/secret.md` }, limits, converter), { code: 'file_not_allowed' });
+    await assert.rejects(loadSource({ kind: 'file', path: `${root}/sub/../../outside/secret.md` }, limits, converter), {
+      code: 'file_not_allowed',
+    });
   });
 
   test('a file outside every root is refused with file_not_allowed', async (context) => {
@@ -87,7 +89,9 @@ describe('loadSource: file sources stay inside the file roots', () => {
     await symlink(join(outside, 'secret.md'), join(root, 'innocent.md'));
     await symlink(outside, join(root, 'linked-dir'));
     await assert.rejects(loadSource({ kind: 'file', path: join(root, 'innocent.md') }, limits, converter), { code: 'file_not_allowed' });
-    await assert.rejects(loadSource({ kind: 'file', path: join(root, 'linked-dir', 'secret.md') }, limits, converter), { code: 'file_not_allowed' });
+    await assert.rejects(loadSource({ kind: 'file', path: join(root, 'linked-dir', 'secret.md') }, limits, converter), {
+      code: 'file_not_allowed',
+    });
   });
 
   test('a symlink inside the root that points elsewhere inside it is loaded', async (context) => {
@@ -130,19 +134,24 @@ describe('loadSource: file sources stay inside the file roots', () => {
     await assert.rejects(loadSource({ kind: 'file', path: join(root, 'dangling.md') }, limits, converter), { code: 'file_not_found' });
   });
 
-  test(
-    'a missing file outside the roots is file_not_allowed, so the service is no oracle for what exists elsewhere',
-    async (context) => {
-      const { outside, limits } = await layoutFor(context);
-      await assert.rejects(loadSource({ kind: 'file', path: join(outside, 'secret.md') }, limits, converter), { code: 'file_not_allowed' });
-      await assert.rejects(loadSource({ kind: 'file', path: join(outside, 'no-such-file.md') }, limits, converter), { code: 'file_not_allowed' });
-    },
-  );
+  test('a missing file outside the roots is file_not_allowed, so the service is no oracle for what exists elsewhere', async (context) => {
+    const { outside, limits } = await layoutFor(context);
+    await assert.rejects(loadSource({ kind: 'file', path: join(outside, 'secret.md') }, limits, converter), { code: 'file_not_allowed' });
+    await assert.rejects(loadSource({ kind: 'file', path: join(outside, 'no-such-file.md') }, limits, converter), {
+      code: 'file_not_allowed',
+    });
+  });
 
   test('a directory inside a root is file_not_found', async (context) => {
     const { root, limits } = await layoutFor(context);
-    await assert.rejects(loadSource({ kind: 'file', path: join(root, 'sub') }, limits, converter), { code: 'file_not_found', message: /not a regular file/ });
-    await assert.rejects(loadSource({ kind: 'file', path: root }, limits, converter), { code: 'file_not_found', message: /not a regular file/ });
+    await assert.rejects(loadSource({ kind: 'file', path: join(root, 'sub') }, limits, converter), {
+      code: 'file_not_found',
+      message: /not a regular file/,
+    });
+    await assert.rejects(loadSource({ kind: 'file', path: root }, limits, converter), {
+      code: 'file_not_found',
+      message: /not a regular file/,
+    });
   });
 });
 
@@ -152,7 +161,10 @@ describe('loadSource: size limits', () => {
     const path = join(root, 'huge.txt');
     await writeFile(path, '');
     await truncate(path, megabytes6 + 1); // sparse: no 6 MB written to disk
-    await assert.rejects(loadSource({ kind: 'file', path }, limits, converter), { code: 'source_too_large', message: /6000001 bytes, over the 6000000-byte limit/ });
+    await assert.rejects(loadSource({ kind: 'file', path }, limits, converter), {
+      code: 'source_too_large',
+      message: /6000001 bytes, over the 6000000-byte limit/,
+    });
   });
 
   test('a file of exactly maxSourceBytes is read, one byte more is refused', async (context) => {
@@ -175,14 +187,22 @@ describe('loadSource: size limits', () => {
     // 'é' is 2 bytes: 100,000 of them are exactly 200,000 bytes; 100,001 (200,002 bytes) are over.
     assert.equal('é'.repeat(100_001).length, 100_001);
     await loadSource({ kind: 'text', text: 'é'.repeat(100_000) }, limits, converter);
-    await assert.rejects(loadSource({ kind: 'text', text: 'é'.repeat(100_001) }, limits, converter), { code: 'source_too_large', message: /200002 bytes/ });
+    await assert.rejects(loadSource({ kind: 'text', text: 'é'.repeat(100_001) }, limits, converter), {
+      code: 'source_too_large',
+      message: /200002 bytes/,
+    });
     // '😀' is 4 bytes but 2 UTF-16 code units: 50,001 of them are 200,004 bytes.
-    await assert.rejects(loadSource({ kind: 'text', text: '😀'.repeat(50_001) }, limits, converter), { code: 'source_too_large', message: /200004 bytes/ });
+    await assert.rejects(loadSource({ kind: 'text', text: '😀'.repeat(50_001) }, limits, converter), {
+      code: 'source_too_large',
+      message: /200004 bytes/,
+    });
   });
 
   test('an upload over maxSourceBytes is refused with source_too_large', async (context) => {
     const { limits } = await layoutFor(context, { maxSourceBytes: 10 });
-    await assert.rejects(loadSource({ kind: 'upload', fileName: 'notes.txt', bytes: Buffer.from('eleven byte') }, limits, converter), { code: 'source_too_large' });
+    await assert.rejects(loadSource({ kind: 'upload', fileName: 'notes.txt', bytes: Buffer.from('eleven byte') }, limits, converter), {
+      code: 'source_too_large',
+    });
   });
 });
 
@@ -205,7 +225,9 @@ describe('loadSource: file types', () => {
 
 describe('loadSource: URL sources pass the private-address setting to the fetch', () => {
   test('a loopback URL is refused unless private URLs are allowed', async (context) => {
-    const site = await startStaticSite({ '/guide.html': { body: '<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>Text.</p></main></body></html>' } });
+    const site = await startStaticSite({
+      '/guide.html': { body: '<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>Text.</p></main></body></html>' },
+    });
     context.after(() => site.close());
     const { limits } = await layoutFor(context);
     await assert.rejects(loadSource({ kind: 'url', url: `${site.url}/guide.html` }, limits, converter), { code: 'url_not_allowed' });

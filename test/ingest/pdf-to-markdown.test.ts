@@ -58,11 +58,7 @@ const guidePages = [
     text('F1', 10, 72, 520, 'This paragraph is cut by the end of the page, so it continues on the'),
     text('F1', 10, 300, 40, '1'),
   ],
-  [
-    text('F1', 10, 72, 770, 'Synthetic Guide'),
-    text('F1', 10, 72, 700, 'next page and ends there.'),
-    text('F1', 10, 300, 40, '2'),
-  ],
+  [text('F1', 10, 72, 770, 'Synthetic Guide'), text('F1', 10, 72, 700, 'next page and ends there.'), text('F1', 10, 300, 40, '2')],
   [
     text('F1', 10, 72, 770, 'Synthetic Guide'),
     text('F1', 14, 72, 700, 'Removing'),
@@ -212,7 +208,9 @@ describe('pdfToMarkdown on the Bash Reference Manual', () => {
   it('keeps a paragraph on one line and mends a hyphenated word', () => {
     const lines = result.markdown.split('\n');
     assert.ok(
-      lines.includes('A simple shell command such as echo a b c consists of the command itself followed by arguments, separated by spaces.'),
+      lines.includes(
+        'A simple shell command such as echo a b c consists of the command itself followed by arguments, separated by spaces.',
+      ),
     );
     assert.match(result.markdown, /message catalog files containing the compiled translations are installed in the correct location/);
   });

@@ -138,7 +138,8 @@ const policyCases: readonly PolicyCase[] = [
   },
   {
     name: 'groups naming the same crawler are combined',
-    robots: 'User-agent: knowledge-agent\nDisallow: /one\n\nUser-agent: *\nDisallow: /star\n\nUser-agent: knowledge-agent\nDisallow: /two\n',
+    robots:
+      'User-agent: knowledge-agent\nDisallow: /one\n\nUser-agent: *\nDisallow: /star\n\nUser-agent: knowledge-agent\nDisallow: /two\n',
     allowed: ['/star'],
     disallowed: ['/one', '/two'],
   },
@@ -196,8 +197,10 @@ describe('robotsPolicyFor', () => {
   for (const { name, robots, userAgent, allowed, disallowed } of policyCases) {
     test(name, () => {
       const policy = robotsPolicyFor(parseRobotsTxt(robots), userAgent ?? 'knowledge-agent');
-      for (const path of allowed) assert.equal(policy.isAllowed(new URL(path, 'https://docs.example.com')), true, `${path} should be allowed`);
-      for (const path of disallowed) assert.equal(policy.isAllowed(new URL(path, 'https://docs.example.com')), false, `${path} should be disallowed`);
+      for (const path of allowed)
+        assert.equal(policy.isAllowed(new URL(path, 'https://docs.example.com')), true, `${path} should be allowed`);
+      for (const path of disallowed)
+        assert.equal(policy.isAllowed(new URL(path, 'https://docs.example.com')), false, `${path} should be disallowed`);
     });
   }
 });

@@ -38,7 +38,10 @@ describe('parseUploadPath', () => {
   }
   for (const [fileName, reason] of refused) {
     test(`refuses ${JSON.stringify(fileName)}`, () => {
-      assert.throws(() => parseUploadPath(fileName), (error: Error & { code?: string }) => error.code === 'source_invalid' && reason.test(error.message));
+      assert.throws(
+        () => parseUploadPath(fileName),
+        (error: Error & { code?: string }) => error.code === 'source_invalid' && reason.test(error.message),
+      );
     });
   }
 });

@@ -5,7 +5,9 @@ import { markdownBlocks } from '../../src/markdown/markdown-blocks.js';
 
 describe('markdownBlocks', () => {
   it('splits headings, paragraphs, lists, quotes, tables and code blocks', () => {
-    const blocks = markdownBlocks('# Title\n\nOne line\nand its continuation.\n\n- a\n- b\n\n> quoted\n\n| a | b |\n|---|---|\n\n```py\nx = 1\n\ny = 2\n```');
+    const blocks = markdownBlocks(
+      '# Title\n\nOne line\nand its continuation.\n\n- a\n- b\n\n> quoted\n\n| a | b |\n|---|---|\n\n```py\nx = 1\n\ny = 2\n```',
+    );
     assert.deepEqual(
       blocks.map((block) => [block.kind, block.text]),
       [
@@ -20,7 +22,10 @@ describe('markdownBlocks', () => {
   });
 
   it('keeps a loose list (blank lines between items, indented continuations) as one block', () => {
-    assert.deepEqual(markdownBlocks('* one\n\n* two\n    * nested\n\nAfter.').map((block) => block.kind), ['list', 'paragraph']);
+    assert.deepEqual(
+      markdownBlocks('* one\n\n* two\n    * nested\n\nAfter.').map((block) => block.kind),
+      ['list', 'paragraph'],
+    );
   });
 
   it('closes a code block cut off by the end of the text', () => {

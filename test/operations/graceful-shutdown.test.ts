@@ -55,7 +55,9 @@ describe('graceful shutdown of the real process on SIGTERM', () => {
     const embeddingCalls = provider.embeddingRequests().length;
     const ingestResponse = child.post('/tools/ingest', {
       namespace: 'ops',
-      sources: [{ type: 'text', title: 'Late arrival', value: '# Late arrival\n\nThis document was in flight when the service was told to stop.' }],
+      sources: [
+        { type: 'text', title: 'Late arrival', value: '# Late arrival\n\nThis document was in flight when the service was told to stop.' },
+      ],
     });
     await until(() => provider.embeddingRequests().length > embeddingCalls, 'the ingest to reach the embedding provider');
 
@@ -75,7 +77,10 @@ describe('graceful shutdown of the real process on SIGTERM', () => {
     }
 
     const events = parseSseData(await agentStream.done) as (Event | string)[];
-    assert.ok(events.some((event) => typeof event === 'object' && event.type === 'text_message'), 'the answer had started');
+    assert.ok(
+      events.some((event) => typeof event === 'object' && event.type === 'text_message'),
+      'the answer had started',
+    );
     assert.equal(events.at(-1), '[DONE]');
     const final = events.at(-2) as Event;
     assert.equal(final.type, 'error');

@@ -46,13 +46,20 @@ describe('GET /metrics', () => {
     const deleted = { method: 'DELETE', route: '/tools/namespaces/:name', status_code: '404' };
     assert.equal(valueOf(after, 'http_requests_total', deleted) - valueOf(before, 'http_requests_total', deleted), 1);
     for (const sample of after) {
-      assert.ok(!Object.values(sample.labels).some((value) => value.includes('4711')), `a raw URL became a label: ${JSON.stringify(sample)}`);
+      assert.ok(
+        !Object.values(sample.labels).some((value) => value.includes('4711')),
+        `a raw URL became a label: ${JSON.stringify(sample)}`,
+      );
     }
 
     const buckets = samplesOf(after, 'http_request_duration_seconds_bucket', search);
     assert.ok(buckets.length > 5, 'the histogram has buckets');
     const counts = buckets.map((bucket) => bucket.value);
-    assert.deepEqual(counts, [...counts].sort((left, right) => left - right), 'buckets are cumulative');
+    assert.deepEqual(
+      counts,
+      [...counts].sort((left, right) => left - right),
+      'buckets are cumulative',
+    );
     const count = valueOf(after, 'http_request_duration_seconds_count', search);
     assert.equal(buckets.find((bucket) => bucket.labels.le === '+Inf')?.value, count);
     assert.equal(count - valueOf(before, 'http_request_duration_seconds_count', search), 2);
@@ -74,7 +81,10 @@ describe('GET /metrics', () => {
       sources: [{ type: 'text', title: 'Rotation', value: '# Rotation\n\nTokens rotate every sixty days now.' }],
     });
     const bodies = (await Promise.all([first.json(), second.json()])) as { chunks_added: number; documents: { status: string }[] }[];
-    assert.deepEqual(bodies.flatMap((body) => body.documents.map((document) => document.status)), ['saved', 'skipped', 'updated']);
+    assert.deepEqual(
+      bodies.flatMap((body) => body.documents.map((document) => document.status)),
+      ['saved', 'skipped', 'updated'],
+    );
     const after = await scrape(service);
 
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
@@ -82,7 +92,10 @@ describe('GET /metrics', () => {
     assert.equal(delta('ingest_sources_total', { outcome: 'skipped' }), 1);
     assert.equal(delta('ingest_sources_total', { outcome: 'failed' }), 1);
     assert.equal(delta('ingest_sources_total', { outcome: 'updated' }), 1);
-    assert.equal(delta('ingest_chunks_total'), bodies.reduce((sum, body) => sum + body.chunks_added, 0));
+    assert.equal(
+      delta('ingest_chunks_total'),
+      bodies.reduce((sum, body) => sum + body.chunks_added, 0),
+    );
     assert.equal(delta('ingest_duration_seconds_count'), 2);
     assert.ok(samplesOf(after, 'ingest_duration_seconds_bucket').length > 5);
     assert.ok(delta('provider_calls_total', { kind: 'embeddings', model: 'text-embedding-3-small', outcome: 'success' }) >= 1);
@@ -92,17 +105,27 @@ describe('GET /metrics', () => {
     const chatSuccess = { kind: 'chat', model: 'gpt-4o-mini', outcome: 'success' };
     const embeddingError = { kind: 'embeddings', model: 'text-embedding-3-small', outcome: 'error' };
     const before = await scrape(service);
-    const agent = await service.post('/agent', { messages: [{ role: 'user', content: '@knowledge how often do tokens rotate?' }], tool_params: { namespace: 'metered' } });
+    const agent = await service.post('/agent', {
+      messages: [{ role: 'user', content: '@knowledge how often do tokens rotate?' }],
+      tool_params: { namespace: 'metered' },
+    });
     assert.match(await agent.text(), /"type":"text_message"/);
     provider.failEmbeddings(1, 400);
-    const failing = await service.post('/tools/ingest', { namespace: 'metered', sources: [{ type: 'text', title: 'Unlucky', value: 'Embedding this fails.' }] });
+    const failing = await service.post('/tools/ingest', {
+      namespace: 'metered',
+      sources: [{ type: 'text', title: 'Unlucky', value: 'Embedding this fails.' }],
+    });
     assert.equal(((await failing.json()) as { errors: { code: string }[] }).errors[0]?.code, 'embedding_failed');
     const after = await scrape(service);
 
     assert.equal(valueOf(after, 'provider_calls_total', chatSuccess) - valueOf(before, 'provider_calls_total', chatSuccess), 1);
     assert.ok(valueOf(after, 'provider_calls_total', embeddingError) - valueOf(before, 'provider_calls_total', embeddingError) >= 1);
     const chatLatency = { kind: 'chat', model: 'gpt-4o-mini' };
-    assert.equal(valueOf(after, 'provider_call_duration_seconds_count', chatLatency) - valueOf(before, 'provider_call_duration_seconds_count', chatLatency), 1);
+    assert.equal(
+      valueOf(after, 'provider_call_duration_seconds_count', chatLatency) -
+        valueOf(before, 'provider_call_duration_seconds_count', chatLatency),
+      1,
+    );
     assert.ok(samplesOf(after, 'provider_call_duration_seconds_bucket', chatLatency).length > 5);
   });
 
@@ -114,7 +137,10 @@ describe('GET /metrics', () => {
     const response = await fetch(`${service.baseUrl}/agent`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: '@knowledge how often do tokens rotate?' }], tool_params: { namespace: 'metered' } }),
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: '@knowledge how often do tokens rotate?' }],
+        tool_params: { namespace: 'metered' },
+      }),
       signal: controller.signal,
     });
     await readStream(response).waitFor((text) => text.includes('"type":"text_message"'));
@@ -127,7 +153,9 @@ describe('GET /metrics', () => {
   });
 
   it('reports the documents, chunks and vectors of every namespace at scrape time', async () => {
-    const listing = (await (await fetch(`${service.baseUrl}/tools/namespaces`)).json()) as { namespaces: { name: string; documents: number; chunks: number }[] };
+    const listing = (await (await fetch(`${service.baseUrl}/tools/namespaces`)).json()) as {
+      namespaces: { name: string; documents: number; chunks: number }[];
+    };
     const samples = await scrape(service);
     const metered = listing.namespaces.find((namespace) => namespace.name === 'metered');
     assert.ok(metered !== undefined && metered.documents > 0);
@@ -137,10 +165,14 @@ describe('GET /metrics', () => {
 
     const removed = await fetch(`${service.baseUrl}/tools/namespaces/metered`, { method: 'DELETE' });
     assert.equal(removed.status, 200, await removed.text());
-    assert.deepEqual(samplesOf(await scrape(service), 'index_documents', { namespace: 'metered' }), [], 'a deleted namespace leaves the gauges');
+    assert.deepEqual(
+      samplesOf(await scrape(service), 'index_documents', { namespace: 'metered' }),
+      [],
+      'a deleted namespace leaves the gauges',
+    );
   });
 
-  it('keeps its metrics in a registry of its own, not in prom-client\'s global one', async () => {
+  it("keeps its metrics in a registry of its own, not in prom-client's global one", async () => {
     const other = await startService({ providerUrl: provider.baseUrl });
     try {
       const fresh = await scrape(other);
@@ -167,7 +199,11 @@ describe('GET /metrics with tokens', () => {
       },
     });
     for (const namespace of ingested) {
-      const response = await service.post('/tools/ingest', { namespace, sources: [{ type: 'text', title: 'Note', value: `A note in ${namespace}.` }] }, { authorization: 'Bearer writer-token' });
+      const response = await service.post(
+        '/tools/ingest',
+        { namespace, sources: [{ type: 'text', title: 'Note', value: `A note in ${namespace}.` }] },
+        { authorization: 'Bearer writer-token' },
+      );
       assert.equal(response.status, 200, await response.text());
     }
   });
@@ -200,7 +236,10 @@ describe('GET /metrics with tokens', () => {
   });
 
   it('shows each token only the namespaces it may read; the metrics token sees them all', async () => {
-    const documents = (text: string) => samplesOf(parsePrometheusText(text), 'index_documents').map((sample) => sample.labels.namespace).sort();
+    const documents = (text: string) =>
+      samplesOf(parsePrometheusText(text), 'index_documents')
+        .map((sample) => sample.labels.namespace)
+        .sort();
     const everything = await scrapeText('scrape-token');
     assert.deepEqual(documents(everything), ingested);
     assert.deepEqual(namedIn(await scrapeText('reader-alpha')), ['alpha-team']);
@@ -214,14 +253,26 @@ describe('GET /metrics with tokens', () => {
   });
 
   it('never mixes up the namespaces of scrapes made at the same time with different tokens', async () => {
-    const tokens = Array.from({ length: 24 }, (_, index) => ['scrape-token', 'reader-alpha', 'reader-beta', 'reader-none'][index % 4] as string);
+    const tokens = Array.from(
+      { length: 24 },
+      (_, index) => ['scrape-token', 'reader-alpha', 'reader-beta', 'reader-none'][index % 4] as string,
+    );
     const texts = await Promise.all(tokens.map(scrapeText));
-    const expected: Record<string, string[]> = { 'scrape-token': ingested, 'reader-alpha': ['alpha-team'], 'reader-beta': ['beta-team'], 'reader-none': [] };
+    const expected: Record<string, string[]> = {
+      'scrape-token': ingested,
+      'reader-alpha': ['alpha-team'],
+      'reader-beta': ['beta-team'],
+      'reader-none': [],
+    };
     tokens.forEach((token, index) => assert.deepEqual(namedIn(texts[index] ?? ''), expected[token], token));
   });
 
   it('gives the metrics token nothing but the scrape', async () => {
-    const search = await service.post('/tools/search', { namespace: 'alpha-team', query: 'note', mode: 'lexical' }, { authorization: 'Bearer scrape-token' });
+    const search = await service.post(
+      '/tools/search',
+      { namespace: 'alpha-team', query: 'note', mode: 'lexical' },
+      { authorization: 'Bearer scrape-token' },
+    );
     assert.equal(search.status, 401);
     const listing = await fetch(`${service.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer scrape-token' } });
     assert.equal(listing.status, 401);

@@ -16,7 +16,9 @@ export function parsePrometheusText(text: string): Sample[] {
     .map((line) => {
       const match = sampleLine.exec(line);
       if (match === null) throw new Error(`not a sample line: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(labelPair)].map((pair) => [pair[1], JSON.parse(`"${pair[2]}"`) as string]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(labelPair)].map((pair) => [pair[1], JSON.parse(`"${pair[2]}"`) as string]),
+      );
       return { name: match[1] as string, labels, value: Number(match[3]) };
     });
 }

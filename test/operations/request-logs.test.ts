@@ -31,19 +31,27 @@ describe('request logs', () => {
 
   it('puts the request id on every line of an ingest, a search and an agent run, including service warnings', async () => {
     const from = service.logs.length;
-    const ingest = await service.post('/tools/ingest', {
-      namespace: 'logged',
-      sources: [{ type: 'text', title: 'Token rotation', value: '# Token rotation\n\nTokens rotate every ninety days.' }],
-    }, { 'x-request-id': 'ingest-1' });
+    const ingest = await service.post(
+      '/tools/ingest',
+      {
+        namespace: 'logged',
+        sources: [{ type: 'text', title: 'Token rotation', value: '# Token rotation\n\nTokens rotate every ninety days.' }],
+      },
+      { 'x-request-id': 'ingest-1' },
+    );
     assert.equal(ingest.status, 200, await ingest.text());
     // A document placed by hand that cannot be read: the next search's store warning goes through app.log.
     await symlink(join(service.storageRoot, 'no-such-file.md'), join(service.storageRoot, 'logged', 'dangling.md'));
     const search = await service.post('/tools/search', { namespace: 'logged', query: 'token rotation' }, { 'x-request-id': 'search-1' });
     assert.equal(search.status, 200, await search.text());
-    const agent = await service.post('/agent', {
-      messages: [{ role: 'user', content: '@knowledge how often do tokens rotate?' }],
-      tool_params: { namespace: 'logged' },
-    }, { 'x-request-id': 'agent-1' });
+    const agent = await service.post(
+      '/agent',
+      {
+        messages: [{ role: 'user', content: '@knowledge how often do tokens rotate?' }],
+        tool_params: { namespace: 'logged' },
+      },
+      { 'x-request-id': 'agent-1' },
+    );
     assert.match(await agent.text(), /data: \[DONE\]/);
 
     const lines = parsedLogs(from);
@@ -68,13 +76,17 @@ describe('request logs', () => {
     const body = JSON.stringify({ namespace: 'logged', query: 'token rotation' });
     const from = service.logs.length;
     const status = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`${service.baseUrl}/tools/search`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'slow-body-1' },
-      }, (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      });
+      const request = httpRequest(
+        `${service.baseUrl}/tools/search`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'slow-body-1' },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
       request.on('error', reject);
       request.write(body.slice(0, 10));
       setTimeout(() => request.end(body.slice(10)), 100);
@@ -100,7 +112,10 @@ describe('request logs', () => {
       const echoed = response.headers.get('x-request-id') ?? '';
       assert.match(echoed, uuid, `${JSON.stringify(hostile)} is replaced`);
       const lines = service.logs.slice(from);
-      assert.ok(lines.every((line) => !line.includes(hostile)), `${JSON.stringify(hostile)} never reaches a log line`);
+      assert.ok(
+        lines.every((line) => !line.includes(hostile)),
+        `${JSON.stringify(hostile)} never reaches a log line`,
+      );
       assert.ok(lines.some((line) => (JSON.parse(line) as LogLine).reqId === echoed));
     }
   });
@@ -125,10 +140,15 @@ describe('request logs', () => {
   it('never writes the provider key or a presented token, even when a message carries them', async () => {
     const from = service.logs.length;
     service.app.log.error({ err: new Error(`provider said: Incorrect API key provided: ${testApiKey}`) }, `echo of ${testApiKey}`);
-    const response = await fetch(`${service.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer secret-reader-token-123', 'x-api-key': 'secret-reader-token-123' } });
+    const response = await fetch(`${service.baseUrl}/tools/namespaces`, {
+      headers: { authorization: 'Bearer secret-reader-token-123', 'x-api-key': 'secret-reader-token-123' },
+    });
     await response.text();
     const lines = service.logs.slice(from);
-    assert.ok(lines.some((line) => line.includes('[redacted]')), 'the key was scrubbed, not dropped with its line');
+    assert.ok(
+      lines.some((line) => line.includes('[redacted]')),
+      'the key was scrubbed, not dropped with its line',
+    );
     for (const text of lines) {
       assert.ok(!text.includes(testApiKey), `the provider key leaked: ${text}`);
       assert.ok(!text.includes('secret-reader-token-123'), `a token leaked: ${text}`);
@@ -146,7 +166,10 @@ describe('request logs of a namespace folder made by hand', () => {
       const from = service.logs.length;
       const response = await service.post('/api/tools/searchDocs', { namespace: 'late', query: 'anything' }, { 'x-request-id': 'late-1' });
       assert.equal(response.status, 200, await response.text());
-      const warning = service.logs.slice(from).map((line) => JSON.parse(line) as LogLine).find((line) => line.msg.includes('cannot read broken.md'));
+      const warning = service.logs
+        .slice(from)
+        .map((line) => JSON.parse(line) as LogLine)
+        .find((line) => line.msg.includes('cannot read broken.md'));
       assert.equal(warning?.reqId, 'late-1');
     } finally {
       await service.dispose();

@@ -31,7 +31,10 @@ describe('closing the app with streams and requests open', () => {
   beforeEach(async () => {
     // One storage root for all, so the document ingested first is there for every answer.
     service = await startService({ providerUrl: provider.baseUrl, storageRoot });
-    const seeded = await service.post('/tools/ingest', { namespace: 'ops', sources: [{ type: 'text', title: 'Token rotation', value: 'Tokens rotate every ninety days.' }] });
+    const seeded = await service.post('/tools/ingest', {
+      namespace: 'ops',
+      sources: [{ type: 'text', title: 'Token rotation', value: 'Tokens rotate every ninety days.' }],
+    });
     assert.equal(seeded.status, 200, await seeded.text());
   });
 
@@ -55,7 +58,12 @@ describe('closing the app with streams and requests open', () => {
 
   it('ends an AG-UI run with RUN_ERROR shutting_down and aborts its provider call', async () => {
     const aborted = provider.abortedChatStreams;
-    const stream = await streamUntilText({ threadId: 't1', runId: 'r1', messages: [{ id: 'm1', role: 'user', content: question }], forwardedProps: { namespace: 'ops' } });
+    const stream = await streamUntilText({
+      threadId: 't1',
+      runId: 'r1',
+      messages: [{ id: 'm1', role: 'user', content: question }],
+      forwardedProps: { namespace: 'ops' },
+    });
     const closed = service.close();
     const events = parseSseData(await stream.done) as Event[];
     await closed;
@@ -74,11 +82,18 @@ describe('closing the app with streams and requests open', () => {
     const events = parseSseData(await stream.done) as (Event | string)[];
     await closed;
     assert.equal(events.at(-1), '[DONE]');
-    assert.deepEqual(events.at(-2), { type: 'error', code: 'shutting_down', message: 'the service is shutting down; send the request again' });
+    assert.deepEqual(events.at(-2), {
+      type: 'error',
+      code: 'shutting_down',
+      message: 'the service is shutting down; send the request again',
+    });
   });
 
   it('ends an OpenAI chat stream with an error frame shutting_down, then [DONE]', async () => {
-    const stream = await streamUntilText({ model: 'knowledge/ops', stream: true, messages: [{ role: 'user', content: 'How often do tokens rotate?' }] }, '/v1/chat/completions');
+    const stream = await streamUntilText(
+      { model: 'knowledge/ops', stream: true, messages: [{ role: 'user', content: 'How often do tokens rotate?' }] },
+      '/v1/chat/completions',
+    );
     const closed = service.close();
     const events = parseSseData(await stream.done) as (Event | string)[];
     await closed;
@@ -86,8 +101,11 @@ describe('closing the app with streams and requests open', () => {
     assert.equal((events.at(-2) as { error?: { code?: string } }).error?.code, 'shutting_down');
   });
 
-  it("ends a Mastra stream with an error chunk shutting_down, then [DONE]", async () => {
-    const stream = await streamUntilText({ messages: [{ role: 'user', content: 'How often do tokens rotate?' }], runtimeContext: { namespace: 'ops' } }, '/api/agents/knowledge/stream');
+  it('ends a Mastra stream with an error chunk shutting_down, then [DONE]', async () => {
+    const stream = await streamUntilText(
+      { messages: [{ role: 'user', content: 'How often do tokens rotate?' }], runtimeContext: { namespace: 'ops' } },
+      '/api/agents/knowledge/stream',
+    );
     const closed = service.close();
     const events = parseSseData(await stream.done) as (Event | string)[];
     await closed;
@@ -99,7 +117,10 @@ describe('closing the app with streams and requests open', () => {
 
   it('answers a non-streaming generate cut short with 503 shutting_down', async () => {
     provider.queueChat({ text: longAnswer, delayMs: 20 });
-    const answer = service.post('/api/agents/knowledge/generate', { messages: [{ role: 'user', content: 'How often do tokens rotate?' }], toolParams: { namespace: 'ops' } });
+    const answer = service.post('/api/agents/knowledge/generate', {
+      messages: [{ role: 'user', content: 'How often do tokens rotate?' }],
+      toolParams: { namespace: 'ops' },
+    });
     const chats = provider.chatRequests().length;
     await until(() => provider.chatRequests().length > chats, 'the answer to reach the provider');
     const closed = service.close();
@@ -118,9 +139,14 @@ describe('closing the app with streams and requests open', () => {
       received += text;
     });
     const socketClosed = new Promise((resolve) => socket.on('close', resolve));
-    const body = JSON.stringify({ namespace: 'ops', sources: [{ type: 'text', title: 'In flight', value: 'This one was being embedded when the app closed.' }] });
+    const body = JSON.stringify({
+      namespace: 'ops',
+      sources: [{ type: 'text', title: 'In flight', value: 'This one was being embedded when the app closed.' }],
+    });
     const embeddings = provider.embeddingRequests().length;
-    socket.write(`POST /tools/ingest?progress=ndjson HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(
+      `POST /tools/ingest?progress=ndjson HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     await until(() => provider.embeddingRequests().length > embeddings, 'the ingest to reach the embedding provider');
 
     const closed = service.close();
@@ -142,7 +168,7 @@ describe('closing the app with streams and requests open', () => {
 });
 
 describe('withinShutdownGrace', () => {
-  it('passes the work\'s result and failure through', async () => {
+  it("passes the work's result and failure through", async () => {
     const signal = new AbortController().signal;
     assert.equal(await withinShutdownGrace(Promise.resolve(7), signal, 10), 7);
     await assert.rejects(withinShutdownGrace(Promise.reject(new Error('boom')), signal, 10), { message: 'boom' });
@@ -150,7 +176,11 @@ describe('withinShutdownGrace', () => {
 
   it('lets work that ends within the grace period finish after shutdown starts', async () => {
     const controller = new AbortController();
-    const work = withinShutdownGrace(sleep(20).then(() => 'done'), controller.signal, 200);
+    const work = withinShutdownGrace(
+      sleep(20).then(() => 'done'),
+      controller.signal,
+      200,
+    );
     controller.abort();
     assert.equal(await work, 'done');
   });
@@ -160,6 +190,9 @@ describe('withinShutdownGrace', () => {
     const work = withinShutdownGrace(new Promise<string>(() => {}), controller.signal, 30, 'not finished in time');
     await sleep(20);
     controller.abort();
-    await assert.rejects(work, (error: unknown) => isKnowledgeError(error) && error.code === 'shutting_down' && error.message === 'not finished in time');
+    await assert.rejects(
+      work,
+      (error: unknown) => isKnowledgeError(error) && error.code === 'shutting_down' && error.message === 'not finished in time',
+    );
   });
 });

@@ -31,7 +31,8 @@ export function readStream(response: Response): StreamReader {
     async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(text)) {
-        if (Date.now() > deadline) throw new Error(`the stream did not reach the expected point within ${timeoutMs} ms; received:\n${text}`);
+        if (Date.now() > deadline)
+          throw new Error(`the stream did not reach the expected point within ${timeoutMs} ms; received:\n${text}`);
         await sleep(10);
       }
     },

@@ -9,7 +9,10 @@ async function answer(query: string, snippets: (string | Omit<GroundingSnippet, 
   const stream = createExtractiveChatModel().stream({
     messages: [],
     tools: [],
-    grounding: { query, snippets: snippets.map((snippet, index) => ({ number: index + 1, ...(typeof snippet === 'string' ? { text: snippet } : snippet) })) },
+    grounding: {
+      query,
+      snippets: snippets.map((snippet, index) => ({ number: index + 1, ...(typeof snippet === 'string' ? { text: snippet } : snippet) })),
+    },
   });
   for await (const part of stream) parts.push(part);
   assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop' });
@@ -26,7 +29,7 @@ describe('extractive chat model', () => {
     assert.doesNotMatch(text, /JSON lines/);
   });
 
-  it('leads with the passage\'s first sentence and keeps the code block that shows how', async () => {
+  it("leads with the passage's first sentence and keeps the code block that shows how", async () => {
     const text = await answer('how do I add a middleware?', [
       {
         title: 'Middleware',
@@ -71,25 +74,35 @@ describe('extractive chat model', () => {
 describe('extractive chat model, repeated and cut-off passages', () => {
   it('quotes a passage repeated on two pages once', async () => {
     const tip = 'To let a browser see custom headers, add them to your CORS configuration with `expose_headers`.';
-    const text = await answer('how do I add custom headers to CORS?', [tip, `${tip} See the CORS page.`, 'Custom headers use the `X-` prefix.']);
+    const text = await answer('how do I add custom headers to CORS?', [
+      tip,
+      `${tip} See the CORS page.`,
+      'Custom headers use the `X-` prefix.',
+    ]);
     assert.equal(text.match(/expose_headers/g)?.length, 1, text);
   });
 
   it('does not quote a sentence that introduces what the snippet cut off', async () => {
-    const text = await answer('how do I return a 404 status?', ['Return a 404 with `HTTPException`, in short:', 'Raise `HTTPException(status_code=404)` to return a 404 status.']);
+    const text = await answer('how do I return a 404 status?', [
+      'Return a 404 with `HTTPException`, in short:',
+      'Raise `HTTPException(status_code=404)` to return a 404 status.',
+    ]);
     assert.doesNotMatch(text, /in short/);
     assert.match(text, /status_code=404/);
   });
 });
 
 describe('extractive chat model, passages across chunk edges', () => {
-  it('quotes the code block that the text after the snippet holds, under the snippet\'s number', async () => {
+  it("quotes the code block that the text after the snippet holds, under the snippet's number", async () => {
     const text = await answer('how do I mount static files?', [
       {
         title: 'Static Files',
         headingPath: ['Static Files', 'Use StaticFiles'],
         text: '## Use StaticFiles\n\nTo serve a folder, mount an instance of `StaticFiles` at a path:',
-        after: { text: '```python\napp.mount("/static", StaticFiles(directory="static"))\n```\n\nMore words.', headingPath: ['Static Files', 'Use StaticFiles'] },
+        after: {
+          text: '```python\napp.mount("/static", StaticFiles(directory="static"))\n```\n\nMore words.',
+          headingPath: ['Static Files', 'Use StaticFiles'],
+        },
       },
     ]);
     assert.match(text, /mount an instance of `StaticFiles` at a path \[1\]:\n\n```python\napp\.mount/);
@@ -134,7 +147,10 @@ describe('extractive chat model, saying how', () => {
         text: '# Background Tasks\n\nThis is useful for work that happens after the response is sent.\n\n## Using `BackgroundTasks`\n\nFirst, import `BackgroundTasks` and declare a parameter of that type.',
       },
     ]);
-    assert.match(text, /after the response is sent \[1\]\.\n\nFirst, import `BackgroundTasks` and declare a parameter of that type \[1\]\./);
+    assert.match(
+      text,
+      /after the response is sent \[1\]\.\n\nFirst, import `BackgroundTasks` and declare a parameter of that type \[1\]\./,
+    );
   });
 
   it('opens with a sentence, not with a bare list', async () => {

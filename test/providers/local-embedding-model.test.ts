@@ -15,7 +15,8 @@ import {
 } from '../../src/providers/local-embedding-model.js';
 import { withFloatActivations } from '../../src/providers/local-embedding-inference.js';
 
-const dot = (left: Float32Array, right: Float32Array): number => left.reduce((total, value, index) => total + value * (right[index] as number), 0);
+const dot = (left: Float32Array, right: Float32Array): number =>
+  left.reduce((total, value, index) => total + value * (right[index] as number), 0);
 
 function assertSameVector(actual: Float32Array, expected: Float32Array, tolerance = 1e-5): void {
   assert.equal(actual.length, expected.length);
@@ -44,7 +45,11 @@ describe('meanPoolAndNormalize', () => {
 
 describe('tokenize', () => {
   const tokenizer = new Tokenizer(readJson('tokenizer.json'), readJson('tokenizer_config.json'));
-  const full = (text: string, maxTokens: number) => [101, ...tokenizer.encode(text, { add_special_tokens: false }).ids.slice(0, maxTokens - 2), 102];
+  const full = (text: string, maxTokens: number) => [
+    101,
+    ...tokenizer.encode(text, { add_special_tokens: false }).ids.slice(0, maxTokens - 2),
+    102,
+  ];
 
   it('wraps a short text in [CLS] and [SEP]', () => {
     assert.deepEqual(tokenize(tokenizer, 'This is an example sentence', 256), [101, 2023, 2003, 2019, 2742, 6251, 102]);
@@ -119,7 +124,11 @@ describe('createLocalEmbeddingModel', () => {
       ['The cat sat on the mat', 'A kitten is resting on a rug', 'Quarterly revenue grew by ten percent'],
     ];
     for (const [query, related, unrelated] of triples) {
-      const [queryVector, relatedVector, unrelatedVector] = (await model.embed([query, related, unrelated])) as [Float32Array, Float32Array, Float32Array];
+      const [queryVector, relatedVector, unrelatedVector] = (await model.embed([query, related, unrelated])) as [
+        Float32Array,
+        Float32Array,
+        Float32Array,
+      ];
       const relatedScore = dot(queryVector, relatedVector);
       const unrelatedScore = dot(queryVector, unrelatedVector);
       assert.ok(relatedScore > 0.55, `${query} / ${related}: ${relatedScore}`);
@@ -142,10 +151,16 @@ describe('createLocalEmbeddingModel', () => {
       token_type_ids: new Tensor('int64', new BigInt64Array(ids.length), shape),
     });
     const hidden = output.last_hidden_state?.data as Float32Array;
-    const mean = Array.from({ length: 384 }, (_, dimension) => ids.reduce((total, _id, position) => total + (hidden[position * 384 + dimension] as number), 0) / ids.length);
+    const mean = Array.from(
+      { length: 384 },
+      (_, dimension) => ids.reduce((total, _id, position) => total + (hidden[position * 384 + dimension] as number), 0) / ids.length,
+    );
     const norm = Math.hypot(...mean);
     const [vector] = await model.embed(['This is an example sentence']);
-    assertSameVector(vector as Float32Array, Float32Array.from(mean, (value) => value / norm));
+    assertSameVector(
+      vector as Float32Array,
+      Float32Array.from(mean, (value) => value / norm),
+    );
   });
 
   it('matches the reference vector of one sentence, within what kernels vary by between CPUs', async () => {
@@ -159,7 +174,10 @@ describe('createLocalEmbeddingModel', () => {
     // unit vectors about 0.024 apart, a cosine of at least 0.9997 and ~0.005 on the worst of 384 components. Those
     // are the bounds asked (0.999, 0.005): they hold on any x86-64 either way. Measured between level 4 and level 0
     // on one AVX2 CPU: cosine 0.99942, 0.0054 apart on one component.
-    const reference = JSON.parse(readFileSync(new URL('../fixtures/embeddings/example-sentence.json', import.meta.url), 'utf8')) as { text: string; vector: number[] };
+    const reference = JSON.parse(readFileSync(new URL('../fixtures/embeddings/example-sentence.json', import.meta.url), 'utf8')) as {
+      text: string;
+      vector: number[];
+    };
     const [vector] = (await model.embed([reference.text])) as [Float32Array];
     const expected = Float32Array.from(reference.vector);
     const cosine = dot(vector, expected) / Math.sqrt(dot(expected, expected));
@@ -170,7 +188,8 @@ describe('createLocalEmbeddingModel', () => {
 
   it('computes in float32: every MatMulNBits accuracy level of the model file is set to 0', () => {
     const file = readFileSync(join(defaultModelDirectory, 'onnx', 'model_q4.onnx'));
-    const levels = (bytes: Buffer) => [...bytes.toString('latin1').matchAll(/\n\x0eaccuracy_level\x18(.)/gs)].map((match) => (match[1] as string).charCodeAt(0));
+    const levels = (bytes: Buffer) =>
+      [...bytes.toString('latin1').matchAll(/\n\x0eaccuracy_level\x18(.)/gs)].map((match) => (match[1] as string).charCodeAt(0));
     assert.deepEqual(levels(file), new Array(36).fill(4)); // 6 layers of Q, K, V, output and two feed-forward matmuls
     assert.deepEqual(levels(withFloatActivations(Buffer.from(file))), new Array(36).fill(0));
   });
@@ -178,14 +197,20 @@ describe('createLocalEmbeddingModel', () => {
   it('truncates a very long text instead of rejecting it', async () => {
     const opening = 'Knowledge agents answer questions from ingested documentation. ';
     const long = opening.repeat(20_000); // 1.3 MB
-    const [whole, withOtherTail, prefixOnly] = await model.embed([long, `${long} An entirely different ending about cooking pasta.`, opening.repeat(60)]);
+    const [whole, withOtherTail, prefixOnly] = await model.embed([
+      long,
+      `${long} An entirely different ending about cooking pasta.`,
+      opening.repeat(60),
+    ]);
     assertSameVector(whole as Float32Array, withOtherTail as Float32Array);
     assertSameVector(whole as Float32Array, prefixOnly as Float32Array);
   });
 
   it('answers a query while a large request is being embedded', async () => {
     // The query takes the query lane's worker: it must not wait for the 60 texts in the bulk lane.
-    const ingest = model.embed(Array.from({ length: 60 }, (_, index) => `Passage ${index} explains how namespaces, tokens and ingestion interact in the service.`));
+    const ingest = model.embed(
+      Array.from({ length: 60 }, (_, index) => `Passage ${index} explains how namespaces, tokens and ingestion interact in the service.`),
+    );
     let ingestFinished = false;
     void ingest.then(() => {
       ingestFinished = true;
@@ -206,7 +231,10 @@ describe('createLocalEmbeddingModel', () => {
   it('rejects when the signal is aborted during a request', async () => {
     const small = await createLocalEmbeddingModel({ batchSize: 1 });
     const controller = new AbortController();
-    const pending = small.embed(Array.from({ length: 50 }, (_, index) => `text number ${index}`), controller.signal);
+    const pending = small.embed(
+      Array.from({ length: 50 }, (_, index) => `text number ${index}`),
+      controller.signal,
+    );
     setImmediate(() => controller.abort());
     await assert.rejects(pending, { name: 'AbortError' });
   });

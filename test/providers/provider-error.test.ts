@@ -9,8 +9,16 @@ describe('toProviderError', () => {
     const cases: [string, unknown, boolean][] = [
       ['unreachable', new APIConnectionError({ message: 'Connection error.' }), true],
       ['timed out', new APIConnectionTimeoutError(), true],
-      ...[408, 429, 500, 502, 503].map((status): [string, unknown, boolean] => [`HTTP ${status}`, APIError.generate(status, undefined, 'failed', new Headers()), true]),
-      ...[400, 401, 403, 404, 422].map((status): [string, unknown, boolean] => [`HTTP ${status}`, APIError.generate(status, undefined, 'refused', new Headers()), false]),
+      ...[408, 429, 500, 502, 503].map((status): [string, unknown, boolean] => [
+        `HTTP ${status}`,
+        APIError.generate(status, undefined, 'failed', new Headers()),
+        true,
+      ]),
+      ...[400, 401, 403, 404, 422].map((status): [string, unknown, boolean] => [
+        `HTTP ${status}`,
+        APIError.generate(status, undefined, 'refused', new Headers()),
+        false,
+      ]),
       ['a malformed answer', new Error('expected 3 embeddings, got 2'), false],
     ];
     for (const [name, error, temporary] of cases) {

@@ -8,17 +8,41 @@ describe('chatMessageSchema', () => {
   const cases: { name: string; message: unknown; expected: unknown }[] = [
     { name: 'text content as it is', message: { role: 'user', content: 'hi' }, expected: { role: 'user', content: 'hi', toolCalls: [] } },
     { name: 'no content is no text', message: { role: 'user' }, expected: { role: 'user', content: '', toolCalls: [] } },
-    { name: 'content of another type is no text', message: { role: 'user', content: 42 }, expected: { role: 'user', content: '', toolCalls: [] } },
+    {
+      name: 'content of another type is no text',
+      message: { role: 'user', content: 42 },
+      expected: { role: 'user', content: '', toolCalls: [] },
+    },
     {
       name: 'content parts flattened to their text, one a line',
       message: { role: 'user', content: ['a', { type: 'text', text: 'b' }, null, [1], { text: 3 }, ''] },
       expected: { role: 'user', content: 'a\nb', toolCalls: [] },
     },
-    { name: 'one text part as an object', message: { role: 'user', content: { type: 'text', text: 'c' } }, expected: { role: 'user', content: 'c', toolCalls: [] } },
+    {
+      name: 'one text part as an object',
+      message: { role: 'user', content: { type: 'text', text: 'c' } },
+      expected: { role: 'user', content: 'c', toolCalls: [] },
+    },
     {
       name: "OpenAI's tool_calls, without the malformed ones; arguments that are not text become {}",
-      message: { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'f', arguments: [[1]] } }, { id: 1 }, 'x', { id: 'b', type: 'function', function: { name: 'g', arguments: '{"k":1}' } }] },
-      expected: { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'f', arguments: '{}' }, { id: 'b', name: 'g', arguments: '{"k":1}' }] },
+      message: {
+        role: 'assistant',
+        content: '',
+        tool_calls: [
+          { id: 'a', function: { name: 'f', arguments: [[1]] } },
+          { id: 1 },
+          'x',
+          { id: 'b', type: 'function', function: { name: 'g', arguments: '{"k":1}' } },
+        ],
+      },
+      expected: {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 'f', arguments: '{}' },
+          { id: 'b', name: 'g', arguments: '{"k":1}' },
+        ],
+      },
     },
     {
       name: "AG-UI's toolCalls first, OpenAI's when toolCalls is not a list",

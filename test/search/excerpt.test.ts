@@ -12,11 +12,41 @@ describe('excerptAround', () => {
     { name: 'short text comes back whole', text: 'Short text.', query: 'text', maxChars: 100, expected: 'Short text.' },
     { name: 'whitespace runs become single spaces', text: '  Short\n\n  text.  ', query: 'text', maxChars: 100, expected: 'Short text.' },
     { name: 'maxChars 0', text: middle, query: 'depends', maxChars: 0, expected: '' },
-    { name: 'centred on the match', text: middle, query: 'Depends', maxChars: 60, expected: '…alpha28 alpha29 To declare dependencies use Depends in the…' },
-    { name: 'no match falls back to the start', text: middle, query: 'zebra', maxChars: 40, expected: 'alpha0 alpha1 alpha2 alpha3 alpha4…' },
-    { name: 'a match at the very end has no trailing ellipsis', text: `${filler('alpha', 30)} the last word`, query: 'last word', maxChars: 30, expected: '…alpha28 alpha29 the last word' },
-    { name: 'the densest cluster wins over an earlier lone match', text: twoClusters, query: 'set cookie response', maxChars: 60, expected: '…beta19 set_cookie writes a cookie on the response. omega0…' },
-    { name: 'terms match through tokenize (stems, identifiers)', text: middle, query: 'dependency', maxChars: 30, expected: '…dependencies use Depends in…' },
+    {
+      name: 'centred on the match',
+      text: middle,
+      query: 'Depends',
+      maxChars: 60,
+      expected: '…alpha28 alpha29 To declare dependencies use Depends in the…',
+    },
+    {
+      name: 'no match falls back to the start',
+      text: middle,
+      query: 'zebra',
+      maxChars: 40,
+      expected: 'alpha0 alpha1 alpha2 alpha3 alpha4…',
+    },
+    {
+      name: 'a match at the very end has no trailing ellipsis',
+      text: `${filler('alpha', 30)} the last word`,
+      query: 'last word',
+      maxChars: 30,
+      expected: '…alpha28 alpha29 the last word',
+    },
+    {
+      name: 'the densest cluster wins over an earlier lone match',
+      text: twoClusters,
+      query: 'set cookie response',
+      maxChars: 60,
+      expected: '…beta19 set_cookie writes a cookie on the response. omega0…',
+    },
+    {
+      name: 'terms match through tokenize (stems, identifiers)',
+      text: middle,
+      query: 'dependency',
+      maxChars: 30,
+      expected: '…dependencies use Depends in…',
+    },
   ];
   for (const { name, text, query, maxChars, expected } of cases) {
     it(name, () => assert.equal(excerptAround(text, queryTerms(query), maxChars), expected));

@@ -3,19 +3,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { relativeScoreFusion, scaleToBest } from '../../bench/fusion-candidates.js';
 import { diversifyByDocument } from '../../src/search/diversify.js';
-import {
-  discountBySize,
-  feedbackQuery,
-  hybridRanking,
-  medianChunkCount,
-  reciprocalRankFusion,
-} from '../../src/search/fusion.js';
+import { discountBySize, feedbackQuery, hybridRanking, medianChunkCount, reciprocalRankFusion } from '../../src/search/fusion.js';
 import type { ScoredHit } from '../../src/indexes/scored-hit.js';
 
 const hits = (...entries: [key: string, score: number][]): ScoredHit[] => entries.map(([key, score]) => ({ key, score }));
 
 function assertHitsClose(actual: readonly ScoredHit[], expected: readonly ScoredHit[]): void {
-  assert.deepEqual(actual.map((hit) => hit.key), expected.map((hit) => hit.key));
+  assert.deepEqual(
+    actual.map((hit) => hit.key),
+    expected.map((hit) => hit.key),
+  );
   actual.forEach((hit, index) => {
     const wanted = expected[index]?.score ?? Number.NaN;
     assert.ok(Math.abs(hit.score - wanted) < 1e-9, `${hit.key}: expected ${wanted}, got ${hit.score}`);
@@ -24,13 +21,20 @@ function assertHitsClose(actual: readonly ScoredHit[], expected: readonly Scored
 
 function assertVectorClose(actual: ArrayLike<number>, expected: readonly number[]): void {
   assert.equal(actual.length, expected.length);
-  expected.forEach((value, index) => assert.ok(Math.abs((actual[index] as number) - value) < 1e-6, `[${index}]: expected ${value}, got ${actual[index]}`));
+  expected.forEach((value, index) =>
+    assert.ok(Math.abs((actual[index] as number) - value) < 1e-6, `[${index}]: expected ${value}, got ${actual[index]}`),
+  );
 }
 
 describe('reciprocalRankFusion', () => {
   const cases: { name: string; lists: { hits: ScoredHit[]; weight: number }[]; k?: number; expected: ScoredHit[] }[] = [
     { name: 'no lists', lists: [], expected: [] },
-    { name: 'one list keeps its order', lists: [{ hits: hits(['a', 9], ['b', 1]), weight: 1 }], k: 1, expected: hits(['a', 1 / 2], ['b', 1 / 3]) },
+    {
+      name: 'one list keeps its order',
+      lists: [{ hits: hits(['a', 9], ['b', 1]), weight: 1 }],
+      k: 1,
+      expected: hits(['a', 1 / 2], ['b', 1 / 3]),
+    },
     {
       name: 'a key in both lists adds up',
       lists: [
@@ -67,10 +71,39 @@ describe('reciprocalRankFusion', () => {
 describe('scaleToBest', () => {
   const cases: { name: string; input: ScoredHit[]; expected: [string, number][] }[] = [
     { name: 'empty', input: [], expected: [] },
-    { name: 'divides by the best score', input: hits(['a', 8], ['b', 2], ['c', 0]), expected: [['a', 1], ['b', 0.25], ['c', 0]] },
-    { name: 'the best need not come first', input: hits(['a', 0.3], ['b', 0.6]), expected: [['a', 0.5], ['b', 1]] },
-    { name: 'negative scores count as zero', input: hits(['a', 0.5], ['b', -0.2]), expected: [['a', 1], ['b', 0]] },
-    { name: 'no positive score: every key zero', input: hits(['a', 0], ['b', -1]), expected: [['a', 0], ['b', 0]] },
+    {
+      name: 'divides by the best score',
+      input: hits(['a', 8], ['b', 2], ['c', 0]),
+      expected: [
+        ['a', 1],
+        ['b', 0.25],
+        ['c', 0],
+      ],
+    },
+    {
+      name: 'the best need not come first',
+      input: hits(['a', 0.3], ['b', 0.6]),
+      expected: [
+        ['a', 0.5],
+        ['b', 1],
+      ],
+    },
+    {
+      name: 'negative scores count as zero',
+      input: hits(['a', 0.5], ['b', -0.2]),
+      expected: [
+        ['a', 1],
+        ['b', 0],
+      ],
+    },
+    {
+      name: 'no positive score: every key zero',
+      input: hits(['a', 0], ['b', -1]),
+      expected: [
+        ['a', 0],
+        ['b', 0],
+      ],
+    },
   ];
   for (const { name, input, expected } of cases) {
     it(name, () => assert.deepEqual([...scaleToBest(input)], expected));
@@ -89,14 +122,21 @@ describe('relativeScoreFusion', () => {
     { name: 'no embedding hits', lexical, embedding: [], denseWeight: 0.6, expected: hits(['a', 0.4], ['b', 0.2]) },
     { name: 'nothing at all', lexical: [], embedding: [], denseWeight: 0.6, expected: [] },
     // Only the ratio to the best counts: BM25 in the tens and cosines below 1 weigh the same.
-    { name: 'score scales do not matter', lexical: hits(['a', 1000], ['b', 500]), embedding: hits(['b', 0.08], ['c', 0.04]), denseWeight: 0.6, expected: hits(['b', 0.8], ['a', 0.4], ['c', 0.3]) },
+    {
+      name: 'score scales do not matter',
+      lexical: hits(['a', 1000], ['b', 500]),
+      embedding: hits(['b', 0.08], ['c', 0.04]),
+      denseWeight: 0.6,
+      expected: hits(['b', 0.8], ['a', 0.4], ['c', 0.3]),
+    },
   ];
   for (const { name, lexical: left, embedding: right, denseWeight, expected } of cases) {
     it(name, () => assertHitsClose(relativeScoreFusion(left, right, denseWeight), expected));
   }
 
   for (const denseWeight of [-0.1, 1.5, Number.NaN]) {
-    it(`refuses a dense weight of ${denseWeight}`, () => assert.throws(() => relativeScoreFusion(lexical, embedding, denseWeight), RangeError));
+    it(`refuses a dense weight of ${denseWeight}`, () =>
+      assert.throws(() => relativeScoreFusion(lexical, embedding, denseWeight), RangeError));
   }
 });
 
@@ -106,7 +146,16 @@ describe('feedbackQuery', () => {
     { name: 'no feedback: the query, unit length', query: [3, 4], feedback: [], weight: 1, expected: [0.6, 0.8] },
     { name: 'one orthogonal vector at weight 1', query: [1, 0], feedback: [[0, 1]], weight: 1, expected: [half, half] },
     { name: 'feedback vectors count at unit length', query: [1, 0], feedback: [[0, 10]], weight: 1, expected: [half, half] },
-    { name: 'several vectors count by their mean', query: [1, 0, 0], feedback: [[0, 1, 0], [0, 0, 1]], weight: 2, expected: [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)] },
+    {
+      name: 'several vectors count by their mean',
+      query: [1, 0, 0],
+      feedback: [
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+      weight: 2,
+      expected: [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)],
+    },
     { name: 'weight 0 leaves the query', query: [1, 0], feedback: [[0, 1]], weight: 0, expected: [1, 0] },
     { name: 'vectors of another length are ignored', query: [1, 0], feedback: [[0, 1, 0]], weight: 1, expected: [1, 0] },
     { name: 'zero vectors stay zero', query: [0, 0], feedback: [[0, 0]], weight: 1, expected: [0, 0] },
@@ -126,7 +175,9 @@ describe('hybridRanking', () => {
   const lexical = hits(['lexical', 12], ['far', 3]);
   const query = Float32Array.of(1, 0);
   const cosine = (vector: ArrayLike<number>, [x = 0, y = 0]: number[]) => (vector[0] as number) * x + (vector[1] as number) * y;
-  const embedding = [...vectors].map(([key, vector]) => ({ key, score: cosine(query, vector) })).sort((left, right) => right.score - left.score);
+  const embedding = [...vectors]
+    .map(([key, vector]) => ({ key, score: cosine(query, vector) }))
+    .sort((left, right) => right.score - left.score);
   function run(feedbackHits: number, vectorOf: (key: string) => number[] | undefined): { ranking: ScoredHit[]; looked: string[] } {
     const looked: string[] = [];
     const ranking = hybridRanking(
@@ -162,10 +213,21 @@ describe('hybridRanking', () => {
     // The best two fused hits are "lexical" and "near"; stored vectors are float32, as the ranking reads them.
     const stored = (vector: number[]) => [...Float32Array.from(vector)];
     const refined = feedbackQuery(query, [stored([0.6, 0.8]), stored([1, 0])], 1);
-    const refinedList = [...vectors].map(([key, vector]) => ({ key, score: cosine(refined, stored(vector)) })).sort((left, right) => right.score - left.score);
-    const expected = reciprocalRankFusion([{ hits: lexical, weight: 1 }, { hits: refinedList, weight: 2 }], 1).map(({ key, score }) => ({ key, score: score / 1.5 }));
+    const refinedList = [...vectors]
+      .map(([key, vector]) => ({ key, score: cosine(refined, stored(vector)) }))
+      .sort((left, right) => right.score - left.score);
+    const expected = reciprocalRankFusion(
+      [
+        { hits: lexical, weight: 1 },
+        { hits: refinedList, weight: 2 },
+      ],
+      1,
+    ).map(({ key, score }) => ({ key, score: score / 1.5 }));
     assertHitsClose(ranking, expected);
-    assert.deepEqual(ranking.map((hit) => hit.key), ['lexical', 'near', 'far']);
+    assert.deepEqual(
+      ranking.map((hit) => hit.key),
+      ['lexical', 'near', 'far'],
+    );
   });
 
   it('discounts chunks of documents far longer than the median before fusing', () => {
@@ -174,7 +236,10 @@ describe('hybridRanking', () => {
       { rankConstant: 1, denseWeight: 2, feedbackHits: 0, feedbackWeight: 1, sizeDiscount: 0.5 },
     );
     // First in the lexical list and second by cosine, "lexical" drops to last once its document's size counts.
-    assert.deepEqual(ranking.map((hit) => hit.key), ['far', 'near', 'lexical']);
+    assert.deepEqual(
+      ranking.map((hit) => hit.key),
+      ['far', 'near', 'lexical'],
+    );
   });
 
   it('re-ranks only the candidates of the two lists: a chunk neither list holds stays out', () => {
@@ -185,14 +250,23 @@ describe('hybridRanking', () => {
 
 describe('discountBySize', () => {
   it('divides by relativeSize^exponent only above 1, and ranks again', () => {
-    const sizes = new Map([['long', 16], ['short', 0.5]]);
-    assertHitsClose(discountBySize(hits(['long', 1], ['short', 0.8], ['plain', 0.7]), (key) => sizes.get(key) ?? 1, 0.25), hits(['short', 0.8], ['plain', 0.7], ['long', 0.5]));
+    const sizes = new Map([
+      ['long', 16],
+      ['short', 0.5],
+    ]);
+    assertHitsClose(
+      discountBySize(hits(['long', 1], ['short', 0.8], ['plain', 0.7]), (key) => sizes.get(key) ?? 1, 0.25),
+      hits(['short', 0.8], ['plain', 0.7], ['long', 0.5]),
+    );
   });
 
   it('leaves the hits alone without sizes or with exponent 0', () => {
     const input = hits(['a', 2], ['b', 1]);
     assert.deepEqual(discountBySize(input, undefined, 0.5), input);
-    assert.deepEqual(discountBySize(input, () => 100, 0), input);
+    assert.deepEqual(
+      discountBySize(input, () => 100, 0),
+      input,
+    );
   });
 });
 
@@ -200,7 +274,10 @@ describe('diversifyByDocument', () => {
   const documentOf = (key: string) => key.split(':')[0];
   it('lets no document take more than its share of the first places, keeping its further hits after the others', () => {
     const ranked = hits(['long:1', 9], ['long:2', 8], ['long:3', 7], ['other:1', 6], ['long:4', 5], ['third:1', 4]);
-    assert.deepEqual(diversifyByDocument(ranked, documentOf, 2).map((hit) => hit.key), ['long:1', 'long:2', 'other:1', 'third:1', 'long:3', 'long:4']);
+    assert.deepEqual(
+      diversifyByDocument(ranked, documentOf, 2).map((hit) => hit.key),
+      ['long:1', 'long:2', 'other:1', 'third:1', 'long:3', 'long:4'],
+    );
   });
 
   it('keeps the order of a ranking that is already diverse, and of one with a single document', () => {
@@ -212,6 +289,13 @@ describe('diversifyByDocument', () => {
 });
 
 describe('medianChunkCount', () => {
-  const cases: [number[], number][] = [[[], 1], [[5], 5], [[1, 9, 3], 3], [[4, 1, 2, 8], 4], [[0, 0, 0], 1]];
-  for (const [counts, expected] of cases) it(`${JSON.stringify(counts)} -> ${expected}`, () => assert.equal(medianChunkCount(counts), expected));
+  const cases: [number[], number][] = [
+    [[], 1],
+    [[5], 5],
+    [[1, 9, 3], 3],
+    [[4, 1, 2, 8], 4],
+    [[0, 0, 0], 1],
+  ];
+  for (const [counts, expected] of cases)
+    it(`${JSON.stringify(counts)} -> ${expected}`, () => assert.equal(medianChunkCount(counts), expected));
 });

@@ -48,13 +48,39 @@ describe('gains', () => {
 describe('ndcgAt', () => {
   const wikipedia = judgments({ d1: 3, d2: 2, d3: 3, d4: 0, d5: 1, d6: 2 });
   const cases: { name: string; ranking: string[]; judged: Map<string, number>; cutoff: number; linear?: boolean; expected: number }[] = [
-    { name: 'Wikipedia example, linear gains (0.961)', ranking: ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'], judged: wikipedia, cutoff: 6, linear: true, expected: 6.861126688593502 / 7.1409951840957 },
+    {
+      name: 'Wikipedia example, linear gains (0.961)',
+      ranking: ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'],
+      judged: wikipedia,
+      cutoff: 6,
+      linear: true,
+      expected: 6.861126688593502 / 7.1409951840957,
+    },
     { name: 'perfect ranking', ranking: ['a', 'b'], judged: judgments({ a: 3, b: 1 }), cutoff: 10, expected: 1 },
     // gains 1, 7 against the ideal 7, 1
-    { name: 'reversed, exponential gains', ranking: ['a', 'b'], judged: judgments({ a: 1, b: 3 }), cutoff: 10, expected: (1 + 7 / Math.log2(3)) / (7 + 1 / Math.log2(3)) },
-    { name: 'reversed, linear gains', ranking: ['a', 'b'], judged: judgments({ a: 1, b: 3 }), cutoff: 10, linear: true, expected: (1 + 3 / Math.log2(3)) / (3 + 1 / Math.log2(3)) },
+    {
+      name: 'reversed, exponential gains',
+      ranking: ['a', 'b'],
+      judged: judgments({ a: 1, b: 3 }),
+      cutoff: 10,
+      expected: (1 + 7 / Math.log2(3)) / (7 + 1 / Math.log2(3)),
+    },
+    {
+      name: 'reversed, linear gains',
+      ranking: ['a', 'b'],
+      judged: judgments({ a: 1, b: 3 }),
+      cutoff: 10,
+      linear: true,
+      expected: (1 + 3 / Math.log2(3)) / (3 + 1 / Math.log2(3)),
+    },
     { name: 'unjudged results gain nothing', ranking: ['x', 'a'], judged: judgments({ a: 1 }), cutoff: 10, expected: 1 / Math.log2(3) },
-    { name: 'the ideal counts relevant documents never retrieved', ranking: ['a'], judged: judgments({ a: 1, b: 1 }), cutoff: 10, expected: 1 / (1 + 1 / Math.log2(3)) },
+    {
+      name: 'the ideal counts relevant documents never retrieved',
+      ranking: ['a'],
+      judged: judgments({ a: 1, b: 1 }),
+      cutoff: 10,
+      expected: 1 / (1 + 1 / Math.log2(3)),
+    },
     { name: 'results past the cutoff are ignored', ranking: ['x', 'a'], judged: judgments({ a: 1 }), cutoff: 1, expected: 0 },
     { name: 'nothing relevant', ranking: ['a'], judged: judgments({ a: 0 }), cutoff: 10, expected: 0 },
     { name: 'empty ranking', ranking: [], judged: judgments({ a: 2 }), cutoff: 10, expected: 0 },

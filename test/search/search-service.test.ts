@@ -13,7 +13,10 @@ import { until } from '../support/until.js';
 const handbook = [
   textSource('Vacation Policy', '# Vacation Policy\n\nEmployees get twenty-five vacation days per year. Unused days expire in March.'),
   textSource('Expense Reports', '# Expense Reports\n\nSubmit expense reports within thirty days through the finance portal.'),
-  textSource('Password Reset', '# Password Reset\n\nA forgotten password is reset from the sign-in page; the reset link expires after one hour.'),
+  textSource(
+    'Password Reset',
+    '# Password Reset\n\nA forgotten password is reset from the sign-in page; the reset link expires after one hour.',
+  ),
 ];
 
 /** A provider that is down: the ingest stores documents without vectors. */
@@ -23,7 +26,10 @@ const titles = (outcome: { hits: readonly { document: { title: string } }[] }) =
 
 async function ingestAll(parts: ServiceParts, namespace: string, sources = handbook): Promise<void> {
   const report = await parts.ingest.ingest(namespace, sources);
-  assert.deepEqual(report.outcomes.filter((outcome) => outcome.status === 'failed'), []);
+  assert.deepEqual(
+    report.outcomes.filter((outcome) => outcome.status === 'failed'),
+    [],
+  );
 }
 
 describe('SearchService with an embedding model', () => {
@@ -47,7 +53,10 @@ describe('SearchService with an embedding model', () => {
       assert.equal(outcome.namespace, 'handbook');
       assert.equal(outcome.namespaceExists, true);
       assert.equal(titles(outcome)[0], 'Vacation Policy');
-      assert.ok(outcome.terms.some((term) => term.startsWith('vacat')), `terms: ${outcome.terms.join(' ')}`);
+      assert.ok(
+        outcome.terms.some((term) => term.startsWith('vacat')),
+        `terms: ${outcome.terms.join(' ')}`,
+      );
       assert.equal(outcome.notice, undefined);
     });
   }
@@ -67,7 +76,10 @@ describe('SearchService with an embedding model', () => {
 
   it('returns nothing for a blank query or a limit of zero, without embedding', async () => {
     const callsBefore = embeddings.calls.length;
-    for (const [query, limit] of [['   ', 5], ['vacation', 0]] as const) {
+    for (const [query, limit] of [
+      ['   ', 5],
+      ['vacation', 0],
+    ] as const) {
       const outcome = await parts.search.search('handbook', query, { mode: 'embedding', limit });
       assert.deepEqual(outcome.hits, []);
       assert.equal(outcome.namespaceExists, true);
@@ -133,7 +145,10 @@ describe('SearchService with chunks stored while the provider was down', () => {
     const down = await parts.search.search('few', 'expense reports', { mode: 'embedding', limit: 2 });
     assert.equal(down.mode, 'lexical');
     assert.equal(titles(down)[0], 'Expense Reports');
-    assert.match(down.notice ?? '', /chunks of namespace "few" are not embedded yet \(the embedding provider answered 503\).*ranked lexically/);
+    assert.match(
+      down.notice ?? '',
+      /chunks of namespace "few" are not embedded yet \(the embedding provider answered 503\).*ranked lexically/,
+    );
 
     embeddings.failWith(undefined);
     const callsBefore = embeddings.calls.length;
@@ -149,7 +164,9 @@ describe('SearchService with chunks stored while the provider was down', () => {
 
   it('embeds a large backlog in the background, answering lexically meanwhile, and logs its failure', async () => {
     embeddings.failWith(providerDown());
-    const many = Array.from({ length: 70 }, (_, index) => textSource(`Page ${index}`, `# Page ${index}\n\nPage number ${index} of the backlog.`));
+    const many = Array.from({ length: 70 }, (_, index) =>
+      textSource(`Page ${index}`, `# Page ${index}\n\nPage number ${index} of the backlog.`),
+    );
     await ingestAll(parts, 'backlog', many);
     const errorsBefore = parts.loggedErrors.length;
 
@@ -178,7 +195,11 @@ describe('SearchService when the chunk embedder closes', () => {
     const parts = await createServiceParts({ embeddings });
     try {
       embeddings.failWith(providerDown());
-      await ingestAll(parts, 'backlog', Array.from({ length: 70 }, (_, index) => textSource(`Page ${index}`, `Page number ${index}.`)));
+      await ingestAll(
+        parts,
+        'backlog',
+        Array.from({ length: 70 }, (_, index) => textSource(`Page ${index}`, `Page number ${index}.`)),
+      );
       embeddings.failWith(undefined);
       embeddings.pause();
       const outcome = await parts.search.search('backlog', 'page', { mode: 'embedding', limit: 3 });

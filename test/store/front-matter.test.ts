@@ -5,14 +5,22 @@ import { firstHeading, parseDocument, renderDocument } from '../../src/store/fro
 
 describe('front matter', () => {
   it('round-trips title, origin (as source), hash and ingest time, quotes and newlines included', () => {
-    const frontMatter = { title: 'A "quoted" title: with colon', origin: 'https://example.com/a?b=c', hash: 'sha256:abc', ingestedAt: '2026-11-22T08:00:00.000Z' };
+    const frontMatter = {
+      title: 'A "quoted" title: with colon',
+      origin: 'https://example.com/a?b=c',
+      hash: 'sha256:abc',
+      ingestedAt: '2026-11-22T08:00:00.000Z',
+    };
     const text = renderDocument(frontMatter, '# Body\n\nLine two.\n');
     assert.deepEqual(parseDocument(text), { frontMatter, body: '# Body\n\nLine two.' });
     assert.match(text, /^source: "https:\/\/example\.com\/a\?b=c"$/m, 'the origin is written under its file key, source');
   });
 
   it('reads hand-written front matter with plain and single-quoted values, and documents without any', () => {
-    assert.deepEqual(parseDocument("---\ntitle: Plain title\nsource: 'it''s here'\n---\nBody").frontMatter, { title: 'Plain title', origin: "it's here" });
+    assert.deepEqual(parseDocument("---\ntitle: Plain title\nsource: 'it''s here'\n---\nBody").frontMatter, {
+      title: 'Plain title',
+      origin: "it's here",
+    });
     assert.deepEqual(parseDocument('# Just Markdown\r\n\r\nText'), { frontMatter: {}, body: '# Just Markdown\n\nText' });
   });
 });

@@ -106,7 +106,14 @@ describe('index snapshot', () => {
     assert.ok((await readSnapshot(path)) !== undefined);
     const valid = await readFile(path);
     const flipped = (at: number) => Buffer.from(valid.map((byte, index) => (index === at ? byte ^ 1 : byte)));
-    for (const damaged of [valid.subarray(0, valid.length - 1), valid.subarray(0, 30), Buffer.from('KAINDEX1'), flipped(0), flipped(Math.floor(valid.length / 2)), flipped(valid.length - 2)]) {
+    for (const damaged of [
+      valid.subarray(0, valid.length - 1),
+      valid.subarray(0, 30),
+      Buffer.from('KAINDEX1'),
+      flipped(0),
+      flipped(Math.floor(valid.length / 2)),
+      flipped(valid.length - 2),
+    ]) {
       await writeFile(path, damaged);
       await assert.rejects(readSnapshot(path), Error);
     }
@@ -124,7 +131,10 @@ describe('a namespace reopened from its index files', () => {
     await namespace.commitDocuments([draft(markerWord(3), 1, false)]);
     const pending = namespace.pendingChunks();
     assert.ok(pending.length > 0);
-    await namespace.storeEmbeddings('test-model', pending.map((chunk) => ({ chunk, vector: vectorFor(chunk.text) })));
+    await namespace.storeEmbeddings(
+      'test-model',
+      pending.map((chunk) => ({ chunk, vector: vectorFor(chunk.text) })),
+    );
     const replaced = { ...draft(markerWord(5), 2), origin: `text-${markerWord(1)}` };
     assert.equal((await namespace.commitDocuments([replaced]))[0]?.status, 'updated');
     await namespace.deleteDocuments({ origin: `text-${markerWord(2)}` });

@@ -31,7 +31,10 @@ async function closedNamespace(directory: string): Promise<{ namespace: Namespac
   await namespace.commitDocuments([draft(markerWord(1), 3), draft(markerWord(2), 2)]);
   await namespace.commitDocuments([draft(markerWord(3), 2, false), draft(markerWord(4), 1, false)]);
   const pending = namespace.pendingChunks().filter((chunk) => chunk.text.includes(markerWord(3)));
-  await namespace.storeEmbeddings(testModel, pending.map((chunk) => ({ chunk, vector: Float32Array.from({ length: dimensions }, (_, index) => (index === 0 ? 1 : 0)) })));
+  await namespace.storeEmbeddings(
+    testModel,
+    pending.map((chunk) => ({ chunk, vector: Float32Array.from({ length: dimensions }, (_, index) => (index === 0 ? 1 : 0)) })),
+  );
   await namespace.commitDocuments([{ ...draft(markerWord(5), 2), origin: `text-${markerWord(1)}` }]);
   await namespace.deleteDocuments({ origin: `text-${markerWord(2)}` });
   await namespace.close();
@@ -56,10 +59,18 @@ describe('index.json', () => {
     const directory = await temporaryDirectory();
     const { namespace } = await closedNamespace(directory);
     const text = await readFile(join(directory, indexJsonFileName), 'utf8');
-    const parsed = JSON.parse(text) as { format: number; embedding: { model: string; dimensions: number }; documents: { file: string; chunkCount: number }[]; chunks: ToolChunk[] };
+    const parsed = JSON.parse(text) as {
+      format: number;
+      embedding: { model: string; dimensions: number };
+      documents: { file: string; chunkCount: number }[];
+      chunks: ToolChunk[];
+    };
     assert.equal(parsed.format, 2);
     assert.deepEqual(parsed.embedding, { model: testModel, dimensions });
-    assert.deepEqual(parsed.documents.map((document) => [document.file, document.chunkCount]).sort(), namespace.documents.map((document) => [document.file, document.chunks.length]).sort());
+    assert.deepEqual(
+      parsed.documents.map((document) => [document.file, document.chunkCount]).sort(),
+      namespace.documents.map((document) => [document.file, document.chunks.length]).sort(),
+    );
     const chunks = namespace.documents.flatMap((document) => document.chunks);
     assert.equal(parsed.chunks.length, chunks.length);
     for (const chunk of parsed.chunks) {
@@ -72,7 +83,10 @@ describe('index.json', () => {
     assert.ok(parsed.chunks.some((chunk) => chunk.vector === null) && parsed.chunks.some((chunk) => chunk.vector !== null));
     // Line by line: each chunk is a line of its own, so a tool can stream the file.
     const chunkLines = text.split('\n').filter((line) => line.startsWith('{"id":'));
-    assert.deepEqual(chunkLines.map((line) => (JSON.parse(line.replace(/,$/, '')) as ToolChunk).id), parsed.chunks.map((chunk) => chunk.id));
+    assert.deepEqual(
+      chunkLines.map((line) => (JSON.parse(line.replace(/,$/, '')) as ToolChunk).id),
+      parsed.chunks.map((chunk) => chunk.id),
+    );
   });
 
   it('holds every commit after a clean shutdown, and alone (snapshot and journal deleted) restores the whole namespace', async () => {
@@ -126,7 +140,11 @@ describe('index.json', () => {
       await writeFile(path, damaged);
       await assert.rejects(readIndexJson(path), Error, name);
       const stored = await readIndexFiles(directory);
-      assert.deepEqual(stored.damaged.map(({ file }) => file), [indexJsonFileName], name);
+      assert.deepEqual(
+        stored.damaged.map(({ file }) => file),
+        [indexJsonFileName],
+        name,
+      );
       assert.equal(stored.source, 'snapshot', name);
     }
     const warnings: string[] = [];
@@ -151,7 +169,12 @@ describe('namespaces of earlier versions', () => {
         source: origin,
         chunks: document.chunks.map((chunk) => {
           const vector = namespace.vectorOf(chunk.id)?.map((value) => value * 3);
-          return { id: chunk.id, headingPath: chunk.headingPath, text: chunk.text, embedding: vector === undefined ? null : Buffer.from(vector.buffer).toString('base64') };
+          return {
+            id: chunk.id,
+            headingPath: chunk.headingPath,
+            text: chunk.text,
+            embedding: vector === undefined ? null : Buffer.from(vector.buffer).toString('base64'),
+          };
         }),
       })),
     };

@@ -43,7 +43,13 @@ describe('documentSlug', () => {
 describe('uniqueFileName', () => {
   test('numbers a taken name', () => {
     const taken = new Set(['tutorial-middleware.md', 'tutorial-middleware-2.md']);
-    assert.equal(uniqueFileName('tutorial-middleware', (file) => taken.has(file)), 'tutorial-middleware-3.md');
-    assert.equal(uniqueFileName('advanced-middleware', (file) => taken.has(file)), 'advanced-middleware.md');
+    assert.equal(
+      uniqueFileName('tutorial-middleware', (file) => taken.has(file)),
+      'tutorial-middleware-3.md',
+    );
+    assert.equal(
+      uniqueFileName('advanced-middleware', (file) => taken.has(file)),
+      'advanced-middleware.md',
+    );
   });
 });

@@ -12,7 +12,13 @@ function fileError(code: string, path?: string): NodeJS.ErrnoException {
 
 describe('a full volume', () => {
   it('is ENOSPC or EDQUOT, nothing else', () => {
-    for (const [code, full] of [['ENOSPC', true], ['EDQUOT', true], ['EACCES', false], ['EIO', false], ['ENOENT', false]] as const) {
+    for (const [code, full] of [
+      ['ENOSPC', true],
+      ['EDQUOT', true],
+      ['EACCES', false],
+      ['EIO', false],
+      ['ENOENT', false],
+    ] as const) {
       assert.equal(isStorageFull(fileError(code)), full, code);
     }
     assert.equal(isStorageFull(new Error('no space')), false);
@@ -21,7 +27,11 @@ describe('a full volume', () => {
 
   it('is logged with its errno and the file, which a write through a file handle does not name by itself', () => {
     assert.equal(describeFileError(withPath(fileError('ENOSPC'), '/data/docs/index.journal')), 'ENOSPC writing /data/docs/index.journal');
-    assert.equal(describeFileError(withPath(fileError('ENOSPC', '/data/docs/a.md'), '/data/docs/other.md')), 'ENOSPC writing /data/docs/a.md', 'a path the error has is kept');
+    assert.equal(
+      describeFileError(withPath(fileError('ENOSPC', '/data/docs/a.md'), '/data/docs/other.md')),
+      'ENOSPC writing /data/docs/a.md',
+      'a path the error has is kept',
+    );
     assert.match(describeFileError(fileError('EDQUOT')), /^EDQUOT \(/);
   });
 

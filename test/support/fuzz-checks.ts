@@ -30,7 +30,8 @@ export async function send(baseUrl: string, request: FuzzRequest): Promise<FuzzR
     });
     text = await response.text();
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no complete response within ${responseTimeoutMs} ms (the request hangs)` : String(error);
+    const reason =
+      (error as Error).name === 'TimeoutError' ? `no complete response within ${responseTimeoutMs} ms (the request hangs)` : String(error);
     throw new Error(`${request.method} ${request.path}: ${reason}`, { cause: error });
   }
   const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join('\n');
@@ -39,8 +40,16 @@ export async function send(baseUrl: string, request: FuzzRequest): Promise<FuzzR
 
 /** Codes reported in the `errors` array of an ingest answer, never as the error of a whole request. */
 const perSourceCodes = new Set<ErrorCode>([
-  'source_invalid', 'source_too_large', 'unsupported_file_type', 'file_not_found', 'file_not_allowed', 'url_not_allowed', 'fetch_failed',
-  'document_unreadable', 'document_empty', 'embedding_failed',
+  'source_invalid',
+  'source_too_large',
+  'unsupported_file_type',
+  'file_not_found',
+  'file_not_allowed',
+  'url_not_allowed',
+  'fetch_failed',
+  'document_unreadable',
+  'document_empty',
+  'embedding_failed',
 ]);
 
 function isCatalogued(code: unknown): code is ErrorCode {
@@ -58,7 +67,8 @@ export interface LeakRules {
 const stackFrame = /\bat (?:[^\s()]+ )?\(?(?:file:\/\/)?\/[^\s():]+:\d+:\d+\)?/g;
 
 function requestText(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
+  const body =
+    request.body === undefined ? '' : typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
   return `${request.path}\n${Object.values(request.headers).join('\n')}\n${body}`;
 }
 
@@ -69,7 +79,8 @@ function leaks(request: FuzzRequest, response: FuzzResponse, rules: LeakRules): 
   const problems: string[] = [];
   for (const secret of rules.secrets) if (received.includes(secret)) problems.push('the provider key');
   if (response.status >= 400) {
-    for (const internal of rules.internals) if (received.includes(internal) && !sent.includes(internal)) problems.push(`internal path ${JSON.stringify(internal)}`);
+    for (const internal of rules.internals)
+      if (received.includes(internal) && !sent.includes(internal)) problems.push(`internal path ${JSON.stringify(internal)}`);
   }
   for (const frame of received.match(stackFrame) ?? []) if (!sent.includes(frame)) problems.push(`stack frame ${JSON.stringify(frame)}`);
   return problems;
@@ -93,7 +104,8 @@ function errorBodyProblem(status: number, text: string, openAi = false): string 
   if (!isCatalogued(error.code)) return `error.code ${JSON.stringify(error.code)} is not in the catalogue`;
   if (perSourceCodes.has(error.code)) return `error.code ${error.code} is a per-source code, not a request error`;
   if (error.code === 'rate_limited') return 'rate_limited although the rate limit is off';
-  if (errorCatalogue[error.code].status !== status) return `error.code ${error.code} has status ${errorCatalogue[error.code].status} in the catalogue, not ${status}`;
+  if (errorCatalogue[error.code].status !== status)
+    return `error.code ${error.code} has status ${errorCatalogue[error.code].status} in the catalogue, not ${status}`;
   return undefined;
 }
 
@@ -115,7 +127,8 @@ function variant1StreamProblem(text: string): string | undefined {
     } catch {
       return `frame is not JSON: ${JSON.stringify(frame.slice(0, 200))}`;
     }
-    if (!['tool_call_start', 'tool_call_result', 'text_message', 'error'].includes(String(event.type))) return `unknown event type ${JSON.stringify(event.type)}`;
+    if (!['tool_call_start', 'tool_call_result', 'text_message', 'error'].includes(String(event.type)))
+      return `unknown event type ${JSON.stringify(event.type)}`;
     if (event.type === 'error') {
       const problem = streamedErrorProblem(event.code);
       if (problem !== undefined) return problem;
@@ -127,7 +140,10 @@ function variant1StreamProblem(text: string): string | undefined {
 /** OpenAI chat chunks or Mastra chunks: JSON frames, an error (if any) only last, then `data: [DONE]` once. */
 function doneTerminatedStreamProblem(format: 'openai' | 'mastra', text: string): string | undefined {
   if (!text.endsWith('data: [DONE]\n\n')) return `the ${format} stream does not end with data: [DONE]`;
-  const frames = text.split('\n\n').filter((frame) => frame !== '').slice(0, -1);
+  const frames = text
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .slice(0, -1);
   if (frames.includes('data: [DONE]')) return '[DONE] is sent more than once';
   for (const [index, frame] of frames.entries()) {
     if (!frame.startsWith('data: ') || frame.includes('\n')) return `malformed frame ${JSON.stringify(frame.slice(0, 200))}`;
@@ -155,8 +171,10 @@ function agUiStreamProblem(text: string): string | undefined {
   const types = events.map((event) => event?.type);
   if (types[0] !== 'RUN_STARTED') return `the AG-UI stream starts with ${JSON.stringify(types[0])}, not RUN_STARTED`;
   const last = types.at(-1);
-  if (last !== 'RUN_FINISHED' && last !== 'RUN_ERROR') return `the AG-UI stream ends with ${JSON.stringify(last)}, not RUN_FINISHED or RUN_ERROR`;
-  if (types.slice(0, -1).some((type) => type === 'RUN_FINISHED' || type === 'RUN_ERROR')) return 'an event follows RUN_FINISHED or RUN_ERROR';
+  if (last !== 'RUN_FINISHED' && last !== 'RUN_ERROR')
+    return `the AG-UI stream ends with ${JSON.stringify(last)}, not RUN_FINISHED or RUN_ERROR`;
+  if (types.slice(0, -1).some((type) => type === 'RUN_FINISHED' || type === 'RUN_ERROR'))
+    return 'an event follows RUN_FINISHED or RUN_ERROR';
   if (last === 'RUN_ERROR') return streamedErrorProblem(events.at(-1)?.code);
   return undefined;
 }
@@ -174,30 +192,41 @@ function successBodyProblem(request: FuzzRequest, text: string, storageRoot: str
   const route = request.path.split('?')[0] ?? '';
   if (route === '/health') return body.status === 'healthy' ? undefined : 'health is not healthy';
   if (route === '/v1/chat/completions') {
-    return body.object === 'chat.completion' && typeof body.choices?.[0]?.message === 'object' ? undefined : 'chat completions answered without a chat.completion';
+    return body.object === 'chat.completion' && typeof body.choices?.[0]?.message === 'object'
+      ? undefined
+      : 'chat completions answered without a chat.completion';
   }
   if (route === '/api/agents/knowledge/generate') {
-    return typeof body.text === 'string' && Array.isArray(body.sources) && Array.isArray(body.toolCalls) ? undefined : 'generate answered without text, sources and toolCalls';
+    return typeof body.text === 'string' && Array.isArray(body.sources) && Array.isArray(body.toolCalls)
+      ? undefined
+      : 'generate answered without text, sources and toolCalls';
   }
   // Mastra's listings and the OpenAI model list: maps and lists without a namespace of their own.
   if (['/api/tools', '/api/agents', '/api/agents/knowledge', '/v1/models'].includes(route)) {
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? undefined : `${route} answered something other than an object`;
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? undefined
+      : `${route} answered something other than an object`;
   }
   if (route.endsWith('/namespaces')) {
     const names: unknown[] = Array.isArray(body.namespaces) ? body.namespaces.map((entry: { name?: unknown }) => entry?.name) : [undefined];
-    return names.every((name) => typeof name === 'string' && namespacePattern.test(name)) ? undefined : 'namespaces lists a name that is not sanitized';
+    return names.every((name) => typeof name === 'string' && namespacePattern.test(name))
+      ? undefined
+      : 'namespaces lists a name that is not sanitized';
   }
-  if (typeof body.namespace !== 'string' || !namespacePattern.test(body.namespace)) return `namespace ${JSON.stringify(body.namespace)} is not a sanitized name`;
+  if (typeof body.namespace !== 'string' || !namespacePattern.test(body.namespace))
+    return `namespace ${JSON.stringify(body.namespace)} is not a sanitized name`;
   if (route === '/tools/ingest' || route.startsWith('/api/tools/ingest')) {
     for (const error of body.errors ?? []) {
-      if (!isCatalogued(error?.code) || error.code === 'internal_error') return `a per-source error has code ${JSON.stringify(error?.code)}`;
+      if (!isCatalogued(error?.code) || error.code === 'internal_error')
+        return `a per-source error has code ${JSON.stringify(error?.code)}`;
       if (typeof error.error !== 'string' || error.error === '') return 'a per-source error has no message';
     }
   }
   if (route === '/tools/ingest') {
     for (const document of body.documents ?? []) {
       const path = String(document?.path);
-      if (!path.startsWith(`${storageRoot}${sep}${body.namespace}${sep}`) || !path.endsWith('.md') || path.includes(`${sep}..`)) return `document path ${JSON.stringify(path)} is not a .md file of the namespace`;
+      if (!path.startsWith(`${storageRoot}${sep}${body.namespace}${sep}`) || !path.endsWith('.md') || path.includes(`${sep}..`))
+        return `document path ${JSON.stringify(path)} is not a .md file of the namespace`;
     }
   }
   if (route.startsWith('/api/tools/ingest')) {
@@ -205,8 +234,10 @@ function successBodyProblem(request: FuzzRequest, text: string, storageRoot: str
       if (!/^[^/\\.][^/\\]*\.md$/.test(String(file?.file))) return `file ${JSON.stringify(file?.file)} is not a plain .md file name`;
     }
   }
-  if (route === '/tools/search' && !(Array.isArray(body.matches) && body.matches.length <= 20)) return 'matches is not an array of at most 20';
-  if (route.startsWith('/api/tools/searchDocs') && !(Array.isArray(body.results) && body.results.length <= 20)) return 'results is not an array of at most 20';
+  if (route === '/tools/search' && !(Array.isArray(body.matches) && body.matches.length <= 20))
+    return 'matches is not an array of at most 20';
+  if (route.startsWith('/api/tools/searchDocs') && !(Array.isArray(body.results) && body.results.length <= 20))
+    return 'results is not an array of at most 20';
   return undefined;
 }
 
@@ -228,7 +259,8 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
   if (response.status === 405 && !/^allow: \S/m.test(response.headers)) problems.push('a 405 without an Allow header');
   if (request.method === 'HEAD') return problems;
   if (response.status >= 400) {
-    if (!response.contentType.startsWith('application/json')) problems.push(`a ${response.status} has content type ${JSON.stringify(response.contentType)}`);
+    if (!response.contentType.startsWith('application/json'))
+      problems.push(`a ${response.status} has content type ${JSON.stringify(response.contentType)}`);
     const problem = errorBodyProblem(response.status, response.text, request.path.startsWith('/v1/'));
     if (problem !== undefined) problems.push(problem);
     return problems;
@@ -240,9 +272,11 @@ export function responseProblems(request: FuzzRequest, response: FuzzResponse, r
   if (isStream) {
     const format = request.stream ?? (response.text.includes('"RUN_STARTED"') ? 'ag-ui' : 'variant1');
     const problem =
-      format === 'ag-ui' ? agUiStreamProblem(response.text)
-      : format === 'openai' || format === 'mastra' ? doneTerminatedStreamProblem(format, response.text)
-      : variant1StreamProblem(response.text);
+      format === 'ag-ui'
+        ? agUiStreamProblem(response.text)
+        : format === 'openai' || format === 'mastra'
+          ? doneTerminatedStreamProblem(format, response.text)
+          : variant1StreamProblem(response.text);
     if (problem !== undefined) problems.push(problem);
     return problems;
   }
@@ -285,7 +319,10 @@ export async function storageProblems(storageRoot: string, onlyNamespace?: strin
     if (!entry.isDirectory() || (onlyNamespace !== undefined && entry.name !== onlyNamespace)) continue;
     const folder = join(storageRoot, entry.name);
     const contents = await readdir(folder, { withFileTypes: true });
-    const markdown = contents.filter((item) => item.isFile() && item.name.endsWith('.md')).map((item) => item.name).sort();
+    const markdown = contents
+      .filter((item) => item.isFile() && item.name.endsWith('.md'))
+      .map((item) => item.name)
+      .sort();
     for (const item of contents) if (item.isDirectory()) problems.push(`${entry.name}: unexpected folder ${item.name}`);
     if (!(await readNamespaceFolder(folder)).hasIndexFiles) {
       if (markdown.length > 0) problems.push(`${entry.name}: ${markdown.length} .md files but no index files`);

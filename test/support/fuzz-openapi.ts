@@ -103,8 +103,11 @@ function mergedAlternatives(schema: JsonSchema, document: OpenApiDocument): Json
   if (base.properties === undefined) return alternatives.map((alternative) => resolve(alternative, document));
   return alternatives.map((alternative, index) => {
     const required = [...((base.required ?? []) as string[]), ...((alternative.required ?? []) as string[])];
-    const others = oneOf === undefined ? [] : alternatives.filter((_, other) => other !== index).flatMap((other) => (other.required ?? []) as string[]);
-    const properties = Object.fromEntries(Object.entries(base.properties as Record<string, JsonSchema>).filter(([name]) => !others.includes(name) || required.includes(name)));
+    const others =
+      oneOf === undefined ? [] : alternatives.filter((_, other) => other !== index).flatMap((other) => (other.required ?? []) as string[]);
+    const properties = Object.fromEntries(
+      Object.entries(base.properties as Record<string, JsonSchema>).filter(([name]) => !others.includes(name) || required.includes(name)),
+    );
     return { ...base, ...alternative, properties, required };
   });
 }
@@ -124,7 +127,9 @@ export function schemaArbitrary(given: JsonSchema, document: OpenApiDocument, de
       const maxLength = (schema.maxLength as number | undefined) ?? 10_000;
       if (typeof schema.pattern === 'string') {
         const pattern = new RegExp(schema.pattern, 'u');
-        return fc.stringMatching(new RegExp(schema.pattern)).filter((text) => text.length >= minLength && text.length <= maxLength && pattern.test(text));
+        return fc
+          .stringMatching(new RegExp(schema.pattern))
+          .filter((text) => text.length >= minLength && text.length <= maxLength && pattern.test(text));
       }
       if (schema.format === 'binary') return anyString(0, 40);
       return anyString(minLength, maxLength);
@@ -134,7 +139,11 @@ export function schemaArbitrary(given: JsonSchema, document: OpenApiDocument, de
       const minimum = (schema.minimum as number | undefined) ?? -1e9;
       const maximum = (schema.maximum as number | undefined) ?? 1e9;
       const small = { min: minimum, max: Math.min(maximum, Math.max(minimum, 0) + 30) };
-      if (type === 'integer') return fc.oneof(fc.integer(small), fc.integer({ min: Math.max(minimum, Number.MIN_SAFE_INTEGER), max: Math.min(maximum, Number.MAX_SAFE_INTEGER) }));
+      if (type === 'integer')
+        return fc.oneof(
+          fc.integer(small),
+          fc.integer({ min: Math.max(minimum, Number.MIN_SAFE_INTEGER), max: Math.min(maximum, Number.MAX_SAFE_INTEGER) }),
+        );
       return fc.double({ min: minimum, max: maximum, noNaN: true, noDefaultInfinity: true });
     }
     case 'boolean':
@@ -178,10 +187,9 @@ function queryString(values: Readonly<Record<string, unknown>>): string {
 }
 
 function parameterValues(parameters: readonly Parameter[], document: OpenApiDocument): fc.Arbitrary<Record<string, unknown>> {
-  return fc.record(
-    Object.fromEntries(parameters.map((parameter) => [parameter.name, schemaArbitrary(parameter.schema, document)])),
-    { requiredKeys: parameters.filter((parameter) => parameter.required === true).map((parameter) => parameter.name) },
-  );
+  return fc.record(Object.fromEntries(parameters.map((parameter) => [parameter.name, schemaArbitrary(parameter.schema, document)])), {
+    requiredKeys: parameters.filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+  });
 }
 
 /**
@@ -189,7 +197,12 @@ function parameterValues(parameters: readonly Parameter[], document: OpenApiDocu
  * that repeat the body's fields (the fields may come either way, as the operation's description says), a request
  * sends them one way: the body, or the query parameters.
  */
-export function operationRequests(document: OpenApiDocument, path: string, method: string, scrub: (text: string) => string): fc.Arbitrary<FuzzRequest> {
+export function operationRequests(
+  document: OpenApiDocument,
+  path: string,
+  method: string,
+  scrub: (text: string) => string,
+): fc.Arbitrary<FuzzRequest> {
   const operation = document.paths[path]?.[method];
   if (operation === undefined) throw new Error(`no operation ${method} ${path}`);
   const parameters = operation.parameters ?? [];
@@ -211,7 +224,10 @@ export function operationRequests(document: OpenApiDocument, path: string, metho
     overlapping.length > 0 && !bodyRequired
       ? fc.oneof(
           body.map((value) => ({ body: value, query: {} })),
-          parameterValues(overlapping.map((parameter) => ({ ...parameter, required: true })), document).map((query) => ({ body: undefined, query })),
+          parameterValues(
+            overlapping.map((parameter) => ({ ...parameter, required: true })),
+            document,
+          ).map((query) => ({ body: undefined, query })),
         )
       : body.map((value) => ({ body: value, query: {} }));
 

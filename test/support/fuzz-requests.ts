@@ -3,7 +3,18 @@
 import fc from 'fast-check';
 import { bodyOf, formMalformation, formPart } from './fuzz-bodies.js';
 import { encodeForm } from './multipart-body.js';
-import { anyText, headerText, looseRecord, mostly, namespaceValue, scrubText, scrubValue, toJsonText, urlValue, type FuzzTargets } from './fuzz-values.js';
+import {
+  anyText,
+  headerText,
+  looseRecord,
+  mostly,
+  namespaceValue,
+  scrubText,
+  scrubValue,
+  toJsonText,
+  urlValue,
+  type FuzzTargets,
+} from './fuzz-values.js';
 
 export interface FuzzRequest {
   readonly method: string;
@@ -31,7 +42,6 @@ export function percentEncode(text: string): string {
   return [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 }
 
-
 const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   .record(
     {
@@ -45,25 +55,76 @@ const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   .map((headers) => ({ ...headers }));
 
 export const queryString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', '', '?', '?runId=r1', '?runId=a&runId=b', '?runId', '?%ZZ=1', '?runId=%ZZ', '?runId[]=x', '?__proto__[x]=1', '?constructor[prototype][x]=1', `?runId=${'x'.repeat(2_000)}`),
+  fc.constantFrom(
+    '',
+    '',
+    '?',
+    '?runId=r1',
+    '?runId=a&runId=b',
+    '?runId',
+    '?%ZZ=1',
+    '?runId=%ZZ',
+    '?runId[]=x',
+    '?__proto__[x]=1',
+    '?constructor[prototype][x]=1',
+    `?runId=${'x'.repeat(2_000)}`,
+  ),
   anyText.map((text) => `?runId=${percentEncode(text)}`),
 );
 
-const jsonContentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON');
+const jsonContentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json;charset=UTF-8',
+  'Application/JSON',
+);
 const wrongContentType = fc.oneof(
   fc.constantFrom(
-    'text/plain', 'text/html', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'multipart/form-data; boundary=x',
-    'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/vnd.api+json', 'application/json-patch+json', '*/*',
-    'application/octet-stream', 'text/event-stream', 'application/json, text/plain', ';', 'application/',
+    'text/plain',
+    'text/html',
+    'application/xml',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16',
+    'application/json; charset=latin1',
+    'application/vnd.api+json',
+    'application/json-patch+json',
+    '*/*',
+    'application/octet-stream',
+    'text/event-stream',
+    'application/json, text/plain',
+    ';',
+    'application/',
   ),
   headerText,
 );
 
 const brokenJsonText = fc.oneof(
   fc.constantFrom(
-    'NaN', '{"a":1,}', '// comment\n{}', "{'a':1}", 'undefined', '{"sources": [', '{"query": "x"', '{"__proto__": {"polluted": true}}',
-    '{"constructor": {"prototype": {"polluted": true}}}', '{"a":1}{"b":2}', '[]', '"string"', '42', 'null', 'true', '{}', '\u0000', '{"a":"\\ud800"}',
-    '{"a":"\\u00"}', '{"a":01}', '{"a":.5}', '{"a":+1}', '{"a":Infinity}',
+    'NaN',
+    '{"a":1,}',
+    '// comment\n{}',
+    "{'a':1}",
+    'undefined',
+    '{"sources": [',
+    '{"query": "x"',
+    '{"__proto__": {"polluted": true}}',
+    '{"constructor": {"prototype": {"polluted": true}}}',
+    '{"a":1}{"b":2}',
+    '[]',
+    '"string"',
+    '42',
+    'null',
+    'true',
+    '{}',
+    '\u0000',
+    '{"a":"\\ud800"}',
+    '{"a":"\\u00"}',
+    '{"a":01}',
+    '{"a":.5}',
+    '{"a":+1}',
+    '{"a":Infinity}',
   ),
   anyText,
 );
@@ -141,7 +202,10 @@ export function multipartIngestRequest(targets: FuzzTargets): fc.Arbitrary<FuzzR
   return fc
     .record({
       parts: fc.array(formPart(targets), { maxLength: 6 }),
-      boundary: fc.oneof({ weight: 4, arbitrary: fc.constant('----fuzzBoundary7MA4YWxkTrZu0gW') }, { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9'()+_,.-]{1,70}$/) }),
+      boundary: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('----fuzzBoundary7MA4YWxkTrZu0gW') },
+        { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9'()+_,.-]{1,70}$/) },
+      ),
       quoting: fc.constantFrom('browser', 'browser', 'raw'),
       malformation: formMalformation,
       query: queryString,
@@ -149,14 +213,25 @@ export function multipartIngestRequest(targets: FuzzTargets): fc.Arbitrary<FuzzR
     })
     .map(({ parts, boundary, quoting, malformation: broken, query, headers }) => {
       const form = encodeForm(parts, { boundary, quoting, malformation: broken });
-      return described({ method: 'POST', path: `/api/tools/ingest${query}`, headers: { ...headers, 'content-type': form.contentType }, body: form.body });
+      return described({
+        method: 'POST',
+        path: `/api/tools/ingest${query}`,
+        headers: { ...headers, 'content-type': form.contentType },
+        body: form.body,
+      });
     });
 }
 
 // --- Listing and deleting (under /tools and /api) ------------------------------------------------------------
 
-const fileNameValue = mostly(fc.oneof(fc.constantFrom('notes.md', 'by-hand.md', 'index.json', '../index.json', '../../etc/passwd', '.tmp-x.md', 'a.md', '', 'x'.repeat(301)), anyText));
-const sourceValue = (targets: FuzzTargets) => mostly(fc.oneof(fc.constantFrom('text', '', `${targets.filesRoot}/notes.md`), urlValue(targets), anyText));
+const fileNameValue = mostly(
+  fc.oneof(
+    fc.constantFrom('notes.md', 'by-hand.md', 'index.json', '../index.json', '../../etc/passwd', '.tmp-x.md', 'a.md', '', 'x'.repeat(301)),
+    anyText,
+  ),
+);
+const sourceValue = (targets: FuzzTargets) =>
+  mostly(fc.oneof(fc.constantFrom('text', '', `${targets.filesRoot}/notes.md`), urlValue(targets), anyText));
 
 /** GET namespaces and documents, DELETE documents (JSON body or query) and namespaces: random names, fields and forms. */
 export function catalogRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> {
@@ -164,21 +239,37 @@ export function catalogRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> 
   const deleteFields = { namespace: namespaceValue, file: fileNameValue, source: sourceValue(targets) };
   const asQuery = (value: unknown) =>
     typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? `?${Object.entries(value).map(([key, item]) => `${percentEncode(key)}=${percentEncode(typeof item === 'string' ? item : toJsonText(item))}`).join('&')}`
+      ? `?${Object.entries(value)
+          .map(([key, item]) => `${percentEncode(key)}=${percentEncode(typeof item === 'string' ? item : toJsonText(item))}`)
+          .join('&')}`
       : '';
   return fc.oneof(
-    fc.tuple(prefix, queryString, extraHeaders).map(([root, query, headers]) => described({ method: 'GET', path: `${root}/namespaces${query}`, headers })),
+    fc
+      .tuple(prefix, queryString, extraHeaders)
+      .map(([root, query, headers]) => described({ method: 'GET', path: `${root}/namespaces${query}`, headers })),
     fc
       .tuple(prefix, fc.option(namespaceValue, { nil: undefined }), extraHeaders)
       .map(([root, namespace, headers]) =>
-        described({ method: 'GET', path: `${root}/documents${namespace === undefined ? '' : `?namespace=${percentEncode(typeof namespace === 'string' ? namespace : toJsonText(namespace))}`}`, headers }),
+        described({
+          method: 'GET',
+          path: `${root}/documents${namespace === undefined ? '' : `?namespace=${percentEncode(typeof namespace === 'string' ? namespace : toJsonText(namespace))}`}`,
+          headers,
+        }),
       ),
-    fc.tuple(prefix, jsonRequest(targets, fc.constant(''), bodyOf(deleteFields, []))).map(([root, request]) => described({ ...request, method: 'DELETE', path: `${root}/documents` })),
+    fc
+      .tuple(prefix, jsonRequest(targets, fc.constant(''), bodyOf(deleteFields, [])))
+      .map(([root, request]) => described({ ...request, method: 'DELETE', path: `${root}/documents` })),
     fc
       .tuple(prefix, looseRecord(deleteFields), extraHeaders)
-      .map(([root, fields, headers]) => described({ method: 'DELETE', path: `${root}/documents${asQuery(scrubValue(fields, targets))}`, headers })),
+      .map(([root, fields, headers]) =>
+        described({ method: 'DELETE', path: `${root}/documents${asQuery(scrubValue(fields, targets))}`, headers }),
+      ),
     fc
-      .tuple(prefix, fc.oneof(fc.constantFrom('fuzz-b', 'nope', '..', '%2e%2e', '%2F', '.', 'x'.repeat(300)), anyText.map(percentEncode)), extraHeaders)
+      .tuple(
+        prefix,
+        fc.oneof(fc.constantFrom('fuzz-b', 'nope', '..', '%2e%2e', '%2F', '.', 'x'.repeat(300)), anyText.map(percentEncode)),
+        extraHeaders,
+      )
       .map(([root, name, headers]) => described({ method: 'DELETE', path: `${root}/namespaces/${name}`, headers })),
   );
 }
@@ -187,7 +278,13 @@ export function catalogRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> 
 
 const methods = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
 
-function withOptionalBody(method: string, path: string, headers: Record<string, string>, body: string | undefined, targets: FuzzTargets): FuzzRequest {
+function withOptionalBody(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  targets: FuzzTargets,
+): FuzzRequest {
   const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD';
   return described({
     method,
@@ -204,7 +301,13 @@ export function healthRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> {
       path: fc.constantFrom('/health', '/health', '/health/', '/Health', '/health%00', '/health/..', '//health'),
       query: queryString,
       headers: extraHeaders,
-      body: fc.option(fc.oneof(fc.jsonValue({ maxDepth: 2 }).map((value) => toJsonText(value)), anyText), { nil: undefined }),
+      body: fc.option(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 2 }).map((value) => toJsonText(value)),
+          anyText,
+        ),
+        { nil: undefined },
+      ),
     })
     .map(({ method, path, query, headers, body }) => withOptionalBody(method, `${path}${query}`, headers, body, targets));
 }
@@ -212,16 +315,54 @@ export function healthRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> {
 const pathSegment = fc.oneof(
   fc.webSegment(),
   anyText.map(percentEncode),
-  fc.constantFrom('..', '.', '%2e%2e', '%ZZ', '%00', '%', 'tools', 'api', 'agent', 'health', 'search', 'ingest', 'execute', 'searchDocs', 'agents', 'knowledge', 'generate'),
+  fc.constantFrom(
+    '..',
+    '.',
+    '%2e%2e',
+    '%ZZ',
+    '%00',
+    '%',
+    'tools',
+    'api',
+    'agent',
+    'health',
+    'search',
+    'ingest',
+    'execute',
+    'searchDocs',
+    'agents',
+    'knowledge',
+    'generate',
+  ),
 );
 
 export function unknownRouteRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> {
   const path = fc.oneof(
     fc.array(pathSegment, { minLength: 1, maxLength: 5 }).map((segments) => `/${segments.join('/')}`),
     fc.constantFrom(
-      '/', '/tools', '/tools/', '/tools/search/', '/TOOLS/SEARCH', '//tools/search', '/api', '/api/tools', '/api/tools/ingest/', '/api/tools/unknown/execute',
-      '/api/agents/other/generate', '/agent/', '/agent/x', '/%2e%2e/%2e%2e/etc/passwd', '/%ZZ', '/%00', '/%', '/a%2fb', '/favicon.ico', '/.env',
-      '/index.json', '/knowledge/docs/index.json', `/${'a'.repeat(4_000)}`,
+      '/',
+      '/tools',
+      '/tools/',
+      '/tools/search/',
+      '/TOOLS/SEARCH',
+      '//tools/search',
+      '/api',
+      '/api/tools',
+      '/api/tools/ingest/',
+      '/api/tools/unknown/execute',
+      '/api/agents/other/generate',
+      '/agent/',
+      '/agent/x',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/%ZZ',
+      '/%00',
+      '/%',
+      '/a%2fb',
+      '/favicon.ico',
+      '/.env',
+      '/index.json',
+      '/knowledge/docs/index.json',
+      `/${'a'.repeat(4_000)}`,
     ),
   );
   return fc
@@ -230,7 +371,13 @@ export function unknownRouteRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequ
       path,
       query: queryString,
       headers: extraHeaders,
-      body: fc.option(fc.oneof(fc.jsonValue({ maxDepth: 2 }).map((value) => toJsonText(value)), anyText), { nil: undefined }),
+      body: fc.option(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 2 }).map((value) => toJsonText(value)),
+          anyText,
+        ),
+        { nil: undefined },
+      ),
     })
     .map(({ method, path: route, query, headers, body }) => withOptionalBody(method, `${route}${query}`, headers, body, targets));
 }

@@ -82,16 +82,79 @@ export function scrubValue<T>(value: T, targets: FuzzTargets): T {
 }
 
 const controlText = fc.string({
-  unit: fc.constantFrom('\u0000', '\u0001', '\u0007', '\b', '\t', '\n', '\r', '\u000b', '\u001b', '\u007f', '\u0085', '\u200b', '\u2028', '\u2029', '\ufeff', '\ud800', '\udfff', 'a', ' ', '"', '\\', '/'),
+  unit: fc.constantFrom(
+    '\u0000',
+    '\u0001',
+    '\u0007',
+    '\b',
+    '\t',
+    '\n',
+    '\r',
+    '\u000b',
+    '\u001b',
+    '\u007f',
+    '\u0085',
+    '\u200b',
+    '\u2028',
+    '\u2029',
+    '\ufeff',
+    '\ud800',
+    '\udfff',
+    'a',
+    ' ',
+    '"',
+    '\\',
+    '/',
+  ),
   maxLength: 30,
 });
 
 const trickyText = fc.constantFrom(
-  '', ' ', '\n', '..', '../', '../../etc/passwd', '..\\..\\windows\\win.ini', '/', '//', '%2e%2e%2f', '%00', 'NaN', '-NaN',
-  'Infinity', '-Infinity', 'undefined', 'null', 'true', '0x1f', '1e309', '-1', '__proto__', 'constructor', 'prototype',
-  'toString', 'hasOwnProperty', '{"a":1}', '[1,2', '<script>alert(1)</script>', '${process.env.LLM_API_KEY}', '{{7*7}}',
-  '@knowledge', '@KNOWLEDGE what is this?', 'Sources: none', '[1] [2] [99]', '\u202eevil', '𝕏𝕐', '👩‍👩‍👧‍👦', 'ﷺ', 'Ω≈ç√',
-  '.tmp-index.json', 'index.json', 'CON', 'a'.repeat(5_000), '-'.repeat(80),
+  '',
+  ' ',
+  '\n',
+  '..',
+  '../',
+  '../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '/',
+  '//',
+  '%2e%2e%2f',
+  '%00',
+  'NaN',
+  '-NaN',
+  'Infinity',
+  '-Infinity',
+  'undefined',
+  'null',
+  'true',
+  '0x1f',
+  '1e309',
+  '-1',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '{"a":1}',
+  '[1,2',
+  '<script>alert(1)</script>',
+  '${process.env.LLM_API_KEY}',
+  '{{7*7}}',
+  '@knowledge',
+  '@KNOWLEDGE what is this?',
+  'Sources: none',
+  '[1] [2] [99]',
+  '\u202eevil',
+  '𝕏𝕐',
+  '👩‍👩‍👧‍👦',
+  'ﷺ',
+  'Ω≈ç√',
+  '.tmp-index.json',
+  'index.json',
+  'CON',
+  'a'.repeat(5_000),
+  '-'.repeat(80),
 );
 
 /** Strings: Unicode graphemes, lone surrogates, control characters, path tricks, and long runs. */
@@ -103,7 +166,9 @@ export const anyText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Printable ASCII only: what fetch lets through as a header value. */
-export const headerText: fc.Arbitrary<string> = fc.string({ unit: 'grapheme-ascii', maxLength: 40 }).map((text) => text.replace(/[\u0000-\u001f\u007f]/g, ''));
+export const headerText: fc.Arbitrary<string> = fc
+  .string({ unit: 'grapheme-ascii', maxLength: 40 })
+  .map((text) => text.replace(/[\u0000-\u001f\u007f]/g, ''));
 
 const strangeNumber = fc.oneof(
   fc.integer(),
@@ -112,7 +177,9 @@ const strangeNumber = fc.oneof(
   rawJsonValue,
 );
 
-const nestedArrays = fc.array(fc.array(fc.array(fc.oneof(fc.integer(), anyText, fc.constant(null)), { maxLength: 3 }), { maxLength: 3 }), { maxLength: 3 });
+const nestedArrays = fc.array(fc.array(fc.array(fc.oneof(fc.integer(), anyText, fc.constant(null)), { maxLength: 3 }), { maxLength: 3 }), {
+  maxLength: 3,
+});
 
 /** A value of the wrong type for most fields. */
 export const strangeValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -131,10 +198,16 @@ export function mostly<T>(valid: fc.Arbitrary<T>, validWeight = 4): fc.Arbitrary
 }
 
 /** An object of the given fields (the `required` ones always, the others or not), plus a few stray keys (`__proto__` included). */
-export function looseRecord(fields: Record<string, fc.Arbitrary<unknown>>, required: readonly string[] = []): fc.Arbitrary<Record<string, unknown>> {
+export function looseRecord(
+  fields: Record<string, fc.Arbitrary<unknown>>,
+  required: readonly string[] = [],
+): fc.Arbitrary<Record<string, unknown>> {
   const strayKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'extra', ''), anyText);
   return fc
-    .tuple(fc.record(fields, { requiredKeys: [...required] }), fc.option(fc.dictionary(strayKey, strangeValue, { maxKeys: 2 }), { freq: 4 }))
+    .tuple(
+      fc.record(fields, { requiredKeys: [...required] }),
+      fc.option(fc.dictionary(strayKey, strangeValue, { maxKeys: 2 }), { freq: 4 }),
+    )
     .map(([known, stray]) => {
       const result: Record<string, unknown> = {};
       for (const [key, value] of [...Object.entries(stray ?? {}), ...Object.entries(known)]) {
@@ -147,15 +220,34 @@ export function looseRecord(fields: Record<string, fc.Arbitrary<unknown>>, requi
 export const namespaceValue: fc.Arbitrary<unknown> = mostly(
   fc.oneof(
     { arbitrary: fc.constantFrom('docs', 'fuzz', 'fuzz-b', 'Fuzz_C', 'handmade'), weight: 4 },
-    { arbitrary: fc.constantFrom('../..', '../../etc', '..%2f..', '', ' ', '.tmp-x', 'index.json', 'a'.repeat(300), 'ns/../../x', 'é-ü-ß'), weight: 2 },
+    {
+      arbitrary: fc.constantFrom('../..', '../../etc', '..%2f..', '', ' ', '.tmp-x', 'index.json', 'a'.repeat(300), 'ns/../../x', 'é-ü-ß'),
+      weight: 2,
+    },
     { arbitrary: anyText, weight: 1 },
   ),
 );
 
-export const titleValue: fc.Arbitrary<unknown> = mostly(fc.oneof(anyText, fc.constantFrom('Title', '../../escape', '.tmp-title', 'index', 'x'.repeat(501), '---\ninjected: true\n---')));
+export const titleValue: fc.Arbitrary<unknown> = mostly(
+  fc.oneof(anyText, fc.constantFrom('Title', '../../escape', '.tmp-title', 'index', 'x'.repeat(501), '---\ninjected: true\n---')),
+);
 
 const markdownPiece = fc.oneof(
-  fc.constantFrom('# Title', '## Section', '```js\nconsole.log("code")\n```', '```\nunclosed fence', '| a | b |\n|---|---|\n| 1 | 2 |', '---\ntitle: injected\n---', '- item', '> quote', '', '\r\n', '\u0000', '<script>x()</script>', '[link](javascript:alert(1))'),
+  fc.constantFrom(
+    '# Title',
+    '## Section',
+    '```js\nconsole.log("code")\n```',
+    '```\nunclosed fence',
+    '| a | b |\n|---|---|\n| 1 | 2 |',
+    '---\ntitle: injected\n---',
+    '- item',
+    '> quote',
+    '',
+    '\r\n',
+    '\u0000',
+    '<script>x()</script>',
+    '[link](javascript:alert(1))',
+  ),
   fc.lorem({ maxCount: 12 }),
 );
 
@@ -179,12 +271,45 @@ export function urlValue(targets: FuzzTargets): fc.Arbitrary<string> {
 export function filePath(targets: FuzzTargets): fc.Arbitrary<string> {
   const under = (root: string) =>
     fc
-      .tuple(fc.constantFrom('', 'docs', 'fuzz', 'handmade', 'nope', '..', '../..'), fc.constantFrom('index.json', 'a.md', 'missing.md', '.tmp-x', '', 'notes.md', 'page.html', 'broken.pdf', 'empty.txt', 'binary.txt', 'link-out.md', 'link-in.md', 'folder.md', 'notes.MD'))
+      .tuple(
+        fc.constantFrom('', 'docs', 'fuzz', 'handmade', 'nope', '..', '../..'),
+        fc.constantFrom(
+          'index.json',
+          'a.md',
+          'missing.md',
+          '.tmp-x',
+          '',
+          'notes.md',
+          'page.html',
+          'broken.pdf',
+          'empty.txt',
+          'binary.txt',
+          'link-out.md',
+          'link-in.md',
+          'folder.md',
+          'notes.MD',
+        ),
+      )
       .map(([folder, name]) => [root, folder, name].filter((part) => part !== '').join('/'));
   return fc.oneof(
     { arbitrary: under(targets.filesRoot), weight: 4 },
     { arbitrary: under(targets.storageRoot), weight: 2 },
-    { arbitrary: fc.constantFrom('/nonexistent/file.md', 'relative/path.md', '.', '', '/', '/etc/passwd', '/dev/null', '/proc/self/environ', `${targets.storageRoot}\u0000x.md`, '~/x.md', `${targets.filesRoot}/notes.md/`), weight: 2 },
+    {
+      arbitrary: fc.constantFrom(
+        '/nonexistent/file.md',
+        'relative/path.md',
+        '.',
+        '',
+        '/',
+        '/etc/passwd',
+        '/dev/null',
+        '/proc/self/environ',
+        `${targets.storageRoot}\u0000x.md`,
+        '~/x.md',
+        `${targets.filesRoot}/notes.md/`,
+      ),
+      weight: 2,
+    },
     { arbitrary: anyText.map((text) => scrubText(text, targets)), weight: 1 },
   );
 }

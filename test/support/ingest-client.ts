@@ -29,8 +29,16 @@ interface Variant2Response {
  * Sends the sources in one request; resolves with one result per source, in order. Rejects when the
  * request does not complete (connection lost) or is not a 200 with every source stored.
  */
-export async function ingestTexts(post: Post, route: IngestRoute, namespace: string, sources: readonly TextSource[]): Promise<IngestedText[]> {
-  const response = await post(route, { namespace, sources: sources.map((source) => ({ type: 'text', value: source.text, title: source.title })) });
+export async function ingestTexts(
+  post: Post,
+  route: IngestRoute,
+  namespace: string,
+  sources: readonly TextSource[],
+): Promise<IngestedText[]> {
+  const response = await post(route, {
+    namespace,
+    sources: sources.map((source) => ({ type: 'text', value: source.text, title: source.title })),
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${route} answered ${response.status}: ${text}`);
   if (route === '/tools/ingest') {

@@ -25,10 +25,23 @@ export interface MastraStreamResponse extends Response {
 
 export interface MastraAgent {
   details(): Promise<any>;
-  generate(params: { messages: unknown; runtimeContext?: Record<string, unknown>; requestContext?: Record<string, unknown>; [key: string]: unknown }): Promise<any>;
-  stream(params: { messages: unknown; runtimeContext?: Record<string, unknown>; requestContext?: Record<string, unknown>; [key: string]: unknown }): Promise<MastraStreamResponse>;
+  generate(params: {
+    messages: unknown;
+    runtimeContext?: Record<string, unknown>;
+    requestContext?: Record<string, unknown>;
+    [key: string]: unknown;
+  }): Promise<any>;
+  stream(params: {
+    messages: unknown;
+    runtimeContext?: Record<string, unknown>;
+    requestContext?: Record<string, unknown>;
+    [key: string]: unknown;
+  }): Promise<MastraStreamResponse>;
   getTool(toolId: string): Promise<any>;
-  executeTool(toolId: string, params: { data: unknown; runtimeContext?: Record<string, unknown>; requestContext?: Record<string, unknown> }): Promise<any>;
+  executeTool(
+    toolId: string,
+    params: { data: unknown; runtimeContext?: Record<string, unknown>; requestContext?: Record<string, unknown> },
+  ): Promise<any>;
 }
 
 export interface MastraClient {
@@ -39,7 +52,12 @@ export interface MastraClient {
   tools(): Promise<Record<string, any>>;
   getTool(toolId: string): {
     details(): Promise<any>;
-    execute(params: { data: unknown; runId?: string; runtimeContext?: Record<string, unknown>; requestContext?: Record<string, unknown> }): Promise<any>;
+    execute(params: {
+      data: unknown;
+      runId?: string;
+      runtimeContext?: Record<string, unknown>;
+      requestContext?: Record<string, unknown>;
+    }): Promise<any>;
   };
 }
 
@@ -56,7 +74,9 @@ export async function loadMastraClient(): Promise<LoadedMastraClient> {
   ensureClientFolder(folder);
   const packageFolder = join(folder, 'node_modules', '@mastra', 'client-js');
   const { version } = JSON.parse(readFileSync(join(packageFolder, 'package.json'), 'utf8')) as { version: string };
-  const module = (await import(pathToFileURL(join(packageFolder, 'dist', 'index.js')).href)) as { MastraClient: new (options: object) => any };
+  const module = (await import(pathToFileURL(join(packageFolder, 'dist', 'index.js')).href)) as {
+    MastraClient: new (options: object) => any;
+  };
   const major = Number(version.split('.')[0]);
   return {
     version,
@@ -71,7 +91,10 @@ export async function loadMastraClient(): Promise<LoadedMastraClient> {
         getAgent: (agentId: string) => {
           const agent = getAgent(agentId);
           if (major < 1) return agent;
-          const split = (run: (messages: unknown, options: object) => Promise<any>) => ({ messages, ...rest }: { messages: unknown }) => run(messages, rest);
+          const split =
+            (run: (messages: unknown, options: object) => Promise<any>) =>
+            ({ messages, ...rest }: { messages: unknown }) =>
+              run(messages, rest);
           return Object.assign(agent, { generate: split(agent.generate.bind(agent)), stream: split(agent.stream.bind(agent)) });
         },
       }) as MastraClient;

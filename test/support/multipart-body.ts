@@ -8,7 +8,8 @@ export interface FormPart {
   readonly contentType?: string;
 }
 
-export type FormMalformation = 'none' | 'unterminated' | 'wrong-boundary' | 'no-boundary' | 'no-disposition' | 'empty-body' | 'garbage-prefix';
+export type FormMalformation =
+  'none' | 'unterminated' | 'wrong-boundary' | 'no-boundary' | 'no-disposition' | 'empty-body' | 'garbage-prefix';
 
 export interface EncodedForm {
   readonly contentType: string;
@@ -20,7 +21,10 @@ function quoted(text: string, quoting: 'browser' | 'raw'): string {
   return quoting === 'raw' ? text : text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
-export function encodeForm(parts: readonly FormPart[], options: { boundary: string; quoting: 'browser' | 'raw'; malformation: FormMalformation }): EncodedForm {
+export function encodeForm(
+  parts: readonly FormPart[],
+  options: { boundary: string; quoting: 'browser' | 'raw'; malformation: FormMalformation },
+): EncodedForm {
   const { boundary, quoting, malformation } = options;
   const chunks: Buffer[] = [];
   if (malformation === 'garbage-prefix') chunks.push(Buffer.from('this is not a form\r\n'));

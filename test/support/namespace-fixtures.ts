@@ -48,7 +48,13 @@ export function draft(marker: string, sections: number, embedded = true): Docume
 }
 
 export function openNamespace(directory: string, warnings: string[] = [], embeddingModel = testModel): Promise<Namespace> {
-  return Namespace.open({ name: 'test', directory, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn: (message) => warnings.push(message) });
+  return Namespace.open({
+    name: 'test',
+    directory,
+    embeddingModel,
+    chunkBody: (body) => chunkMarkdown(body),
+    warn: (message) => warnings.push(message),
+  });
 }
 
 export interface IndexView {
@@ -63,7 +69,13 @@ export function observable(index: IndexView, queries: readonly string[]) {
   const documents = [...index.documents].sort((left, right) => left.file.localeCompare(right.file));
   return {
     embedding: index.embedding,
-    documents: documents.map((document) => ({ ...document, chunks: document.chunks.map((chunk) => ({ ...chunk, vector: index.vectorOf(chunk.id) && [...(index.vectorOf(chunk.id) as Float32Array)].map((value) => value.toFixed(5)) })) })),
+    documents: documents.map((document) => ({
+      ...document,
+      chunks: document.chunks.map((chunk) => ({
+        ...chunk,
+        vector: index.vectorOf(chunk.id) && [...(index.vectorOf(chunk.id) as Float32Array)].map((value) => value.toFixed(5)),
+      })),
+    })),
     rankings: queries.map((query) => index.searchLexical(query, 5).map((hit) => `${hit.key} ${hit.score.toFixed(9)}`)),
   };
 }

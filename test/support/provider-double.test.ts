@@ -41,7 +41,10 @@ test('embeddings round-trip through the default base64 path and rank related tex
 
   assert.equal(double.embeddingRequests()[0]?.body.encoding_format, 'base64');
   assert.equal(response.model, 'text-embedding-3-small');
-  assert.deepEqual(response.data.map((item) => item.index), [0, 1, 2]);
+  assert.deepEqual(
+    response.data.map((item) => item.index),
+    [0, 1, 2],
+  );
   const [question, related, unrelated] = response.data.map((item) => item.embedding);
   assert.ok(question && related && unrelated);
   assert.equal(question.length, double.embeddingDimensions);
@@ -163,8 +166,7 @@ test('a scripted 500 makes the client throw an APIError with status 500', async 
   double.queueChat({ status: 500, errorMessage: 'The model is overloaded.' });
   await assert.rejects(
     clientFor(double).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true }),
-    (error: unknown) =>
-      error instanceof OpenAI.APIError && error.status === 500 && error.message === '500 The model is overloaded.',
+    (error: unknown) => error instanceof OpenAI.APIError && error.status === 500 && error.message === '500 The model is overloaded.',
   );
   assert.equal(double.chatRequests().length, 1);
 });
@@ -276,8 +278,7 @@ test('queued scripts come before the handler, and the handler before the default
   const double = await startDouble(context);
   const client = clientFor(double);
   const ask = async () =>
-    (await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'ping' }] })).choices[0]
-      ?.message.content;
+    (await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'ping' }] })).choices[0]?.message.content;
   double.setChatHandler((body) => ({ text: `handled ${body.messages[0].content}` }));
   double.queueChat({ text: 'queued' });
   assert.equal(await ask(), 'queued');

@@ -307,9 +307,7 @@ function chatChunks(completion: Completion, includeUsage: boolean): object[] {
   const chunks: object[] = [chunk({ role: 'assistant', content: '' })];
   for (const part of completion.textParts) chunks.push(chunk({ content: part }));
   completion.toolCalls.forEach((call, index) => {
-    chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
-    );
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const fragment of splitText(call.arguments, argumentsFragmentLength)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
     }
@@ -403,9 +401,7 @@ function firstSentence(snippet: string): string {
 }
 
 function usageFor(body: any, script: ChatScript) {
-  const promptText = (Array.isArray(body.messages) ? body.messages : [])
-    .map((message: any) => messageText(message?.content))
-    .join(' ');
+  const promptText = (Array.isArray(body.messages) ? body.messages : []).map((message: any) => messageText(message?.content)).join(' ');
   const answerText = [
     ...(typeof script.text === 'string' ? [script.text] : (script.text ?? [])),
     ...(script.toolCalls ?? []).map((call) => call.arguments),

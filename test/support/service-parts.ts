@@ -52,7 +52,13 @@ export async function createServiceParts(options: ServicePartsOptions): Promise<
     store: temp.store,
     embeddings: embedder,
     converter,
-    limits: { maxSourceBytes: 1_000_000, maxTextBytes: 100_000, downloadTimeoutMs: 5_000, allowPrivateUrls: true, fileRoots: options.fileRoots ?? [temp.root] },
+    limits: {
+      maxSourceBytes: 1_000_000,
+      maxTextBytes: 100_000,
+      downloadTimeoutMs: 5_000,
+      allowPrivateUrls: true,
+      fileRoots: options.fileRoots ?? [temp.root],
+    },
     logError,
     ...options.ingest,
   });

@@ -49,7 +49,9 @@ export interface ServiceWithProvider {
  * Starts the provider double (with `provider`'s options) and the service using it, each on a free loopback port.
  * The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
  */
-export async function startServiceWithProvider(options: Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions } = {}): Promise<ServiceWithProvider> {
+export async function startServiceWithProvider(
+  options: Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions } = {},
+): Promise<ServiceWithProvider> {
   const { provider: providerOptions, ...serviceOptions } = options;
   const provider = await startProviderDouble(providerOptions);
   try {
@@ -83,13 +85,19 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     ...(apiKey === undefined ? {} : { LLM_API_KEY: apiKey }),
     // With LLM_BASE_URL set and no embedding model named, the service embeds locally (a local server may serve no
     // embeddings); the provider double serves them, and tests that use it mean its embeddings.
-    ...(options.providerUrl === undefined ? {} : { LLM_BASE_URL: options.providerUrl, KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'text-embedding-3-small' }),
+    ...(options.providerUrl === undefined
+      ? {}
+      : { LLM_BASE_URL: options.providerUrl, KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'text-embedding-3-small' }),
     ...options.environment,
   });
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, callback) {
-      logs.push(...String(chunk).split('\n').filter((line) => line !== ''));
+      logs.push(
+        ...String(chunk)
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       callback();
     },
   });
@@ -116,7 +124,11 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       await rm(storageRoot, { recursive: true, force: true });
     },
     post(path, body, headers = {}) {
-      return fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      return fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     },
   };
 }

@@ -18,7 +18,12 @@ export interface TempStore {
 export async function createTempStore(embeddingModel: string | null): Promise<TempStore> {
   const root = await mkdtemp(join(tmpdir(), 'knowledge-agent-unit-'));
   const warnings: string[] = [];
-  const store = new KnowledgeStore({ root, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn: (message) => warnings.push(message) });
+  const store = new KnowledgeStore({
+    root,
+    embeddingModel,
+    chunkBody: (body) => chunkMarkdown(body),
+    warn: (message) => warnings.push(message),
+  });
   await store.initialize();
   return {
     store,

@@ -26,7 +26,10 @@ describe('playground answer text', () => {
   });
 
   it('separates the final Sources line', () => {
-    assert.deepEqual(splitSources('Rotate [1].\n\nSources: rotation.md, keys.md\n'), { body: 'Rotate [1].', sources: ['rotation.md', 'keys.md'] });
+    assert.deepEqual(splitSources('Rotate [1].\n\nSources: rotation.md, keys.md\n'), {
+      body: 'Rotate [1].',
+      sources: ['rotation.md', 'keys.md'],
+    });
     assert.deepEqual(splitSources('Nothing was found.\n\nSources: none'), { body: 'Nothing was found.', sources: [] });
     assert.deepEqual(splitSources('No sources line'), { body: 'No sources line', sources: undefined });
   });
@@ -59,7 +62,9 @@ describe('playground Markdown', () => {
       { kind: 'citation', number: 1 },
       { kind: 'text', text: '.' },
     ]);
-    assert.deepEqual(parseInlines('use snake_case_names and <img src=x onerror=alert(1)>', 0), [{ kind: 'text', text: 'use snake_case_names and <img src=x onerror=alert(1)>' }]);
+    assert.deepEqual(parseInlines('use snake_case_names and <img src=x onerror=alert(1)>', 0), [
+      { kind: 'text', text: 'use snake_case_names and <img src=x onerror=alert(1)>' },
+    ]);
     assert.deepEqual(parseInlines('Docs at https://a.example/docs.', 0), [
       { kind: 'text', text: 'Docs at ' },
       { kind: 'link', href: 'https://a.example/docs', children: [{ kind: 'text', text: 'https://a.example/docs' }] },
@@ -79,8 +84,14 @@ describe('playground Markdown', () => {
   });
 
   it('reads headings, lists, quotes, rules and fenced code (unclosed while streaming)', () => {
-    const blocks = parseMarkdown('## Setup\n\nInstall it:\n\n```sh\nnpm install [1]\n<b>x</b>\n```\n\n- one [1]\n- two\n  more\n\n3. three\n4. four\n\n> quoted\n\n---\n\n```js\nlet open', 1);
-    assert.deepEqual(blocks.map((block) => block.kind), ['heading', 'paragraph', 'code', 'list', 'list', 'quote', 'rule', 'code']);
+    const blocks = parseMarkdown(
+      '## Setup\n\nInstall it:\n\n```sh\nnpm install [1]\n<b>x</b>\n```\n\n- one [1]\n- two\n  more\n\n3. three\n4. four\n\n> quoted\n\n---\n\n```js\nlet open',
+      1,
+    );
+    assert.deepEqual(
+      blocks.map((block) => block.kind),
+      ['heading', 'paragraph', 'code', 'list', 'list', 'quote', 'rule', 'code'],
+    );
     assert.deepEqual(blocks[2], { kind: 'code', language: 'sh', text: 'npm install [1]\n<b>x</b>' });
     const bullets = blocks[3] as unknown as { ordered: boolean; items: unknown[][] };
     assert.equal(bullets.ordered, false);
@@ -97,13 +108,18 @@ describe('playground pasted sources', () => {
       { kind: 'url', url: 'https://a.example/x' },
       { kind: 'url', url: 'http://b.example/y' },
     ]);
-    assert.deepEqual(parsePasted('# Holidays\n\nClosed in August. https://a.example'), [{ kind: 'text', title: 'Holidays', text: '# Holidays\n\nClosed in August. https://a.example' }]);
+    assert.deepEqual(parsePasted('# Holidays\n\nClosed in August. https://a.example'), [
+      { kind: 'text', title: 'Holidays', text: '# Holidays\n\nClosed in August. https://a.example' },
+    ]);
     assert.deepEqual(parsePasted('https://a.example/guide\n\n# Holidays\n\nClosed in August.\n  https://b.example/faq  \n'), [
       { kind: 'url', url: 'https://a.example/guide' },
       { kind: 'url', url: 'https://b.example/faq' },
       { kind: 'text', title: 'Holidays', text: '# Holidays\n\nClosed in August.' },
     ]);
-    assert.equal(describePasted(parsePasted('https://a.example/guide\nSome notes')), '1 URL, fetched by the service; and text, added as the document "Some notes".');
+    assert.equal(
+      describePasted(parsePasted('https://a.example/guide\nSome notes')),
+      '1 URL, fetched by the service; and text, added as the document "Some notes".',
+    );
     assert.equal(describePasted(parsePasted('https://a.example/guide\nhttps://b.example')), '2 URLs, fetched by the service.');
     assert.deepEqual(parsePasted('ftp://a.example/file'), [{ kind: 'text', title: 'ftp://a.example/file', text: 'ftp://a.example/file' }]);
     assert.equal((parsePasted(`${'x'.repeat(100)}\nmore`)[0] as { title: string }).title.length, 80);

@@ -74,7 +74,15 @@ function agUiPlayback(answer: string): string {
     { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'searchDocs' },
     { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"namespace":"handbook","query":"cache"}' },
     { type: 'TOOL_CALL_END', toolCallId: 'c1' },
-    { type: 'TOOL_CALL_RESULT', messageId: 'm0', toolCallId: 'c1', role: 'tool', content: JSON.stringify({ results: [{ file: 'caching.md', title: 'Caching', score: 1, excerpt: 'Responses are cached for five minutes at the edge.' }] }) },
+    {
+      type: 'TOOL_CALL_RESULT',
+      messageId: 'm0',
+      toolCallId: 'c1',
+      role: 'tool',
+      content: JSON.stringify({
+        results: [{ file: 'caching.md', title: 'Caching', score: 1, excerpt: 'Responses are cached for five minutes at the edge.' }],
+      }),
+    },
     { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
     // Deltas that split marks, fences and citations in the middle.
     ...(answer.match(/[\s\S]{1,7}/g) ?? []).map((delta) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta })),
@@ -170,16 +178,27 @@ describe('web playground', () => {
     const rows = page.locator('#ingest-status .status-row');
     await page.locator('#ingest-status .status-row:not([data-status="pending"])').nth(2).waitFor();
     assert.equal(await rows.count(), 3);
-    const expected: [name: string, file: string][] = [['deployment.md', 'deployment.md'], ['onboarding.md', 'onboarding.md'], [`${site.url}/caching.html`, 'caching.md']];
+    const expected: [name: string, file: string][] = [
+      ['deployment.md', 'deployment.md'],
+      ['onboarding.md', 'onboarding.md'],
+      [`${site.url}/caching.html`, 'caching.md'],
+    ];
     for (const [name, file] of expected) {
       const row = rows.filter({ has: page.locator('.status-name', { hasText: name }) });
       assert.equal(await row.getAttribute('data-status'), 'saved', name);
-      assert.match((await row.locator('.status-detail').textContent()) ?? '', new RegExp(`^\\d+ chunks? · ${file.replace('.', '\\.')}$`), name);
+      assert.match(
+        (await row.locator('.status-detail').textContent()) ?? '',
+        new RegExp(`^\\d+ chunks? · ${file.replace('.', '\\.')}$`),
+        name,
+      );
     }
     assert.match((await page.locator('#ingest-summary').textContent()) ?? '', /3 saved in handbook/);
     // The new namespace is listed and chosen.
     await page.locator('#namespace-select option:checked[value="handbook"]').waitFor({ state: 'attached' });
-    assert.match((await page.locator('#namespace-meta').textContent()) ?? '', /3 documents · \d+ chunks · embedded with local:all-MiniLM-L6-v2/);
+    assert.match(
+      (await page.locator('#namespace-meta').textContent()) ?? '',
+      /3 documents · \d+ chunks · embedded with local:all-MiniLM-L6-v2/,
+    );
   });
 
   it('streams an answer after the retrieval step, with citations', stepTimeout, async () => {
@@ -239,8 +258,10 @@ describe('web playground', () => {
     }
   });
 
-  it('renders an answer\'s Markdown safely: headings, lists, code blocks, links; markup stays text', stepTimeout, async () => {
-    await page.route('**/agent', (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: agUiPlayback(markdownAnswer) }));
+  it("renders an answer's Markdown safely: headings, lists, code blocks, links; markup stays text", stepTimeout, async () => {
+    await page.route('**/agent', (route) =>
+      route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: agUiPlayback(markdownAnswer) }),
+    );
     await page.locator('#question').fill('How do I bypass the cache?');
     await page.locator('#question').press('Enter');
     const turn = page.locator('.turn').last();
@@ -254,15 +275,32 @@ describe('web playground', () => {
     assert.equal(await body.locator('ol em').textContent(), 'Age');
     const code = body.locator('pre.md-code code');
     assert.equal(await code.getAttribute('data-language'), 'sh');
-    assert.equal(await code.textContent(), 'curl -H "Cache-Control: no-cache" https://service.example/ [1]\n<b>not bold</b>', 'code is verbatim: no citation, link or markup inside');
+    assert.equal(
+      await code.textContent(),
+      'curl -H "Cache-Control: no-cache" https://service.example/ [1]\n<b>not bold</b>',
+      'code is verbatim: no citation, link or markup inside',
+    );
     const links = body.locator('a');
-    assert.deepEqual(await links.evaluateAll((anchors) => anchors.map((anchor) => [anchor.textContent, anchor.getAttribute('href'), anchor.getAttribute('target'), anchor.getAttribute('rel')])), [
-      ['the CDN guide', 'https://cdn.example/guide', '_blank', 'noopener noreferrer nofollow'],
-      ['https://cdn.example/faq', 'https://cdn.example/faq', '_blank', 'noopener noreferrer nofollow'],
-    ]);
+    assert.deepEqual(
+      await links.evaluateAll((anchors) =>
+        anchors.map((anchor) => [
+          anchor.textContent,
+          anchor.getAttribute('href'),
+          anchor.getAttribute('target'),
+          anchor.getAttribute('rel'),
+        ]),
+      ),
+      [
+        ['the CDN guide', 'https://cdn.example/guide', '_blank', 'noopener noreferrer nofollow'],
+        ['https://cdn.example/faq', 'https://cdn.example/faq', '_blank', 'noopener noreferrer nofollow'],
+      ],
+    );
     assert.equal(await body.locator('button.citation').count(), 2, 'citations in text and lists, not in code');
     // Markup is shown as the text it is; a javascript: link keeps only its label.
-    assert.match((await body.textContent()) ?? '', /<img src=x onerror="window.__injected=1"> <script>window.__injected=2<\/script> a trap$/);
+    assert.match(
+      (await body.textContent()) ?? '',
+      /<img src=x onerror="window.__injected=1"> <script>window.__injected=2<\/script> a trap$/,
+    );
     assert.equal(await body.locator('img, script, b').count(), 0);
     assert.equal(await page.evaluate('window.__injected'), undefined);
     await turn.locator('.answer-sources a.source-chip').waitFor();
@@ -272,20 +310,38 @@ describe('web playground', () => {
 
   it('stores pasted URLs and pasted text as separate sources', stepTimeout, async () => {
     await page.locator('#paste-input').fill(`${site.url}/cdn.html\n\n# Release notes\n\nVersion 2 moves assets to the CDN.`);
-    assert.equal(await page.locator('#paste-hint').textContent(), '1 URL, fetched by the service; and text, added as the document "Release notes".');
+    assert.equal(
+      await page.locator('#paste-hint').textContent(),
+      '1 URL, fetched by the service; and text, added as the document "Release notes".',
+    );
     await page.getByRole('button', { name: 'Add to namespace' }).click();
     await page.locator('#ingest-status .status-row:not([data-status="pending"])').nth(1).waitFor();
     const rows = page.locator('#ingest-status .status-row');
     assert.equal(await rows.count(), 2);
-    const statuses = await rows.evaluateAll((elements) => elements.map((row) => [row.querySelector('.status-name')?.textContent, row.getAttribute('data-status'), row.querySelector('.status-detail')?.textContent]));
-    assert.deepEqual(statuses.map(([name, status]) => [name, status]), [[`${site.url}/cdn.html`, 'saved'], ['Release notes', 'saved']]);
+    const statuses = await rows.evaluateAll((elements) =>
+      elements.map((row) => [
+        row.querySelector('.status-name')?.textContent,
+        row.getAttribute('data-status'),
+        row.querySelector('.status-detail')?.textContent,
+      ]),
+    );
+    assert.deepEqual(
+      statuses.map(([name, status]) => [name, status]),
+      [
+        [`${site.url}/cdn.html`, 'saved'],
+        ['Release notes', 'saved'],
+      ],
+    );
     assert.match(String(statuses[0]?.[2]), /cdn\.md$/);
     assert.match(String(statuses[1]?.[2]), /release-notes\.md$/);
   });
 
   it('shows a long namespace name whole in the picker', stepTimeout, async () => {
     const longName = `platform-engineering-runbooks-${'and-handbooks-'.repeat(2)}2026`.slice(0, 64);
-    const response = await service.post('/tools/ingest', { namespace: longName, sources: [{ type: 'text', title: 'Runbook', value: 'Restart the worker first.' }] });
+    const response = await service.post('/tools/ingest', {
+      namespace: longName,
+      sources: [{ type: 'text', title: 'Runbook', value: 'Restart the worker first.' }],
+    });
     assert.equal(response.status, 200);
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.locator(`#namespace-select option[value="${longName}"]`).waitFor({ state: 'attached' });
@@ -314,7 +370,8 @@ describe('web playground', () => {
     await page.getByRole('dialog').waitFor();
     await mkdir(join(repositoryRoot, 'test-artifacts'), { recursive: true });
     await page.screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground.png'), fullPage: true });
-    if (process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(repositoryRoot, 'docs', 'playground.png'), fullPage: true });
+    if (process.env.UPDATE_SCREENSHOTS === '1')
+      await page.screenshot({ path: join(repositoryRoot, 'docs', 'playground.png'), fullPage: true });
     assert.deepEqual(pageProblems, []);
   });
 
@@ -327,7 +384,10 @@ describe('web playground', () => {
         await route.fulfill({ status: 503, json: { error: { code: 'embeddings_unavailable', message: unavailable } } });
       } else if (body.mode === 'hybrid') {
         const response = await route.fetch({ postData: JSON.stringify({ ...body, mode: 'lexical' }) });
-        await route.fulfill({ response, json: { ...((await response.json()) as object), notice: `${unavailable}; these results are ranked lexically` } });
+        await route.fulfill({
+          response,
+          json: { ...((await response.json()) as object), notice: `${unavailable}; these results are ranked lexically` },
+        });
       } else {
         await route.continue();
       }
@@ -381,15 +441,25 @@ describe('web playground: a folder of documents', () => {
     }
     await page.getByRole('button', { name: 'Add to namespace' }).click();
     await page.locator('#ingest-summary', { hasText: /saved in fastapi/ }).waitFor({ timeout: 200_000 });
-    const statuses = await page.locator('#ingest-status .status-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-status')));
+    const statuses = await page
+      .locator('#ingest-status .status-row')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-status')));
     assert.equal(statuses.length, 156);
     assert.deepEqual([...new Set(statuses)], ['saved']);
     assert.equal(await page.locator('#ingest-summary').textContent(), '156 saved in fastapi.');
 
     const documents = await documentSources('fastapi');
-    assert.deepEqual(documents.map((document) => document.source).filter((source) => source.endsWith('.md')).sort(), await fastapiPagePaths());
+    assert.deepEqual(
+      documents
+        .map((document) => document.source)
+        .filter((source) => source.endsWith('.md'))
+        .sort(),
+      await fastapiPagePaths(),
+    );
     assert.equal(new Set(documents.map((document) => document.file)).size, 156);
-    const row = page.locator('#ingest-status .status-row', { has: page.locator('.status-name', { hasText: /^advanced\/middleware\.md$/ }) });
+    const row = page.locator('#ingest-status .status-row', {
+      has: page.locator('.status-name', { hasText: /^advanced\/middleware\.md$/ }),
+    });
     assert.match((await row.locator('.status-detail').textContent()) ?? '', /^\d+ chunks? · advanced-middleware\.md$/);
   });
 
@@ -429,7 +499,10 @@ describe('web playground: a folder of documents', () => {
     assert.match((await page.locator('#ingest-summary').textContent()) ?? '', /Left out 1 file that is not Markdown/);
     await page.getByRole('button', { name: 'Add to namespace' }).click();
     await page.locator('#ingest-summary', { hasText: /in fastapi/ }).waitFor();
-    const rowOf = (name: string) => page.locator('#ingest-status .status-row', { has: page.locator('.status-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+    const rowOf = (name: string) =>
+      page.locator('#ingest-status .status-row', {
+        has: page.locator('.status-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }),
+      });
     assert.equal(await rowOf('tutorial/middleware.md').getAttribute('data-status'), 'skipped');
     assert.equal(await rowOf('advanced/middleware.md').getAttribute('data-status'), 'updated');
     assert.match(
@@ -448,7 +521,11 @@ describe('web playground with access tokens', () => {
   before(async () => {
     service = await startService({
       apiKey: undefined,
-      environment: { KNOWLEDGE_AGENT_MODEL: 'extractive', KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:team', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*' },
+      environment: {
+        KNOWLEDGE_AGENT_MODEL: 'extractive',
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:team',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*',
+      },
     });
   });
 
@@ -467,14 +544,19 @@ describe('web playground with access tokens', () => {
     await page.locator('#namespace-meta', { hasText: /is created when you add its first documents/ }).waitFor();
     await page.locator('#new-namespace').fill('team');
     // Markup in a document reaches the page as text, never as elements.
-    await page.locator('#paste-input').fill('# Holidays\n\nThe office is closed between Christmas and New Year <img src=x onerror="window.__injected=1">.');
+    await page
+      .locator('#paste-input')
+      .fill('# Holidays\n\nThe office is closed between Christmas and New Year <img src=x onerror="window.__injected=1">.');
     await page.getByRole('button', { name: 'Add to namespace' }).click();
     await page.locator('#ingest-status .status-row[data-status="saved"]').waitFor();
     assert.match((await page.locator('#ingest-status .status-name').textContent()) ?? '', /Holidays/);
     await page.locator('#search-query').fill('when is the office closed');
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.locator('.search-column[data-state="done"]').nth(2).waitFor();
-    assert.match((await page.locator('.search-column[data-mode="lexical"] .result-excerpt').first().textContent()) ?? '', /<img src=x onerror=/);
+    assert.match(
+      (await page.locator('.search-column[data-mode="lexical"] .result-excerpt').first().textContent()) ?? '',
+      /<img src=x onerror=/,
+    );
     assert.equal(await page.locator('.search-columns img').count(), 0);
     assert.equal(await page.evaluate('window.__injected'), undefined);
     // Kept for the tab, so a reload keeps it.

@@ -50,7 +50,10 @@ export class AnswerView {
           ? [h('span', { className: 'source-chip is-none', text: 'none' })]
           : sources.map((label) => {
               const cited = snippets.find((snippet) => snippet.file === label || snippet.title === label);
-              return this.sourceChip(cited === undefined || cited.title === label ? label : `${cited.title} (${label})`, cited?.file ?? label);
+              return this.sourceChip(
+                cited === undefined || cited.title === label ? label : `${cited.title} (${label})`,
+                cited?.file ?? label,
+              );
             })),
       );
       this.sources.hidden = false;
@@ -73,11 +76,20 @@ export class AnswerView {
   /** A Sources entry: a link to the original page once its document's source turns out to be a web address. */
   private sourceChip(text: string, file: string): HTMLElement {
     const chip = h('span', { className: 'source-chip', text });
-    void this.options.sourceOfFile(file).then((source) => {
-      const href = source === undefined ? undefined : safeHref(source);
-      if (href === undefined || !/^https?:/i.test(href) || !chip.isConnected) return;
-      chip.replaceWith(h('a', { className: 'source-chip is-link', text, attributes: { href, target: '_blank', rel: 'noopener noreferrer nofollow', title: source ?? href } }));
-    }, () => undefined);
+    void this.options.sourceOfFile(file).then(
+      (source) => {
+        const href = source === undefined ? undefined : safeHref(source);
+        if (href === undefined || !/^https?:/i.test(href) || !chip.isConnected) return;
+        chip.replaceWith(
+          h('a', {
+            className: 'source-chip is-link',
+            text,
+            attributes: { href, target: '_blank', rel: 'noopener noreferrer nofollow', title: source ?? href },
+          }),
+        );
+      },
+      () => undefined,
+    );
     return chip;
   }
 

@@ -53,7 +53,8 @@ export class ApiClient {
   }
 
   async documents(namespace: string): Promise<DocumentSummary[]> {
-    return (await this.json<{ documents: DocumentSummary[] }>('GET', `/tools/documents?namespace=${encodeURIComponent(namespace)}`)).documents;
+    return (await this.json<{ documents: DocumentSummary[] }>('GET', `/tools/documents?namespace=${encodeURIComponent(namespace)}`))
+      .documents;
   }
 
   search(namespace: string, query: string, mode: SearchMode, topK: number, signal?: AbortSignal): Promise<SearchAnswer> {
@@ -73,21 +74,51 @@ export class ApiClient {
 
   /** Ingests URLs and text (JSON, Variant 2); progress lines are indexed in source order. */
   async ingestSources(namespace: string, sources: readonly unknown[]): Promise<AsyncGenerator<IngestProgress>> {
-    return readNdjson<IngestProgress>(await this.send('POST', '/api/tools/ingest?progress=ndjson', JSON.stringify({ namespace, sources }), { 'content-type': 'application/json' }));
+    return readNdjson<IngestProgress>(
+      await this.send('POST', '/api/tools/ingest?progress=ndjson', JSON.stringify({ namespace, sources }), {
+        'content-type': 'application/json',
+      }),
+    );
   }
 
   /** Runs the agent over AG-UI (no mention needed), retrieving from `namespace`. */
-  async runAgent(namespace: string, messages: readonly { id: string; role: 'user' | 'assistant'; content: string }[], signal: AbortSignal): Promise<AsyncGenerator<unknown>> {
-    const body = { threadId: `playground-${crypto.randomUUID()}`, runId: crypto.randomUUID(), messages, tools: [], context: [], state: {}, forwardedProps: { namespace } };
-    return readSseData(await this.send('POST', '/agent', JSON.stringify(body), { 'content-type': 'application/json', accept: 'text/event-stream' }, signal));
+  async runAgent(
+    namespace: string,
+    messages: readonly { id: string; role: 'user' | 'assistant'; content: string }[],
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<unknown>> {
+    const body = {
+      threadId: `playground-${crypto.randomUUID()}`,
+      runId: crypto.randomUUID(),
+      messages,
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: { namespace },
+    };
+    return readSseData(
+      await this.send('POST', '/agent', JSON.stringify(body), { 'content-type': 'application/json', accept: 'text/event-stream' }, signal),
+    );
   }
 
   private async json<Answer>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
-    const response = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? {} : { 'content-type': 'application/json' }, signal);
+    const response = await this.send(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? {} : { 'content-type': 'application/json' },
+      signal,
+    );
     return (await response.json()) as Answer;
   }
 
-  private async send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  private async send(
+    method: string,
+    path: string,
+    body?: BodyInit,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const token = this.token().trim();
     const response = await fetch(path, {
       method,

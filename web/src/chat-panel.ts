@@ -37,7 +37,10 @@ class Turn {
     this.error = h('p', { className: 'turn-error', attributes: { role: 'alert' } });
     this.error.hidden = true;
     this.element = h('article', { className: 'turn', attributes: { 'aria-label': `Question: ${question}` } }, [
-      h('div', { className: 'question' }, [h('p', { className: 'question-text', text: question }), h('span', { className: 'question-namespace', text: namespace })]),
+      h('div', { className: 'question' }, [
+        h('p', { className: 'question-text', text: question }),
+        h('span', { className: 'question-namespace', text: namespace }),
+      ]),
       this.steps,
       this.error,
     ]);

@@ -51,7 +51,14 @@ export class CitationPopover {
       [
         h('div', { className: 'popover-header' }, [this.number, this.heading, close]),
         this.snippet,
-        h('dl', { className: 'popover-meta' }, [h('dt', { text: 'Source' }), this.source, h('dt', { text: 'File' }), this.file, h('dt', { text: 'Score' }), this.score]),
+        h('dl', { className: 'popover-meta' }, [
+          h('dt', { text: 'Source' }),
+          this.source,
+          h('dt', { text: 'File' }),
+          this.file,
+          h('dt', { text: 'Score' }),
+          this.score,
+        ]),
       ],
     );
     this.element.hidden = true;

@@ -8,7 +8,11 @@ export interface ElementProps {
   readonly attributes?: Readonly<Record<string, string>>;
 }
 
-export function h<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, props: ElementProps = {}, children: readonly Child[] = []): HTMLElementTagNameMap[Tag] {
+export function h<Tag extends keyof HTMLElementTagNameMap>(
+  tag: Tag,
+  props: ElementProps = {},
+  children: readonly Child[] = [],
+): HTMLElementTagNameMap[Tag] {
   const element = document.createElement(tag);
   if (props.className !== undefined) element.className = props.className;
   if (props.text !== undefined) element.textContent = props.text;
@@ -45,7 +49,12 @@ export function uniqueId(prefix: string): string {
 
 /** The last segment of a path or URL (a storage path's file name). */
 export function baseName(path: string): string {
-  return path.split(/[\\/]/).filter((part) => part !== '').pop() ?? path;
+  return (
+    path
+      .split(/[\\/]/)
+      .filter((part) => part !== '')
+      .pop() ?? path
+  );
 }
 
 /** "1 chunk", "3 chunks". */

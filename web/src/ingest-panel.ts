@@ -84,7 +84,8 @@ export class IngestPanel {
       if (event.dataTransfer === null) return;
       pickedFromDrop(event.dataTransfer).then(
         (picked) => this.queue(picked),
-        (error: unknown) => this.say(`The dropped folder could not be read: ${error instanceof Error ? error.message : String(error)}`, 'error'),
+        (error: unknown) =>
+          this.say(`The dropped folder could not be read: ${error instanceof Error ? error.message : String(error)}`, 'error'),
       );
     });
     // A file dropped next to the zone would otherwise make the browser navigate away to it (text drops stay as they are).
@@ -111,12 +112,17 @@ export class IngestPanel {
     for (const candidate of picked.files) {
       const queued = this.queued.find((other) => other.path === candidate.path);
       if (queued === undefined) this.queued.push(candidate);
-      else if (queued.file.size !== candidate.file.size || queued.file.lastModified !== candidate.file.lastModified) clashes.push(candidate.path);
+      else if (queued.file.size !== candidate.file.size || queued.file.lastModified !== candidate.file.lastModified)
+        clashes.push(candidate.path);
     }
     this.showQueue();
     const notes = [
-      picked.leftOut > 0 ? `Left out ${plural(picked.leftOut, 'file')} that ${picked.leftOut === 1 ? 'is' : 'are'} not Markdown, text, PDF or HTML (or hidden).` : '',
-      clashes.length > 0 ? `Not added: ${clashes.join(', ')}: another file is queued under the same path, and one would replace the other (remove it first, or add the two folders' common folder).` : '',
+      picked.leftOut > 0
+        ? `Left out ${plural(picked.leftOut, 'file')} that ${picked.leftOut === 1 ? 'is' : 'are'} not Markdown, text, PDF or HTML (or hidden).`
+        : '',
+      clashes.length > 0
+        ? `Not added: ${clashes.join(', ')}: another file is queued under the same path, and one would replace the other (remove it first, or add the two folders' common folder).`
+        : '',
     ].filter((note) => note !== '');
     if (notes.length > 0) this.say(notes.join(' '), clashes.length > 0 ? 'error' : 'normal');
   }
@@ -125,13 +131,21 @@ export class IngestPanel {
     const { fileQueue } = this.elements;
     fileQueue.replaceChildren(
       ...this.queued.map((picked) => {
-        const remove = h('button', { className: 'icon-button', text: '×', attributes: { type: 'button', 'aria-label': `Remove ${picked.path}` } });
+        const remove = h('button', {
+          className: 'icon-button',
+          text: '×',
+          attributes: { type: 'button', 'aria-label': `Remove ${picked.path}` },
+        });
         remove.addEventListener('click', () => {
           this.queued = this.queued.filter((queued) => queued !== picked);
           this.showQueue();
           this.elements.fileInput.focus();
         });
-        return h('li', { className: 'file-chip' }, [h('span', { className: 'file-chip-name', text: picked.path }), h('span', { className: 'file-chip-size', text: formatBytes(picked.file.size) }), remove]);
+        return h('li', { className: 'file-chip' }, [
+          h('span', { className: 'file-chip-name', text: picked.path }),
+          h('span', { className: 'file-chip-size', text: formatBytes(picked.file.size) }),
+          remove,
+        ]);
       }),
     );
     fileQueue.hidden = this.queued.length === 0;
@@ -180,7 +194,9 @@ export class IngestPanel {
     ]);
     const rows = [...fileRows, ...pastedRows];
     const count = (status: string) => rows.filter((row) => row.status === status).length;
-    const counts = ['saved', 'updated', 'skipped', 'failed'].filter((status) => count(status) > 0).map((status) => `${count(status)} ${status}`);
+    const counts = ['saved', 'updated', 'skipped', 'failed']
+      .filter((status) => count(status) > 0)
+      .map((status) => `${count(status)} ${status}`);
     const target = stored.find((name) => name !== undefined) ?? namespace;
     this.say(`${counts.join(' · ')} in ${target}.`, count('failed') > 0 ? 'error' : 'normal');
     submit.disabled = false;
@@ -201,7 +217,8 @@ export class IngestPanel {
     };
     try {
       for await (const event of await start()) {
-        if (event.type === 'document') rows[event.index]?.stored(event.status, event.chunks, event.file, event.replaced?.ingested_at, event.warning);
+        if (event.type === 'document')
+          rows[event.index]?.stored(event.status, event.chunks, event.file, event.replaced?.ingested_at, event.warning);
         else if (event.type === 'failed') rows[event.index]?.failed(event.error);
         else if (event.type === 'result') namespace = event.result.namespace;
         else if (event.type === 'error') failPending(event.error.message);

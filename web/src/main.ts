@@ -74,7 +74,11 @@ async function loadServiceState(): Promise<void> {
       ready ? `answers: ${health.chat_model ?? 'ready'}` : 'answers: unavailable',
       `embeddings: ${health.embedding_model ?? 'none'}`,
     ].join(' · ');
-    chat.setUnavailable(ready ? undefined : `The agent cannot answer on this service (${health.agent ?? 'not initialized'}). Start it with LLM_API_KEY, or with KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider.`);
+    chat.setUnavailable(
+      ready
+        ? undefined
+        : `The agent cannot answer on this service (${health.agent ?? 'not initialized'}). Start it with LLM_API_KEY, or with KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider.`,
+    );
     search.setEmbeddingModel(health.embedding_model);
   } catch (error) {
     status.dataset.state = 'down';

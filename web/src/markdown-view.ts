@@ -17,7 +17,11 @@ function inlineNodes(inlines: readonly Inline[], citation: CitationFactory): Chi
       case 'emphasis':
         return h('em', {}, inlineNodes(inline.children, citation));
       case 'link':
-        return h('a', { attributes: { href: inline.href, target: '_blank', rel: 'noopener noreferrer nofollow' } }, inlineNodes(inline.children, citation));
+        return h(
+          'a',
+          { attributes: { href: inline.href, target: '_blank', rel: 'noopener noreferrer nofollow' } },
+          inlineNodes(inline.children, citation),
+        );
       case 'citation':
         return citation(inline.number);
     }

@@ -52,7 +52,12 @@ export function parseInlines(text: string, snippetCount: number): Inline[] {
       flush();
       inlines.push({ kind: 'code', text: (match[2] as string).replace(/^ (.*) $/, '$1') });
       index += match[0].length;
-    } else if (character === '[' && (match = /^\[(\d{1,3})\]/.exec(rest)) !== null && Number(match[1]) >= 1 && Number(match[1]) <= snippetCount) {
+    } else if (
+      character === '[' &&
+      (match = /^\[(\d{1,3})\]/.exec(rest)) !== null &&
+      Number(match[1]) >= 1 &&
+      Number(match[1]) <= snippetCount
+    ) {
       flush();
       inlines.push({ kind: 'citation', number: Number(match[1]) });
       index += match[0].length;
@@ -63,11 +68,18 @@ export function parseInlines(text: string, snippetCount: number): Inline[] {
       if (href === undefined) inlines.push(...label);
       else inlines.push({ kind: 'link', href, children: label });
       index += match[0].length;
-    } else if ((character === '<' && (match = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i.exec(rest)) !== null) || ((character === 'h' || character === 'H') && /[^\w/]$|^$/.test(text.slice(Math.max(0, index - 1), index)) && (match = /^https?:\/\/[^\s<>()]*[^\s<>().,;:!?'"*_\]]/i.exec(rest)) !== null)) {
+    } else if (
+      (character === '<' && (match = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i.exec(rest)) !== null) ||
+      ((character === 'h' || character === 'H') &&
+        /[^\w/]$|^$/.test(text.slice(Math.max(0, index - 1), index)) &&
+        (match = /^https?:\/\/[^\s<>()]*[^\s<>().,;:!?'"*_\]]/i.exec(rest)) !== null)
+    ) {
       const target = match[1] ?? match[0];
       const href = safeHref(target);
       flush();
-      inlines.push(href === undefined ? { kind: 'text', text: match[0] } : { kind: 'link', href, children: [{ kind: 'text', text: target }] });
+      inlines.push(
+        href === undefined ? { kind: 'text', text: match[0] } : { kind: 'link', href, children: [{ kind: 'text', text: target }] },
+      );
       index += match[0].length;
     } else if ((character === '*' || character === '_') && (match = strongOrEmphasis(text, index)) !== null) {
       flush();
@@ -114,7 +126,10 @@ export function parseMarkdown(text: string, snippetCount: number): Block[] {
       const marker = fence[1] as string;
       const body: string[] = [];
       index++;
-      while (index < lines.length && !new RegExp(`^\\s{0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`).test(lines[index] as string)) {
+      while (
+        index < lines.length &&
+        !new RegExp(`^\\s{0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`).test(lines[index] as string)
+      ) {
         body.push(lines[index] as string);
         index++;
       }

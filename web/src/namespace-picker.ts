@@ -82,7 +82,12 @@ export class NamespacePicker {
   private fill(wanted: string | undefined): void {
     const { select, newInput } = this.elements;
     select.replaceChildren(
-      ...this.summaries.map((summary) => h('option', { text: `${summary.name} (${plural(summary.documents, 'document')})`, attributes: { value: summary.name, title: summary.name } })),
+      ...this.summaries.map((summary) =>
+        h('option', {
+          text: `${summary.name} (${plural(summary.documents, 'document')})`,
+          attributes: { value: summary.name, title: summary.name },
+        }),
+      ),
       h('option', { text: 'New namespace…', attributes: { value: newOption } }),
     );
     // Without a wish (first visit), the first namespace; with none at all, a new one named like the service's default.

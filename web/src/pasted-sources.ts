@@ -1,7 +1,8 @@
 // What the "URLs or text" box holds: each line that is only an http(s) URL is a URL source (fetched by the service),
 // and everything else in the box, kept as written, is one text document beside them.
 
-export type PastedSource = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'text'; readonly title: string; readonly text: string };
+export type PastedSource =
+  { readonly kind: 'url'; readonly url: string } | { readonly kind: 'text'; readonly title: string; readonly text: string };
 
 function isWebAddress(line: string): boolean {
   if (/\s/.test(line)) return false;
@@ -15,7 +16,12 @@ function isWebAddress(line: string): boolean {
 
 /** A title for pasted text: its first line without Markdown heading marks, at most 80 characters. */
 function titleOf(text: string): string {
-  const firstLine = text.trim().split('\n')[0]?.replace(/^#+\s*/, '').trim() ?? '';
+  const firstLine =
+    text
+      .trim()
+      .split('\n')[0]
+      ?.replace(/^#+\s*/, '')
+      .trim() ?? '';
   const title = firstLine === '' ? 'Pasted text' : firstLine;
   return title.length > 80 ? `${title.slice(0, 79)}…` : title;
 }
@@ -24,8 +30,15 @@ export function parsePasted(value: string): PastedSource[] {
   const lines = value.split('\n');
   const urls = [...new Set(lines.map((line) => line.trim()).filter(isWebAddress))];
   // The text without the URL lines; a URL inside a sentence stays part of the text.
-  const text = lines.filter((line) => !isWebAddress(line.trim())).join('\n').replace(/\n{3,}/g, '\n\n').trim();
-  return [...urls.map((url): PastedSource => ({ kind: 'url', url })), ...(text === '' ? [] : [{ kind: 'text' as const, title: titleOf(text), text }])];
+  const text = lines
+    .filter((line) => !isWebAddress(line.trim()))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return [
+    ...urls.map((url): PastedSource => ({ kind: 'url', url })),
+    ...(text === '' ? [] : [{ kind: 'text' as const, title: titleOf(text), text }]),
+  ];
 }
 
 /** The JSON source the Variant 2 ingest route takes for it. */

@@ -81,7 +81,9 @@ async function walkEntry(entry: FileSystemEntry, found: { file: File; path: stri
  * event runs (the browser empties its DataTransfer afterwards); their files are read after.
  */
 export function pickedFromDrop(transfer: DataTransfer): Promise<PickedFiles> {
-  const dropped = [...transfer.items].flatMap((item) => (item.kind === 'file' ? [{ entry: item.webkitGetAsEntry(), file: item.getAsFile() }] : []));
+  const dropped = [...transfer.items].flatMap((item) =>
+    item.kind === 'file' ? [{ entry: item.webkitGetAsEntry(), file: item.getAsFile() }] : [],
+  );
   return (async () => {
     const picked: PickedFile[] = [];
     let leftOut = 0;

@@ -38,11 +38,15 @@ class Column {
     this.notice = h('p', { className: 'column-notice', attributes: { role: 'status' } });
     this.notice.hidden = true;
     this.results = h('ol', { className: 'results', attributes: { 'aria-labelledby': headingId } });
-    this.element = h('section', { className: 'search-column', attributes: { 'data-mode': mode, 'aria-labelledby': headingId, 'aria-busy': 'false' } }, [
-      h('header', { className: 'column-header' }, [h('h3', { text: title, attributes: { id: headingId } }), this.note]),
-      this.notice,
-      this.results,
-    ]);
+    this.element = h(
+      'section',
+      { className: 'search-column', attributes: { 'data-mode': mode, 'aria-labelledby': headingId, 'aria-busy': 'false' } },
+      [
+        h('header', { className: 'column-header' }, [h('h3', { text: title, attributes: { id: headingId } }), this.note]),
+        this.notice,
+        this.results,
+      ],
+    );
     this.empty('Results appear here.');
   }
 
@@ -67,7 +71,8 @@ class Column {
     }
     const { answer } = outcome;
     this.element.dataset.state = 'done';
-    if (answer.mode !== this.mode) this.say(`Ranked ${answer.mode} instead: ${answer.notice ?? 'embeddings are not available for this namespace yet'}.`);
+    if (answer.mode !== this.mode)
+      this.say(`Ranked ${answer.mode} instead: ${answer.notice ?? 'embeddings are not available for this namespace yet'}.`);
     else if (answer.notice !== undefined) this.say(answer.notice);
     else this.notice.hidden = true;
     if (answer.matches.length === 0) {
@@ -88,10 +93,17 @@ class Column {
       h('div', { className: 'result-head' }, [
         h('span', { className: 'result-rank', text: String(rank) }),
         h('span', { className: 'result-title', text: match.title }),
-        h('span', { className: 'result-score', text: match.score >= 10 ? match.score.toFixed(1) : match.score.toFixed(3), attributes: { title: 'score' } }),
+        h('span', {
+          className: 'result-score',
+          text: match.score >= 10 ? match.score.toFixed(1) : match.score.toFixed(3),
+          attributes: { title: 'score' },
+        }),
       ]),
       h('p', { className: 'result-excerpt', text: displayExcerpt(match.preview, match.title) }),
-      h('p', { className: 'result-meta' }, [h('span', { className: 'result-file', text: baseName(match.source) }), h('span', { text: elsewhere.join(' · ') })]),
+      h('p', { className: 'result-meta' }, [
+        h('span', { className: 'result-file', text: baseName(match.source) }),
+        h('span', { text: elsewhere.join(' · ') }),
+      ]),
     ]);
     return item;
   }
@@ -121,7 +133,9 @@ export class SearchPanel {
       void this.compare();
     });
     // Hovering a result lights up the same chunk in the other columns.
-    elements.columns.addEventListener('pointerover', (event) => this.highlight((event.target as Element).closest('.result')?.getAttribute('data-chunk') ?? undefined));
+    elements.columns.addEventListener('pointerover', (event) =>
+      this.highlight((event.target as Element).closest('.result')?.getAttribute('data-chunk') ?? undefined),
+    );
     elements.columns.addEventListener('pointerleave', () => this.highlight(undefined));
   }
 

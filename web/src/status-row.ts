@@ -18,7 +18,10 @@ export class StatusRow {
     this.detail = h('span', { className: 'status-detail', text: kind === 'url' ? 'Fetching…' : 'Reading…' });
     this.element = h('li', { className: 'status-row', attributes: { 'data-status': 'pending', 'data-kind': kind } }, [
       h('span', { className: 'status-kind', text: kindLabels[kind] }),
-      h('span', { className: 'status-main' }, [h('span', { className: 'status-name', text: name, attributes: { title: name } }), this.detail]),
+      h('span', { className: 'status-main' }, [
+        h('span', { className: 'status-name', text: name, attributes: { title: name } }),
+        this.detail,
+      ]),
       this.badge,
     ]);
   }
@@ -33,9 +36,11 @@ export class StatusRow {
    */
   stored(status: 'saved' | 'updated' | 'skipped', chunks: number, file: string, replacedStoredAt?: string, warning?: string): void {
     const detail =
-      status === 'skipped' ? `unchanged, already stored as ${file}`
-      : replacedStoredAt !== undefined ? `${plural(chunks, 'chunk')} · ${file} · replaced the version stored ${replacedStoredAt.slice(0, 16).replace('T', ' ')} UTC`
-      : `${plural(chunks, 'chunk')} · ${file}`;
+      status === 'skipped'
+        ? `unchanged, already stored as ${file}`
+        : replacedStoredAt !== undefined
+          ? `${plural(chunks, 'chunk')} · ${file} · replaced the version stored ${replacedStoredAt.slice(0, 16).replace('T', ' ')} UTC`
+          : `${plural(chunks, 'chunk')} · ${file}`;
     this.show(status, warning === undefined ? detail : `${detail} · ${warning}`);
   }
 

@@ -38,7 +38,10 @@ export class QuantizedRows {
   private readonly stagedOffset: number;
   private readonly rowsOffset: number;
 
-  constructor(readonly dimensions: number, capacity: number) {
+  constructor(
+    readonly dimensions: number,
+    capacity: number,
+  ) {
     this.rowBytes = Math.ceil(dimensions / 16) * 16;
     this.stagedOffset = this.queryOffset + this.rowBytes * 2;
     this.rowsOffset = this.stagedOffset + stagedRowCount * this.rowBytes * bytesPerFloat;
@@ -81,7 +84,11 @@ export class QuantizedRows {
 
   /** Copies row `from` over row `to`, padding included (for compaction). */
   copyRow(from: number, to: number): void {
-    this.bytes.copyWithin(this.rowsOffset + to * this.rowBytes, this.rowsOffset + from * this.rowBytes, this.rowsOffset + (from + 1) * this.rowBytes);
+    this.bytes.copyWithin(
+      this.rowsOffset + to * this.rowBytes,
+      this.rowsOffset + from * this.rowBytes,
+      this.rowsOffset + (from + 1) * this.rowBytes,
+    );
     const scales = this.scalesOffset / bytesPerFloat;
     this.floats[scales + to] = this.floats[scales + from] as number;
   }

@@ -35,7 +35,10 @@ async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options:
 const documentation: RouteDocumentation = {
   body: {
     'application/json': z
-      .union([variant1AgentBodySchema.meta({ title: 'Variant 1 body' }), agUiRunInputSchema.meta({ title: 'AG-UI RunAgentInput (Variant 2)' })])
+      .union([
+        variant1AgentBodySchema.meta({ title: 'Variant 1 body' }),
+        agUiRunInputSchema.meta({ title: 'AG-UI RunAgentInput (Variant 2)' }),
+      ])
       .describe('A body with `threadId` or `runId` is an AG-UI run; any other is a Variant 1 body.'),
   },
   success: {
@@ -44,28 +47,34 @@ const documentation: RouteDocumentation = {
       'whose last line is `Sources: <titles>` or `Sources: none`), `error` on failure, and always `data: [DONE]` last; without the mention ' +
       'in the newest user message only `data: [DONE]`. AG-UI: events encoded by @ag-ui/encoder: `RUN_STARTED`, `TOOL_CALL_START/ARGS/END/RESULT`, ' +
       '`TEXT_MESSAGE_START/CONTENT/END`, then `RUN_FINISHED`, or `RUN_ERROR` and nothing after it.',
-    content: { 'text/event-stream': z.string().describe('An event stream; each event is one `data:` line of JSON followed by a blank line.') },
+    content: {
+      'text/event-stream': z.string().describe('An event stream; each event is one `data:` line of JSON followed by a blank line.'),
+    },
   },
   errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
 };
 
 export const agentRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, options) => {
-  app.post('/agent', {
-    preValidation: requireAgent(options.agent),
-    schema: {
-      tags: ['Agent'],
-      summary: 'Answer from the docs as an event stream (Variant 1 SSE or AG-UI)',
-      description:
-        'Searches the namespace for the newest user message and streams an answer that cites the snippets as [n]. ' +
-        'The namespace is `tool_params.namespace` (Variant 1) or the first of `toolParams`, `forwardedProps`, `state` `.namespace` (AG-UI), else the default. ' +
-        'Variant 1 needs the mention (@knowledge) in the newest user message. Platform `tools` may be called: the stream ends after the call and the platform calls again with the result. ' +
-        'Errors before the stream starts are JSON (503 `Agent not initialized` without a provider key); later ones are events.',
-      body: z.record(z.string(), z.unknown()),
-      documentation,
+  app.post(
+    '/agent',
+    {
+      preValidation: requireAgent(options.agent),
+      schema: {
+        tags: ['Agent'],
+        summary: 'Answer from the docs as an event stream (Variant 1 SSE or AG-UI)',
+        description:
+          'Searches the namespace for the newest user message and streams an answer that cites the snippets as [n]. ' +
+          'The namespace is `tool_params.namespace` (Variant 1) or the first of `toolParams`, `forwardedProps`, `state` `.namespace` (AG-UI), else the default. ' +
+          'Variant 1 needs the mention (@knowledge) in the newest user message. Platform `tools` may be called: the stream ends after the call and the platform calls again with the result. ' +
+          'Errors before the stream starts are JSON (503 `Agent not initialized` without a provider key); later ones are events.',
+        body: z.record(z.string(), z.unknown()),
+        documentation,
+      },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request, reply) => {
-    if (isAgUiBody(request.body)) await streamAgUi(request, reply, options, request.body);
-    else await streamVariant1(request, reply, options, request.body);
-  });
+    async (request, reply) => {
+      if (isAgUiBody(request.body)) await streamAgUi(request, reply, options, request.body);
+      else await streamVariant1(request, reply, options, request.body);
+    },
+  );
 };

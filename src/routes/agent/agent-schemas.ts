@@ -12,14 +12,20 @@ const platformToolSchema = z
     description: z.string().max(2_000).default(''),
     parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }).describe('JSON Schema of the arguments.'),
   })
-  .meta({ id: 'PlatformTool', description: 'A tool the platform runs: a call to it ends the stream, and the platform calls again with the result.' });
+  .meta({
+    id: 'PlatformTool',
+    description: 'A tool the platform runs: a call to it ends the stream, and the platform calls again with the result.',
+  });
 
 // Variant 1: POST /agent with a Variant 1 body.
 
 export const variant1AgentBodySchema = z.object({
   thread_id: z.string().optional(),
   run_id: z.string().optional(),
-  messages: z.array(chatMessageSchema).max(500).describe('The conversation; the newest user message must contain the mention (@knowledge by default).'),
+  messages: z
+    .array(chatMessageSchema)
+    .max(500)
+    .describe('The conversation; the newest user message must contain the mention (@knowledge by default).'),
   tool_params: namespaceHolderSchema.optional(),
   tools: z.array(platformToolSchema).max(64).optional(),
 });
@@ -63,15 +69,20 @@ export const generateBodySchema = z
 export const generateResponseSchema = z.object({
   text: z.string().describe('The answer, citing snippets as [n]; its last line is `Sources: <file names>` or `Sources: none`.'),
   sources: z.array(z.string()).describe('File names of the cited snippets.'),
-  toolCalls: z.array(
-    z.object({
-      toolCallId: z.string(),
-      toolName: z.string(),
-      args: z.object({ namespace: z.string(), query: z.string() }),
-      result: z.object({
-        results: z.array(searchDocsResultSchema),
-        warnings: z.array(z.string()).optional().describe('What the search said beside its results: the namespace does not exist, or a ranking fallback.'),
+  toolCalls: z
+    .array(
+      z.object({
+        toolCallId: z.string(),
+        toolName: z.string(),
+        args: z.object({ namespace: z.string(), query: z.string() }),
+        result: z.object({
+          results: z.array(searchDocsResultSchema),
+          warnings: z
+            .array(z.string())
+            .optional()
+            .describe('What the search said beside its results: the namespace does not exist, or a ranking fallback.'),
+        }),
       }),
-    }),
-  ).describe('The retrieval made before the answer.'),
+    )
+    .describe('The retrieval made before the answer.'),
 });

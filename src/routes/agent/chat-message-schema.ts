@@ -59,4 +59,8 @@ const incomingMessageSchema = z
 export const chatMessageSchema = z
   .looseObject({ role: z.string(), content: z.unknown().optional() })
   .pipe(incomingMessageSchema)
-  .meta({ id: 'ChatMessage', description: 'A chat message: `user`, `assistant` (with its tool calls) and `tool` are kept; other roles are dropped; content parts are flattened to text.' });
+  .meta({
+    id: 'ChatMessage',
+    description:
+      'A chat message: `user`, `assistant` (with its tool calls) and `tool` are kept; other roles are dropped; content parts are flattened to text.',
+  });

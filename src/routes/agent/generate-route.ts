@@ -8,40 +8,47 @@ import type { AgentRouteOptions } from './agent-route-options.js';
 import { requireAgent } from './require-agent.js';
 
 export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, options) => {
-  app.post('/api/agents/knowledge/generate', {
-    preValidation: requireAgent(options.agent),
-    schema: {
-      tags: ['Agent'],
-      summary: 'Answer from the docs, not streamed (Variant 2)',
-      description:
-        'Searches the namespace (`toolParams.namespace`) for the newest user message, then answers from the snippets, citing them as [n]; ' +
-        'the text ends with `Sources: <file names>`. Messages are sanitized (unknown roles dropped, content parts flattened, each message and the history capped). ' +
-        "Mastra's `threadId` and `resourceId` are accepted and ignored; without `toolParams.namespace`, the `namespace` of `runtimeContext` (or `requestContext`) is used. 503 `Agent not initialized` without a provider key.",
-      body: generateBodySchema,
-      documentation: {
-        success: jsonSuccess('The answer, its sources and the retrieval call.', generateResponseSchema),
-        errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
+  app.post(
+    '/api/agents/knowledge/generate',
+    {
+      preValidation: requireAgent(options.agent),
+      schema: {
+        tags: ['Agent'],
+        summary: 'Answer from the docs, not streamed (Variant 2)',
+        description:
+          'Searches the namespace (`toolParams.namespace`) for the newest user message, then answers from the snippets, citing them as [n]; ' +
+          'the text ends with `Sources: <file names>`. Messages are sanitized (unknown roles dropped, content parts flattened, each message and the history capped). ' +
+          "Mastra's `threadId` and `resourceId` are accepted and ignored; without `toolParams.namespace`, the `namespace` of `runtimeContext` (or `requestContext`) is used. 503 `Agent not initialized` without a provider key.",
+        body: generateBodySchema,
+        documentation: {
+          success: jsonSuccess('The answer, its sources and the retrieval call.', generateResponseSchema),
+          errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
+        },
       },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request, reply) => {
-    const answer = await options.agent.generate({
-      namespace: authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace),
-      messages: request.body.messages,
-      platformTools: [],
-      signal: abortedWhenClientLeaves(reply),
-    });
-    return {
-      text: answer.text,
-      sources: answer.sources,
-      toolCalls: answer.retrieval === undefined
-        ? []
-        : [{
-            toolCallId: answer.retrieval.toolCallId,
-            toolName: answer.retrieval.toolName,
-            args: answer.retrieval.args,
-            result: variant2RetrievalResult(answer.retrieval.snippets, answer.retrieval.notice),
-          }],
-    };
-  });
+    async (request, reply) => {
+      const answer = await options.agent.generate({
+        namespace: authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace),
+        messages: request.body.messages,
+        platformTools: [],
+        signal: abortedWhenClientLeaves(reply),
+      });
+      return {
+        text: answer.text,
+        sources: answer.sources,
+        toolCalls:
+          answer.retrieval === undefined
+            ? []
+            : [
+                {
+                  toolCallId: answer.retrieval.toolCallId,
+                  toolName: answer.retrieval.toolName,
+                  args: answer.retrieval.args,
+                  result: variant2RetrievalResult(answer.retrieval.snippets, answer.retrieval.notice),
+                },
+              ],
+      };
+    },
+  );
 };

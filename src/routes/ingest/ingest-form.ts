@@ -18,13 +18,20 @@ function toUploadSource(file: FormFile, limits: MultipartLimits): SourceEntry {
   }
   const { path, folder } = uploadPath;
   if (file.bytes === null) {
-    return { kind: 'invalid', label: path, error: new KnowledgeError('source_too_large', `${path} is over the ${limits.maxFileBytes}-byte limit for a file`) };
+    return {
+      kind: 'invalid',
+      label: path,
+      error: new KnowledgeError('source_too_large', `${path} is over the ${limits.maxFileBytes}-byte limit for a file`),
+    };
   }
   return { kind: 'upload', fileName: path, ...(folder === undefined ? {} : { folder }), contentType: file.contentType, bytes: file.bytes };
 }
 
 /** The form's `namespace` and `sources` fields as a JSON body, and its files as upload sources. */
-export async function readIngestForm(request: FastifyRequest, limits: MultipartLimits): Promise<{ body: Variant2IngestBody; uploads: SourceEntry[] }> {
+export async function readIngestForm(
+  request: FastifyRequest,
+  limits: MultipartLimits,
+): Promise<{ body: Variant2IngestBody; uploads: SourceEntry[] }> {
   const form = await readMultipartForm(request, limits);
   const single = (name: string): unknown => {
     const matches = form.fields.filter((field) => field.name === name);

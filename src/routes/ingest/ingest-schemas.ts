@@ -9,13 +9,21 @@ const crawlSchema = z
   .object({
     maxPages: z.number().int().min(1).max(1_000).default(50).describe('Pages fetched at most.'),
     maxDepth: z.number().int().min(0).max(10).default(2).describe('Links followed from the start URL, at most.'),
-    prune: z.boolean().default(false).describe('After a complete crawl, remove the documents of pages under the crawled folder it no longer reached.'),
+    prune: z
+      .boolean()
+      .default(false)
+      .describe('After a complete crawl, remove the documents of pages under the crawled folder it no longer reached.'),
   })
-  .meta({ id: 'Crawl', description: 'Crawl the site from this URL: same-origin links under its folder (or a sitemap), honouring robots.txt.' });
+  .meta({
+    id: 'Crawl',
+    description: 'Crawl the site from this URL: same-origin links under its folder (or a sitemap), honouring robots.txt.',
+  });
 
 const maxSourcesPerRequest = 100;
 
-const storedStatusSchema = z.enum(['saved', 'updated', 'skipped']).describe('`skipped`: the same content is already stored; `updated`: the source was stored before with other content.');
+const storedStatusSchema = z
+  .enum(['saved', 'updated', 'skipped'])
+  .describe('`skipped`: the same content is already stored; `updated`: the source was stored before with other content.');
 
 const perSourceErrorFields = {
   source: z.string().describe('The URL, path, file name or `sources[i]` label of the source.'),
@@ -25,28 +33,45 @@ const perSourceErrorFields = {
 
 /** The version an `updated` document replaced: same source, so same file, other content. */
 const replacedDocumentSchema = z
-  .object({ file: z.string(), title: z.string(), source: z.string(), ingested_at: z.string().describe('When the replaced version was stored (ISO 8601).') })
+  .object({
+    file: z.string(),
+    title: z.string(),
+    source: z.string(),
+    ingested_at: z.string().describe('When the replaced version was stored (ISO 8601).'),
+  })
   .meta({ id: 'ReplacedDocument', description: 'With status `updated`: the stored version this document replaced.' });
 
 /** A document stored, but not as asked: without embeddings while the embedding provider fails. */
 const storedWarningSchema = z
   .string()
   .optional()
-  .describe('Set when the document was stored without embeddings because the embedding provider failed: it is searchable lexically now and embedded once the provider answers again.');
+  .describe(
+    'Set when the document was stored without embeddings because the embedding provider failed: it is searchable lexically now and embedded once the provider answers again.',
+  );
 
 /** One line of the progress stream (IngestProgress), then the result line or an error line. */
 function progressLineSchema(result: z.ZodType) {
   const event = { index: z.number().int().min(0).describe('Index of the source in the request.'), source: z.string() };
   return z
     .discriminatedUnion('type', [
-      z.object({ type: z.literal('document'), ...event, status: storedStatusSchema, file: z.string(), chunks: z.number().int().min(0), replaced: replacedDocumentSchema.optional(), warning: storedWarningSchema }),
+      z.object({
+        type: z.literal('document'),
+        ...event,
+        status: storedStatusSchema,
+        file: z.string(),
+        chunks: z.number().int().min(0),
+        replaced: replacedDocumentSchema.optional(),
+        warning: storedWarningSchema,
+      }),
       z.object({ type: z.literal('failed'), ...event, code: z.string(), error: z.string() }),
       z.object({ type: z.literal('skipped'), ...event, reason: z.string() }),
       z.object({ type: z.literal('removed'), ...event, file: z.string() }),
       z.object({ type: z.literal('result'), result }),
       z.object({ type: z.literal('error'), error: errorBodySchema.shape.error }),
     ])
-    .describe('Each line is one JSON object: `document`, `failed`, `skipped` and `removed` events as they happen, then `result` (the usual response) or `error`.');
+    .describe(
+      'Each line is one JSON object: `document`, `failed`, `skipped` and `removed` events as they happen, then `result` (the usual response) or `error`.',
+    );
 }
 
 /** An ingest route's 200: the JSON response, or the NDJSON progress stream when asked for. */
@@ -67,7 +92,10 @@ export const variant1SourceSchema = z
     title: z.string().max(500).optional().describe('Title of the document; by default taken from the document.'),
     crawl: crawlSchema.optional(),
   })
-  .meta({ id: 'Variant1Source', description: 'One source; each is checked and ingested on its own, so a bad one is reported in `errors` without failing the others.' });
+  .meta({
+    id: 'Variant1Source',
+    description: 'One source; each is checked and ingested on its own, so a bad one is reported in `errors` without failing the others.',
+  });
 
 export const variant1IngestBodySchema = z.object({
   namespace: namespaceFieldSchema,
@@ -85,7 +113,11 @@ export const variant1IngestResponseSchema = z.object({
   documents: z.array(
     z.object({
       title: z.string(),
-      source: z.string().describe('The URL, the file path, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.'),
+      source: z
+        .string()
+        .describe(
+          'The URL, the file path, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.',
+        ),
       path: z.string().describe('The stored Markdown file.'),
       chunks: z.number().int().min(0),
       status: storedStatusSchema,
@@ -95,7 +127,10 @@ export const variant1IngestResponseSchema = z.object({
   ),
   chunks_added: z.number().int().min(0).describe('Chunks of the saved and updated documents.'),
   errors: z.array(z.object({ index: z.number().int().min(0).describe('Index of the source in `sources`.'), ...perSourceErrorFields })),
-  removed: z.array(z.object({ title: z.string(), source: z.string(), path: z.string() })).optional().describe('Documents a pruning crawl removed.'),
+  removed: z
+    .array(z.object({ title: z.string(), source: z.string(), path: z.string() }))
+    .optional()
+    .describe('Documents a pruning crawl removed.'),
 });
 
 // Variant 2: POST /api/tools/ingest (JSON or multipart) and its Mastra form.
@@ -132,8 +167,17 @@ export const variant2IngestBodyDocumentation = variant2IngestBodySchema.extend({
 });
 export const documentedFormBody = z.object({
   namespace: namespaceFieldSchema,
-  sources: z.string().optional().describe('A JSON array of sources, as `sources` of the JSON body; at least one source or one file is needed.'),
-  file: z.array(z.file()).max(maxFilesPerRequest).optional().describe('Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name. A file name may carry its folders (`tutorial/middleware.md`): that path, relative to what is ingested, is the document\'s identity; absolute paths and `..` are refused per file.'),
+  sources: z
+    .string()
+    .optional()
+    .describe('A JSON array of sources, as `sources` of the JSON body; at least one source or one file is needed.'),
+  file: z
+    .array(z.file())
+    .max(maxFilesPerRequest)
+    .optional()
+    .describe(
+      "Files to ingest (PDF, Markdown, text, HTML), 6 MB each, under any field name. A file name may carry its folders (`tutorial/middleware.md`): that path, relative to what is ingested, is the document's identity; absolute paths and `..` are refused per file.",
+    ),
 });
 
 export const variant2IngestResponseSchema = z.object({
@@ -146,11 +190,12 @@ export const variant2IngestResponseSchema = z.object({
     z.object({
       file: z.string().describe('File name in the namespace: the citation label.'),
       status: storedStatusSchema,
-      source: z.string().describe('The URL, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.'),
+      source: z
+        .string()
+        .describe('The URL, the upload path with its folders (`tutorial/middleware.md`), or `text`: the identity that upserts match on.'),
       replaced: replacedDocumentSchema.optional(),
       warning: storedWarningSchema,
     }),
   ),
   removed: z.number().int().min(0).optional().describe('Documents a pruning crawl removed.'),
 });
-

@@ -27,7 +27,10 @@ function checked<Schema extends z.ZodType>(schema: Schema, raw: unknown, index: 
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  return invalidSource(index, `sources[${index}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid source'}`);
+  return invalidSource(
+    index,
+    `sources[${index}]${issue?.path.length ? `.${issue.path.join('.')}` : ''}: ${issue?.message ?? 'invalid source'}`,
+  );
 }
 
 function isInvalid(value: object): value is InvalidSource {
@@ -44,10 +47,14 @@ function toIngestSource(requested: RequestedSource, index: number): SourceEntry 
         : { kind: 'url', url: value.trim(), ...titled, ...(crawl === undefined ? {} : { crawl }) };
     case 'file': {
       const filePath = path ?? value;
-      return filePath === undefined || filePath.trim() === '' ? invalidSource(index, `sources[${index}].path: a file source needs an absolute path`) : { kind: 'file', path: filePath, ...titled };
+      return filePath === undefined || filePath.trim() === ''
+        ? invalidSource(index, `sources[${index}].path: a file source needs an absolute path`)
+        : { kind: 'file', path: filePath, ...titled };
     }
     case 'text':
-      return value === undefined ? invalidSource(index, `sources[${index}].value: a text source needs the text in value`) : { kind: 'text', text: value, ...titled };
+      return value === undefined
+        ? invalidSource(index, `sources[${index}].value: a text source needs the text in value`)
+        : { kind: 'text', text: value, ...titled };
   }
 }
 

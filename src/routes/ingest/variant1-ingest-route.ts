@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { describeReplaced, type IngestReport } from '../../ingest/ingest-service.js';
 import { authorizeNamespace, progressQuerySchema, respondWithProgress } from '../plumbing/index.js';
-import { ingestSuccess, variant1IngestBodyDocumentation, variant1IngestBodySchema, variant1IngestResponseSchema } from './ingest-schemas.js';
+import {
+  ingestSuccess,
+  variant1IngestBodyDocumentation,
+  variant1IngestBodySchema,
+  variant1IngestResponseSchema,
+} from './ingest-schemas.js';
 import type { IngestRouteOptions } from './ingest-route-options.js';
 import { variant1Source } from './request-sources.js';
 
@@ -12,50 +17,66 @@ function toVariant1IngestResponse(report: IngestReport, storagePath: string) {
   const documents = report.outcomes.flatMap((outcome) =>
     outcome.status === 'failed'
       ? []
-      : [{
-          title: outcome.document.title,
-          source: outcome.document.origin,
-          path: join(storagePath, report.namespace, outcome.document.file),
-          chunks: outcome.document.chunks.length,
-          status: outcome.status,
-          ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
-          ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
-        }],
+      : [
+          {
+            title: outcome.document.title,
+            source: outcome.document.origin,
+            path: join(storagePath, report.namespace, outcome.document.file),
+            chunks: outcome.document.chunks.length,
+            status: outcome.status,
+            ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+            ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
+          },
+        ],
   );
   return {
     namespace: report.namespace,
     documents,
     chunks_added: documents.filter((document) => document.status !== 'skipped').reduce((sum, document) => sum + document.chunks, 0),
     errors: report.outcomes.flatMap((outcome) =>
-      outcome.status === 'failed' ? [{ index: outcome.index, source: outcome.source, error: outcome.error.message, code: outcome.error.code }] : [],
+      outcome.status === 'failed'
+        ? [{ index: outcome.index, source: outcome.source, error: outcome.error.message, code: outcome.error.code }]
+        : [],
     ),
     ...(report.removed.length === 0
       ? {}
-      : { removed: report.removed.map((document) => ({ title: document.title, source: document.origin, path: join(storagePath, report.namespace, document.file) })) }),
+      : {
+          removed: report.removed.map((document) => ({
+            title: document.title,
+            source: document.origin,
+            path: join(storagePath, report.namespace, document.file),
+          })),
+        }),
   };
 }
 
 export const variant1IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = async (app, options) => {
-  app.post('/tools/ingest', {
-    schema: {
-      tags: ['Ingest'],
-      summary: 'Ingest URLs, files and text (Variant 1)',
-      description:
-        'Fetches, converts to Markdown, chunks, embeds and stores each source in the namespace. Each source succeeds or fails on its own: ' +
-        'failures are listed in `errors` of a 200 (a full disk that let nothing be stored is a 507 `storage_full`). Content already stored (same SHA-256) is `skipped`; a changed source is `updated`. ' +
-        'A URL source may crawl its site (`crawl`). Needs a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set.',
-      body: variant1IngestBodySchema,
-      documentation: {
-        body: { 'application/json': variant1IngestBodyDocumentation },
-        querystring: progressQuerySchema,
-        success: ingestSuccess('What was stored, skipped or updated, and what failed.', variant1IngestResponseSchema),
-        errors: ['invalid_namespace', 'forbidden', 'storage_full'],
+  app.post(
+    '/tools/ingest',
+    {
+      schema: {
+        tags: ['Ingest'],
+        summary: 'Ingest URLs, files and text (Variant 1)',
+        description:
+          'Fetches, converts to Markdown, chunks, embeds and stores each source in the namespace. Each source succeeds or fails on its own: ' +
+          'failures are listed in `errors` of a 200 (a full disk that let nothing be stored is a 507 `storage_full`). Content already stored (same SHA-256) is `skipped`; a changed source is `updated`. ' +
+          'A URL source may crawl its site (`crawl`). Needs a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set.',
+        body: variant1IngestBodySchema,
+        documentation: {
+          body: { 'application/json': variant1IngestBodyDocumentation },
+          querystring: progressQuerySchema,
+          success: ingestSuccess('What was stored, skipped or updated, and what failed.', variant1IngestResponseSchema),
+          errors: ['invalid_namespace', 'forbidden', 'storage_full'],
+        },
       },
+      config: { access: 'write' },
     },
-    config: { access: 'write' },
-  }, async (request, reply) => {
-    const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
-    const sources = request.body.sources.map(variant1Source);
-    return respondWithProgress(request, reply, async (onProgress) => toVariant1IngestResponse(await options.ingest.ingest(namespace, sources, onProgress), options.storagePath));
-  });
+    async (request, reply) => {
+      const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
+      const sources = request.body.sources.map(variant1Source);
+      return respondWithProgress(request, reply, async (onProgress) =>
+        toVariant1IngestResponse(await options.ingest.ingest(namespace, sources, onProgress), options.storagePath),
+      );
+    },
+  );
 };

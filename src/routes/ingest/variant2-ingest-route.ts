@@ -7,21 +7,37 @@ import type { z } from 'zod';
 import { KnowledgeError } from '../../errors.js';
 import { describeReplaced, type IngestReport } from '../../ingest/ingest-service.js';
 import {
-  authorizeNamespace, multipartOptions, parseBody, progressQuerySchema, respondWithProgress, type MultipartLimits, type RouteDocumentation,
+  authorizeNamespace,
+  multipartOptions,
+  parseBody,
+  progressQuerySchema,
+  respondWithProgress,
+  type MultipartLimits,
+  type RouteDocumentation,
 } from '../plumbing/index.js';
 import { toolExecuteBodySchema, toolExecuteQuerySchema, toolExecutionData } from '../shared/index.js';
 import { readIngestForm } from './ingest-form.js';
 import type { IngestRouteOptions } from './ingest-route-options.js';
 import {
-  documentedFormBody, ingestSuccess, maxFilesPerRequest, maxFormFieldBytes, maxFormFields, variant2IngestBodyDocumentation, variant2IngestBodySchema,
-  variant2IngestResponseSchema, type Variant2IngestBody,
+  documentedFormBody,
+  ingestSuccess,
+  maxFilesPerRequest,
+  maxFormFieldBytes,
+  maxFormFields,
+  variant2IngestBodyDocumentation,
+  variant2IngestBodySchema,
+  variant2IngestResponseSchema,
+  type Variant2IngestBody,
 } from './ingest-schemas.js';
 import { variant2Source, type SourceEntry } from './request-sources.js';
 
 const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType): RouteDocumentation => ({
   body,
   ...(querystring === undefined ? {} : { querystring }),
-  success: ingestSuccess('How many documents were saved, updated and skipped, their file names, and what failed.', variant2IngestResponseSchema),
+  success: ingestSuccess(
+    'How many documents were saved, updated and skipped, their file names, and what failed.',
+    variant2IngestResponseSchema,
+  ),
   errors: ['invalid_namespace', 'forbidden', 'storage_full'],
 });
 const ingestDescription =
@@ -33,13 +49,15 @@ function toVariant2IngestResponse(report: IngestReport) {
   const stored = report.outcomes.flatMap((outcome) =>
     outcome.status === 'failed'
       ? []
-      : [{
-          file: outcome.document.file,
-          status: outcome.status,
-          source: outcome.document.origin,
-          ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
-          ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
-        }],
+      : [
+          {
+            file: outcome.document.file,
+            status: outcome.status,
+            source: outcome.document.origin,
+            ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
+            ...(outcome.warning === undefined ? {} : { warning: outcome.warning }),
+          },
+        ],
   );
   return {
     namespace: report.namespace,
@@ -66,8 +84,14 @@ export const variant2IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
     return respondWithProgress(request, reply, async (onProgress) => {
       const report = await options.ingest.ingest(namespace, sources, onProgress);
       // An upload of nothing but unsupported files is a 415; with anything else in it, errors are per source.
-      if (uploads.length > 0 && report.outcomes.every((outcome) => outcome.status === 'failed' && outcome.error.code === 'unsupported_file_type')) {
-        throw new KnowledgeError('unsupported_media_type', report.outcomes.map((outcome) => (outcome.status === 'failed' ? outcome.error.message : '')).join('; '));
+      if (
+        uploads.length > 0 &&
+        report.outcomes.every((outcome) => outcome.status === 'failed' && outcome.error.code === 'unsupported_file_type')
+      ) {
+        throw new KnowledgeError(
+          'unsupported_media_type',
+          report.outcomes.map((outcome) => (outcome.status === 'failed' ? outcome.error.message : '')).join('; '),
+        );
       }
       return toVariant2IngestResponse(report);
     });
@@ -102,18 +126,25 @@ export const variant2IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
     await uploads.register(multipart, multipartOptions(limits));
     // No body schema: the body is a JSON body or a form, and both are checked against the same schema here.
     // The token is checked before the form is read; its namespace once the form names it.
-    uploads.post('/api/tools/ingest', {
-      schema: {
-        tags: ['Ingest'],
-        summary: 'Ingest sources and uploaded files (Variant 2)',
-        description: `A JSON body, or multipart/form-data with a \`namespace\` field, an optional \`sources\` field and any number of files (50 at most). ${ingestDescription} An upload of nothing but unsupported files is a 415.`,
-        documentation: documentation({ 'application/json': variant2IngestBodyDocumentation, 'multipart/form-data': documentedFormBody }, progressQuerySchema),
+    uploads.post(
+      '/api/tools/ingest',
+      {
+        schema: {
+          tags: ['Ingest'],
+          summary: 'Ingest sources and uploaded files (Variant 2)',
+          description: `A JSON body, or multipart/form-data with a \`namespace\` field, an optional \`sources\` field and any number of files (50 at most). ${ingestDescription} An upload of nothing but unsupported files is a 415.`,
+          documentation: documentation(
+            { 'application/json': variant2IngestBodyDocumentation, 'multipart/form-data': documentedFormBody },
+            progressQuerySchema,
+          ),
+        },
+        config: { access: 'write' },
       },
-      config: { access: 'write' },
-    }, async (request, reply) => {
-      if (!request.isMultipart()) return ingest(request, reply, parseBody(variant2IngestBodySchema, request.body));
-      const form = await readIngestForm(request, limits);
-      return ingest(request, reply, form.body, form.uploads);
-    });
+      async (request, reply) => {
+        if (!request.isMultipart()) return ingest(request, reply, parseBody(variant2IngestBodySchema, request.body));
+        const form = await readIngestForm(request, limits);
+        return ingest(request, reply, form.body, form.uploads);
+      },
+    );
   });
 };

@@ -24,7 +24,12 @@ const mastraAgentId = 'knowledge';
  * which is what Mastra's playground and client parse.
  */
 function describeTool(id: string, description: string, input: z.ZodType) {
-  return { id, description, inputSchema: JSON.stringify({ json: z.toJSONSchema(input, { io: 'input' }) }), outputSchema: JSON.stringify({ json: {} }) };
+  return {
+    id,
+    description,
+    inputSchema: JSON.stringify({ json: z.toJSONSchema(input, { io: 'input' }) }),
+    outputSchema: JSON.stringify({ json: {} }),
+  };
 }
 
 const tools = {
@@ -41,7 +46,12 @@ const tools = {
 };
 type ToolId = keyof typeof tools;
 
-const toolSchema = z.object({ id: z.string(), description: z.string(), inputSchema: z.string().describe('superjson of the JSON Schema: `{"json": <schema>}`.'), outputSchema: z.string() });
+const toolSchema = z.object({
+  id: z.string(),
+  description: z.string(),
+  inputSchema: z.string().describe('superjson of the JSON Schema: `{"json": <schema>}`.'),
+  outputSchema: z.string(),
+});
 const agentDetailsSchema = z.looseObject({
   name: z.string(),
   description: z.string(),
@@ -69,35 +79,47 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
     defaultStreamOptions: {},
   });
 
-  app.get('/api/agents', {
-    schema: {
-      tags: ['Agent'],
-      summary: "List the agents (Mastra's client SDK: getAgents)",
-      description: 'One agent, `knowledge`, with its details.',
-      documentation: { success: jsonSuccess('The agents by id.', z.record(z.string(), agentDetailsSchema)) },
+  app.get(
+    '/api/agents',
+    {
+      schema: {
+        tags: ['Agent'],
+        summary: "List the agents (Mastra's client SDK: getAgents)",
+        description: 'One agent, `knowledge`, with its details.',
+        documentation: { success: jsonSuccess('The agents by id.', z.record(z.string(), agentDetailsSchema)) },
+      },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async () => ({ [mastraAgentId]: details() }));
+    async () => ({ [mastraAgentId]: details() }),
+  );
 
-  app.get(`/api/agents/${mastraAgentId}`, {
-    schema: {
-      tags: ['Agent'],
-      summary: "The agent's details (Mastra's client SDK: agent.details)",
-      description: 'Name, instructions, tools and model of the `knowledge` agent.',
-      documentation: { success: jsonSuccess('The details.', agentDetailsSchema) },
+  app.get(
+    `/api/agents/${mastraAgentId}`,
+    {
+      schema: {
+        tags: ['Agent'],
+        summary: "The agent's details (Mastra's client SDK: agent.details)",
+        description: 'Name, instructions, tools and model of the `knowledge` agent.',
+        documentation: { success: jsonSuccess('The details.', agentDetailsSchema) },
+      },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async () => details());
+    async () => details(),
+  );
 
-  app.get('/api/tools', {
-    schema: {
-      tags: ['Agent'],
-      summary: "List the tools (Mastra's client SDK: getTools)",
-      description: '`searchDocs` and `ingest`, with their input schemas (JSON Schema, serialized as Mastra serializes it).',
-      documentation: { success: jsonSuccess('The tools by id.', z.record(z.string(), toolSchema)) },
+  app.get(
+    '/api/tools',
+    {
+      schema: {
+        tags: ['Agent'],
+        summary: "List the tools (Mastra's client SDK: getTools)",
+        description: '`searchDocs` and `ingest`, with their input schemas (JSON Schema, serialized as Mastra serializes it).',
+        documentation: { success: jsonSuccess('The tools by id.', z.record(z.string(), toolSchema)) },
+      },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async () => tools);
+    async () => tools,
+  );
 
   const toolParams = z.object({ toolId: z.string().describe('`searchDocs` or `ingest`.') });
   const toolById = (toolId: string, available: readonly ToolId[]) => {
@@ -105,48 +127,63 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
     if (found === undefined) throw new KnowledgeError('not_found', `there is no tool ${JSON.stringify(toolId)}`);
     return tools[found];
   };
-  app.get('/api/tools/:toolId', {
-    schema: {
-      tags: ['Agent'],
-      summary: "One tool (Mastra's client SDK: getTool(id).details)",
-      description: 'The tool and its input schema; 404 for another id.',
-      params: toolParams,
-      documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
-    },
-    config: { access: 'read' },
-  }, async (request) => toolById(request.params.toolId, ['searchDocs', 'ingest']));
-  app.get(`/api/agents/${mastraAgentId}/tools/:toolId`, {
-    schema: {
-      tags: ['Agent'],
-      summary: "One tool of the agent (Mastra's client SDK: agent.getTool)",
-      description: 'The agent has one tool, `searchDocs`; 404 for another id.',
-      params: toolParams,
-      documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
-    },
-    config: { access: 'read' },
-  }, async (request) => toolById(request.params.toolId, ['searchDocs']));
-
-  app.post(`/api/agents/${mastraAgentId}/stream`, {
-    preValidation: requireAgent(options.agent),
-    schema: {
-      tags: ['Agent'],
-      summary: "Answer from the docs as Mastra's agent stream (Mastra's client SDK: agent.stream)",
-      description:
-        'The same answer as `/api/agents/knowledge/generate`, streamed in the chunk format of Mastra\'s `agent.stream`: `data: {"type","runId","from":"AGENT","payload"}` frames ' +
-        '`start`, `step-start`, `tool-call` and `tool-result` for the `searchDocs` retrieval, `text-start`, `text-delta`, `text-end`, `step-finish`, `finish` (its metadata lists the cited `sources`), ' +
-        'or `error`; then `data: [DONE]`. The namespace is `toolParams.namespace`, else the `namespace` of `runtimeContext` (or `requestContext`), else the default.',
-      body: generateBodySchema,
-      documentation: {
-        success: { description: 'Server-Sent Events of Mastra stream chunks, then `data: [DONE]`.', content: { 'text/event-stream': z.string() } },
-        errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
+  app.get(
+    '/api/tools/:toolId',
+    {
+      schema: {
+        tags: ['Agent'],
+        summary: "One tool (Mastra's client SDK: getTool(id).details)",
+        description: 'The tool and its input schema; 404 for another id.',
+        params: toolParams,
+        documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
       },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request, reply) => {
-    const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
-    const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
-    await streamAgentRun(request, reply, new MastraStream(runId, randomUUID()), (signal) =>
-      options.agent.variant2Run({ namespace, messages: request.body.messages, platformTools: [], signal }),
-    );
-  });
+    async (request) => toolById(request.params.toolId, ['searchDocs', 'ingest']),
+  );
+  app.get(
+    `/api/agents/${mastraAgentId}/tools/:toolId`,
+    {
+      schema: {
+        tags: ['Agent'],
+        summary: "One tool of the agent (Mastra's client SDK: agent.getTool)",
+        description: 'The agent has one tool, `searchDocs`; 404 for another id.',
+        params: toolParams,
+        documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
+      },
+      config: { access: 'read' },
+    },
+    async (request) => toolById(request.params.toolId, ['searchDocs']),
+  );
+
+  app.post(
+    `/api/agents/${mastraAgentId}/stream`,
+    {
+      preValidation: requireAgent(options.agent),
+      schema: {
+        tags: ['Agent'],
+        summary: "Answer from the docs as Mastra's agent stream (Mastra's client SDK: agent.stream)",
+        description:
+          'The same answer as `/api/agents/knowledge/generate`, streamed in the chunk format of Mastra\'s `agent.stream`: `data: {"type","runId","from":"AGENT","payload"}` frames ' +
+          '`start`, `step-start`, `tool-call` and `tool-result` for the `searchDocs` retrieval, `text-start`, `text-delta`, `text-end`, `step-finish`, `finish` (its metadata lists the cited `sources`), ' +
+          'or `error`; then `data: [DONE]`. The namespace is `toolParams.namespace`, else the `namespace` of `runtimeContext` (or `requestContext`), else the default.',
+        body: generateBodySchema,
+        documentation: {
+          success: {
+            description: 'Server-Sent Events of Mastra stream chunks, then `data: [DONE]`.',
+            content: { 'text/event-stream': z.string() },
+          },
+          errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
+        },
+      },
+      config: { access: 'read' },
+    },
+    async (request, reply) => {
+      const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
+      const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
+      await streamAgentRun(request, reply, new MastraStream(runId, randomUUID()), (signal) =>
+        options.agent.variant2Run({ namespace, messages: request.body.messages, platformTools: [], signal }),
+      );
+    },
+  );
 };

@@ -30,7 +30,11 @@ function toModel(namespace: string) {
 }
 
 function platformTools(body: ChatCompletionBody) {
-  return (body.tools ?? []).map((tool) => ({ name: tool.function.name, description: tool.function.description, parameters: tool.function.parameters }));
+  return (body.tools ?? []).map((tool) => ({
+    name: tool.function.name,
+    description: tool.function.description,
+    parameters: tool.function.parameters,
+  }));
 }
 
 /** Every /v1 route documents OpenAI's error body. */
@@ -46,61 +50,95 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
     void reply.code(404).send(openAiErrorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
 
-  app.get('/models', {
-    schema: {
-      tags: ['OpenAI-compatible'],
-      summary: 'List the models (OpenAI-compatible)',
-      description: 'One model per namespace the token may read, `knowledge/<namespace>`, and always the default namespace\'s.',
-      documentation: { success: jsonSuccess('The models.', modelListSchema), errorBody },
-    },
-    config: { access: 'read' },
-  }, async (request) => {
-    const names = new Set([options.defaultNamespace, ...(await options.catalog.namespaces()).map((summary) => summary.name)]);
-    return { object: 'list' as const, data: [...names].filter((name) => mayAccess(request, name)).sort().map(toModel) };
-  });
-
-  app.get('/models/*', {
-    schema: {
-      tags: ['OpenAI-compatible'],
-      summary: 'Describe one model (OpenAI-compatible)',
-      description: '`GET /v1/models/knowledge/docs`: the model of that namespace; 404 `model_not_found` for any other name.',
-      params: z.object({ '*': z.string().describe('The model, e.g. `knowledge/docs`.') }),
-      documentation: { success: jsonSuccess('The model.', modelSchema), errors: ['model_not_found', 'invalid_namespace', 'forbidden'], errorBody },
-    },
-    config: { access: 'read' },
-  }, async (request) => toModel(authorizeNamespace(request, namespaceOfModel(request.params['*'], options.defaultNamespace))));
-
-  app.post('/chat/completions', {
-    preValidation: requireAgent(options.agent),
-    schema: {
-      tags: ['OpenAI-compatible'],
-      summary: 'Answer from the docs as a chat completion (OpenAI-compatible)',
-      description:
-        'The model `knowledge/<namespace>` searches that namespace for the newest user message and answers from the snippets, citing them as [n], ' +
-        'with `Sources: <file names>` as the last line, exactly as the other agent routes. With `stream: true` the answer arrives as ' +
-        '`chat.completion.chunk` events ending `data: [DONE]`; a failure after the stream started is a frame `{"error":{...}}` before `[DONE]`. ' +
-        'System messages are dropped and sampling options ignored, so answers stay grounded. Errors: `{"error":{"message","type","param","code"}}`.',
-      body: chatCompletionBodySchema,
-      documentation: {
-        success: {
-          description: 'A `chat.completion`, or with `stream: true` Server-Sent Events of `chat.completion.chunk`, then `data: [DONE]`.',
-          content: { 'application/json': chatCompletionSchema, 'text/event-stream': z.string().describe('`data: <chat.completion.chunk>` frames, then `data: [DONE]`.') },
-        },
-        errors: ['agent_not_initialized', 'model_not_found', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
-        errorBody,
+  app.get(
+    '/models',
+    {
+      schema: {
+        tags: ['OpenAI-compatible'],
+        summary: 'List the models (OpenAI-compatible)',
+        description: "One model per namespace the token may read, `knowledge/<namespace>`, and always the default namespace's.",
+        documentation: { success: jsonSuccess('The models.', modelListSchema), errorBody },
       },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request, reply) => {
-    const body = request.body;
-    const namespace = authorizeNamespace(request, namespaceOfModel(body.model, options.defaultNamespace));
-    if (body.stream === true) {
-      return streamAgentRun(request, reply, new OpenAiChatStream(body.model), (signal) =>
-        options.agent.variant2Run({ namespace, messages: body.messages, platformTools: platformTools(body), signal }),
-      );
-    }
-    const answer = await options.agent.generate({ namespace, messages: body.messages, platformTools: platformTools(body), signal: abortedWhenClientLeaves(reply) });
-    const toolCalls = answer.platformToolCalls.map((call) => ({ id: call.toolCallId, type: 'function' as const, function: { name: call.toolName, arguments: call.argumentsText } }));
-    return new OpenAiChatStream(body.model).completion(answer.text, toolCalls);
-  });
+    async (request) => {
+      const names = new Set([options.defaultNamespace, ...(await options.catalog.namespaces()).map((summary) => summary.name)]);
+      return {
+        object: 'list' as const,
+        data: [...names]
+          .filter((name) => mayAccess(request, name))
+          .sort()
+          .map(toModel),
+      };
+    },
+  );
+
+  app.get(
+    '/models/*',
+    {
+      schema: {
+        tags: ['OpenAI-compatible'],
+        summary: 'Describe one model (OpenAI-compatible)',
+        description: '`GET /v1/models/knowledge/docs`: the model of that namespace; 404 `model_not_found` for any other name.',
+        params: z.object({ '*': z.string().describe('The model, e.g. `knowledge/docs`.') }),
+        documentation: {
+          success: jsonSuccess('The model.', modelSchema),
+          errors: ['model_not_found', 'invalid_namespace', 'forbidden'],
+          errorBody,
+        },
+      },
+      config: { access: 'read' },
+    },
+    async (request) => toModel(authorizeNamespace(request, namespaceOfModel(request.params['*'], options.defaultNamespace))),
+  );
+
+  app.post(
+    '/chat/completions',
+    {
+      preValidation: requireAgent(options.agent),
+      schema: {
+        tags: ['OpenAI-compatible'],
+        summary: 'Answer from the docs as a chat completion (OpenAI-compatible)',
+        description:
+          'The model `knowledge/<namespace>` searches that namespace for the newest user message and answers from the snippets, citing them as [n], ' +
+          'with `Sources: <file names>` as the last line, exactly as the other agent routes. With `stream: true` the answer arrives as ' +
+          '`chat.completion.chunk` events ending `data: [DONE]`; a failure after the stream started is a frame `{"error":{...}}` before `[DONE]`. ' +
+          'System messages are dropped and sampling options ignored, so answers stay grounded. Errors: `{"error":{"message","type","param","code"}}`.',
+        body: chatCompletionBodySchema,
+        documentation: {
+          success: {
+            description: 'A `chat.completion`, or with `stream: true` Server-Sent Events of `chat.completion.chunk`, then `data: [DONE]`.',
+            content: {
+              'application/json': chatCompletionSchema,
+              'text/event-stream': z.string().describe('`data: <chat.completion.chunk>` frames, then `data: [DONE]`.'),
+            },
+          },
+          errors: ['agent_not_initialized', 'model_not_found', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
+          errorBody,
+        },
+      },
+      config: { access: 'read' },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const namespace = authorizeNamespace(request, namespaceOfModel(body.model, options.defaultNamespace));
+      if (body.stream === true) {
+        return streamAgentRun(request, reply, new OpenAiChatStream(body.model), (signal) =>
+          options.agent.variant2Run({ namespace, messages: body.messages, platformTools: platformTools(body), signal }),
+        );
+      }
+      const answer = await options.agent.generate({
+        namespace,
+        messages: body.messages,
+        platformTools: platformTools(body),
+        signal: abortedWhenClientLeaves(reply),
+      });
+      const toolCalls = answer.platformToolCalls.map((call) => ({
+        id: call.toolCallId,
+        type: 'function' as const,
+        function: { name: call.toolName, arguments: call.argumentsText },
+      }));
+      return new OpenAiChatStream(body.model).completion(answer.text, toolCalls);
+    },
+  );
 };

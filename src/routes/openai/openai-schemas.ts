@@ -13,8 +13,12 @@ export function modelOfNamespace(namespace: string): string {
 /** The namespace a model names, before sanitizing; 404 `model_not_found` for a model this service does not serve. */
 export function namespaceOfModel(model: string, defaultNamespace: string): string {
   if (model === assistantModelPrefix) return defaultNamespace;
-  if (model.startsWith(`${assistantModelPrefix}/`) && model.length > assistantModelPrefix.length + 1) return model.slice(assistantModelPrefix.length + 1);
-  throw new KnowledgeError('model_not_found', `The model ${JSON.stringify(model)} does not exist: models are "${assistantModelPrefix}/<namespace>" (GET /v1/models lists them)`);
+  if (model.startsWith(`${assistantModelPrefix}/`) && model.length > assistantModelPrefix.length + 1)
+    return model.slice(assistantModelPrefix.length + 1);
+  throw new KnowledgeError(
+    'model_not_found',
+    `The model ${JSON.stringify(model)} does not exist: models are "${assistantModelPrefix}/<namespace>" (GET /v1/models lists them)`,
+  );
 }
 
 const openAiToolSchema = z.object({
@@ -28,10 +32,18 @@ const openAiToolSchema = z.object({
 
 export const chatCompletionBodySchema = z
   .object({
-    model: z.string().min(1).max(300).describe('`knowledge/<namespace>`: the assistant over that namespace; `knowledge` alone is the default namespace.'),
+    model: z
+      .string()
+      .min(1)
+      .max(300)
+      .describe('`knowledge/<namespace>`: the assistant over that namespace; `knowledge` alone is the default namespace.'),
     messages: z.array(chatMessageSchema).min(1, 'must hold at least one message').max(500),
     stream: z.boolean().optional().describe('true: `chat.completion.chunk` events, then `data: [DONE]`.'),
-    tools: z.array(openAiToolSchema).max(64).optional().describe('Functions the caller runs: a call to one ends the answer with `finish_reason: "tool_calls"`.'),
+    tools: z
+      .array(openAiToolSchema)
+      .max(64)
+      .optional()
+      .describe('Functions the caller runs: a call to one ends the answer with `finish_reason: "tool_calls"`.'),
   })
   .loose()
   .describe('Sampling options (temperature, max_tokens, ...) are accepted and ignored: the service sets them.');
@@ -47,26 +59,40 @@ export const chatCompletionSchema = z.object({
   object: z.literal('chat.completion'),
   created: z.number().int(),
   model: z.string(),
-  choices: z.array(z.object({
-    index: z.number().int(),
-    message: z.object({
-      role: z.literal('assistant'),
-      content: z.string().nullable().describe('The answer, citing snippets as [n]; its last line is `Sources: <file names>` or `Sources: none`.'),
-      refusal: z.null(),
-      tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({
+        role: z.literal('assistant'),
+        content: z
+          .string()
+          .nullable()
+          .describe('The answer, citing snippets as [n]; its last line is `Sources: <file names>` or `Sources: none`.'),
+        refusal: z.null(),
+        tool_calls: z
+          .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
+          .optional(),
+      }),
+      logprobs: z.null(),
+      finish_reason: z.enum(['stop', 'tool_calls']),
     }),
-    logprobs: z.null(),
-    finish_reason: z.enum(['stop', 'tool_calls']),
-  })),
+  ),
 });
 
 export const openAiErrorSchema = z
   .object({
     error: z.object({
       message: z.string().describe('What went wrong, for people; a 400 names the field.'),
-      type: z.string().describe("OpenAI's error type: invalid_request_error, authentication_error, permission_error, not_found_error, rate_limit_error or server_error."),
+      type: z
+        .string()
+        .describe(
+          "OpenAI's error type: invalid_request_error, authentication_error, permission_error, not_found_error, rate_limit_error or server_error.",
+        ),
       param: z.null(),
       code: z.string().describe('A code of the error table (README, Errors).'),
     }),
   })
-  .meta({ id: 'OpenAiErrorBody', description: "The body of a failed request under /v1: OpenAI's error shape, holding the contract's code and message." });
+  .meta({
+    id: 'OpenAiErrorBody',
+    description: "The body of a failed request under /v1: OpenAI's error shape, holding the contract's code and message.",
+  });

@@ -48,10 +48,13 @@ export function toKnowledgeError(request: FastifyRequest, error: FastifyError): 
   const code = codeOfStatus[error.statusCode ?? 500];
   if (code !== undefined) {
     const message =
-      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'the request body is larger than the service accepts'
-      : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}; send application/json`
-      : error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the body is not valid JSON'
-      : error.message;
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 'the request body is larger than the service accepts'
+        : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}; send application/json`
+          : error instanceof SyntaxError || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+            ? 'the body is not valid JSON'
+            : error.message;
     return new KnowledgeError(code, message);
   }
   return knownFailure(request, error);

@@ -71,7 +71,9 @@ function toRequestError(error: unknown, limits: MultipartLimits): KnowledgeError
       return new KnowledgeError('invalid_request', 'a form field sent as application/json holds invalid JSON', { cause: error });
   }
   const reason = typeof message === 'string' ? message : 'unreadable';
-  return new KnowledgeError('invalid_request', statusCode === 400 ? `form: ${reason}` : `the multipart body is malformed (${reason})`, { cause: error });
+  return new KnowledgeError('invalid_request', statusCode === 400 ? `form: ${reason}` : `the multipart body is malformed (${reason})`, {
+    cause: error,
+  });
 }
 
 async function readFilePart(part: MultipartFile, count: (bytes: number) => void): Promise<FormFile> {
@@ -81,7 +83,12 @@ async function readFilePart(part: MultipartFile, count: (bytes: number) => void)
     chunks.push(chunk as Buffer);
   }
   // `truncated` is only known once the stream has ended: busboy stops at the limit and discards the rest.
-  return { fieldName: part.fieldname, fileName: part.filename ?? '', contentType: part.mimetype, bytes: part.file.truncated ? null : Buffer.concat(chunks) };
+  return {
+    fieldName: part.fieldname,
+    fileName: part.filename ?? '',
+    contentType: part.mimetype,
+    bytes: part.file.truncated ? null : Buffer.concat(chunks),
+  };
 }
 
 /**
@@ -118,7 +125,12 @@ export async function readMultipartForm(request: FastifyRequest, limits: Multipa
       // Drain what is left, so the answer can still be sent on this connection.
       request.raw.unpipe();
       request.raw.resume();
-      reject(new KnowledgeError('invalid_request', `the multipart body could not be read: nothing came through for ${multipartIdleTimeoutMs} ms (a malformed part?)`));
+      reject(
+        new KnowledgeError(
+          'invalid_request',
+          `the multipart body could not be read: nothing came through for ${multipartIdleTimeoutMs} ms (a malformed part?)`,
+        ),
+      );
     }, 250);
   });
   const readParts = async () => {

@@ -67,7 +67,11 @@ const tags = [
   { name: 'Ingest', description: 'Add documents to a namespace (URLs, files, text, uploads, whole doc sites).' },
   { name: 'Search', description: 'Search a namespace: embedding (Variant 1) or lexical BM25 (Variant 2) ranking, or hybrid.' },
   { name: 'Agent', description: 'Grounded, cited answers: Variant 1 SSE or AG-UI streams, and Variant 2 non-streaming generate.' },
-  { name: 'OpenAI-compatible', description: 'Chat completions and models in OpenAI\'s wire format: the model `knowledge/<namespace>` is the assistant over that namespace.' },
+  {
+    name: 'OpenAI-compatible',
+    description:
+      "Chat completions and models in OpenAI's wire format: the model `knowledge/<namespace>` is the assistant over that namespace.",
+  },
   { name: 'MCP', description: 'The Model Context Protocol (Streamable HTTP): search, read, list and ingest tools for assistants.' },
   { name: 'Catalog', description: 'List and delete namespaces and documents (under /tools and under /api).' },
   { name: 'Service', description: 'Health and this reference.' },
@@ -76,23 +80,24 @@ const tags = [
 const megabytes = (bytes: number) => `${bytes / 1_000_000} MB`;
 const seconds = (milliseconds: number) => `${milliseconds / 1000} s`;
 
-const description = (options: ApiReferenceOptions) => [
-  'Documentation expert of a chat platform: ingests docs into namespaces, searches them and answers with citations.',
-  'Both API variants of the contract are served: Variant 1 (`/tools/...`, `/agent`, `/health`) and Variant 2 (`/api/...`, `/agent` with an AG-UI body).',
-  '',
-  'Every error is `{"error":{"code","message"}}` with the status of the error table. Ingest and agent routes are rate-limited per client (429 with `Retry-After`).',
-  '',
-  'Tokens: when `KNOWLEDGE_AGENT_WRITE_TOKENS` / `KNOWLEDGE_AGENT_READ_TOKENS` are set, write and read routes need `Authorization: Bearer <token>` or `X-API-Key: <token>`;',
-  'without them those routes are open. `/health`, `/openapi.json` and `/docs` are always public.',
-  '',
-  `Limits: request bodies up to ${megabytes(options.limits.maxBodyBytes)} (413 \`payload_too_large\` beyond it); per source, ` +
-    `${megabytes(options.limits.maxSourceBytes)} per file or download and ${options.limits.maxTextBytes / 1000} kB per text snippet ` +
-    '(a per-source `source_too_large` error in a 200). Request line and headers: 16 kB (431); they must arrive within ' +
-    `${seconds(options.timeouts.headersMs)} and the whole request within ${seconds(options.timeouts.requestMs)} (408 \`request_timeout\`). ` +
-    'Bytes that are not valid HTTP (a malformed request line or header) are a 400 `invalid_request`, on every route, and so is ' +
-    'a JSON body with a `__proto__` key, or a `constructor` key holding `prototype`, at any depth (prototype poisoning). ' +
-    'A wrong method on a known path is a 405 `method_not_allowed` with an `Allow` header.',
-].join('\n');
+const description = (options: ApiReferenceOptions) =>
+  [
+    'Documentation expert of a chat platform: ingests docs into namespaces, searches them and answers with citations.',
+    'Both API variants of the contract are served: Variant 1 (`/tools/...`, `/agent`, `/health`) and Variant 2 (`/api/...`, `/agent` with an AG-UI body).',
+    '',
+    'Every error is `{"error":{"code","message"}}` with the status of the error table. Ingest and agent routes are rate-limited per client (429 with `Retry-After`).',
+    '',
+    'Tokens: when `KNOWLEDGE_AGENT_WRITE_TOKENS` / `KNOWLEDGE_AGENT_READ_TOKENS` are set, write and read routes need `Authorization: Bearer <token>` or `X-API-Key: <token>`;',
+    'without them those routes are open. `/health`, `/openapi.json` and `/docs` are always public.',
+    '',
+    `Limits: request bodies up to ${megabytes(options.limits.maxBodyBytes)} (413 \`payload_too_large\` beyond it); per source, ` +
+      `${megabytes(options.limits.maxSourceBytes)} per file or download and ${options.limits.maxTextBytes / 1000} kB per text snippet ` +
+      '(a per-source `source_too_large` error in a 200). Request line and headers: 16 kB (431); they must arrive within ' +
+      `${seconds(options.timeouts.headersMs)} and the whole request within ${seconds(options.timeouts.requestMs)} (408 \`request_timeout\`). ` +
+      'Bytes that are not valid HTTP (a malformed request line or header) are a 400 `invalid_request`, on every route, and so is ' +
+      'a JSON body with a `__proto__` key, or a `constructor` key holding `prototype`, at any depth (prototype poisoning). ' +
+      'A wrong method on a known path is a 405 `method_not_allowed` with an `Allow` header.',
+  ].join('\n');
 
 const tokenDescription = (header: string) =>
   `${header}: a token of KNOWLEDGE_AGENT_WRITE_TOKENS (ingest and delete routes; it may also read its namespaces) or KNOWLEDGE_AGENT_READ_TOKENS (search, list and agent routes). Checked only when that variable is set.`;
@@ -168,7 +173,9 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
         response: {
           200: {
             description: documentation.success.description,
-            content: Object.fromEntries(Object.entries(documentation.success.content).map(([mediaType, schema]) => [mediaType, { schema }])),
+            content: Object.fromEntries(
+              Object.entries(documentation.success.content).map(([mediaType, schema]) => [mediaType, { schema }]),
+            ),
           },
           ...errorResponses(errors, documentation.errorBody?.schema ?? errorBodySchema),
         },
@@ -184,7 +191,9 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
     const result: Record<string, unknown> = { ...documented.schema, operationId: operationId(methods[0] ?? 'get', route.url) };
     if (documentation.body !== undefined) {
       result.body = {
-        content: Object.fromEntries(Object.entries(documentation.body).map(([mediaType, body]) => [mediaType, { schema: toJsonSchema(body) }])),
+        content: Object.fromEntries(
+          Object.entries(documentation.body).map(([mediaType, body]) => [mediaType, { schema: toJsonSchema(body) }]),
+        ),
       };
       if (documentation.bodyRequired === false) for (const method of methods) optionalBodies.add(`${method.toLowerCase()} ${route.url}`);
     }
@@ -215,7 +224,10 @@ function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
     }
   };
   visit(document.paths);
-  return { ...document, components: { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))) } };
+  return {
+    ...document,
+    components: { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))) },
+  };
 }
 
 const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, options) => {
@@ -224,7 +236,12 @@ const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Knowledge Agent', version: options.version, description: description(options), license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'Knowledge Agent',
+        version: options.version,
+        description: description(options),
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       tags,
       components: { securitySchemes },
     },
@@ -254,20 +271,28 @@ const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, 
     // The page loads nothing from another host: no online validator badge, and a policy that lets the browser fetch
     // only from this server (Swagger UI sets inline style attributes; its logo is a data: URL).
     validatorUrl: false,
-    staticCSP: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
+    staticCSP:
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
     theme: { title: 'Knowledge Agent API reference' },
   });
 
-  app.get('/openapi.json', {
-    schema: {
-      tags: ['Service'],
-      summary: 'This API reference as OpenAPI 3.1',
-      description: 'The OpenAPI 3.1 document of every route, generated from the schemas that validate them. Public.',
-      documentation: {
-        success: jsonSuccess('The OpenAPI 3.1 document.', z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) })),
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['Service'],
+        summary: 'This API reference as OpenAPI 3.1',
+        description: 'The OpenAPI 3.1 document of every route, generated from the schemas that validate them. Public.',
+        documentation: {
+          success: jsonSuccess(
+            'The OpenAPI 3.1 document.',
+            z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }),
+          ),
+        },
       },
     },
-  }, async () => app.swagger());
+    async () => app.swagger(),
+  );
 };
 
 /** Registered on the application itself (not encapsulated), so @fastify/swagger sees every route registered after it. */

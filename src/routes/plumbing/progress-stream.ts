@@ -10,7 +10,8 @@ import { knownFailure } from './error-handler.js';
 import type { IngestProgress } from '../../ingest/ingest-service.js';
 import { withinShutdownGrace } from '../../lifecycle/graceful-shutdown.js';
 
-const unfinishedIngest = 'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
+const unfinishedIngest =
+  'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
 
 function wantsProgress(request: FastifyRequest): boolean {
   const query = request.query as { progress?: unknown } | undefined;
@@ -26,7 +27,11 @@ export async function respondWithProgress<Result>(
   if (!wantsProgress(request)) return finishing(run(() => {}));
   reply.hijack();
   const response = reply.raw;
-  response.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  response.writeHead(200, {
+    'content-type': 'application/x-ndjson; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+  });
   const line = (value: unknown) => {
     if (!response.writableEnded) response.write(`${JSON.stringify(value)}\n`);
   };

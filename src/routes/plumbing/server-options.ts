@@ -6,7 +6,11 @@ import type { FastifyHttpOptions, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { errorBody, errorCatalogue, type ErrorCode } from '../../errors.js';
 
-const reasonPhrases: Partial<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const reasonPhrases: Partial<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /** What Node's HTTP parser or its time-out check reported, as a catalogue error. */
 function clientErrorOf(code: string | undefined): { code: ErrorCode; message: string } {
@@ -38,7 +42,10 @@ export function serverOptions(config: Config): FastifyHttpOptions<Server> {
     // Past Fastify's 100 characters the router refuses a path parameter before its schema can name it.
     routerOptions: { maxParamLength: 500 },
     // Node checks the headers and request time-outs on an interval (30 s by default): often enough to honour them.
-    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))) },
+    http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4))),
+    },
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionTimeout: timeouts.idleMs,

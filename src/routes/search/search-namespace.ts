@@ -21,7 +21,11 @@ export interface SearchRequest {
   readonly limit: number;
 }
 
-export async function searchNamespace(request: FastifyRequest, options: SearchRouteOptions, asked: SearchRequest): Promise<{ outcome: SearchOutcome; snippets: Snippet[] }> {
+export async function searchNamespace(
+  request: FastifyRequest,
+  options: SearchRouteOptions,
+  asked: SearchRequest,
+): Promise<{ outcome: SearchOutcome; snippets: Snippet[] }> {
   const namespace = authorizeNamespace(request, asked.namespace ?? options.defaultNamespace);
   const outcome = await options.search.search(namespace, asked.query, { mode: asked.mode, limit: asked.limit });
   return { outcome, snippets: toSnippets(outcome, options.storagePath) };

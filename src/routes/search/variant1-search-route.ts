@@ -6,30 +6,34 @@ import { searchNamespace, type SearchRouteOptions } from './search-namespace.js'
 import { variant1SearchBodySchema, variant1SearchResponseSchema } from './search-schemas.js';
 
 export const variant1SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = async (app, options) => {
-  app.post('/tools/search', {
-    schema: {
-      tags: ['Search'],
-      summary: 'Search a namespace by embedding similarity (Variant 1)',
-      description:
-        'Ranks the chunks of the namespace by cosine similarity to the query (`mode` `embedding`, the default), by BM25 (`lexical`) or both fused (`hybrid`). ' +
-        'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most). ' +
-        '`notice` explains a fallback to lexical ranking, or says that the namespace does not exist (no matches, and nothing is created).',
-      body: variant1SearchBodySchema,
-      documentation: {
-        success: jsonSuccess('The best matches, best first.', variant1SearchResponseSchema),
-        errors: ['invalid_namespace', 'forbidden', 'embeddings_unavailable', 'embedding_failed'],
+  app.post(
+    '/tools/search',
+    {
+      schema: {
+        tags: ['Search'],
+        summary: 'Search a namespace by embedding similarity (Variant 1)',
+        description:
+          'Ranks the chunks of the namespace by cosine similarity to the query (`mode` `embedding`, the default), by BM25 (`lexical`) or both fused (`hybrid`). ' +
+          'At most `top_k` matches (KNOWLEDGE_AGENT_TOP_K by default, 20 at most). ' +
+          '`notice` explains a fallback to lexical ranking, or says that the namespace does not exist (no matches, and nothing is created).',
+        body: variant1SearchBodySchema,
+        documentation: {
+          success: jsonSuccess('The best matches, best first.', variant1SearchResponseSchema),
+          errors: ['invalid_namespace', 'forbidden', 'embeddings_unavailable', 'embedding_failed'],
+        },
       },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request) => {
-    const { query } = request.body;
-    const { outcome, snippets } = await searchNamespace(request, options, { ...request.body, limit: request.body.top_k ?? options.topK });
-    return {
-      namespace: outcome.namespace,
-      query,
-      mode: outcome.mode,
-      matches: snippets.map(toMatch),
-      ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
-    };
-  });
+    async (request) => {
+      const { query } = request.body;
+      const { outcome, snippets } = await searchNamespace(request, options, { ...request.body, limit: request.body.top_k ?? options.topK });
+      return {
+        namespace: outcome.namespace,
+        query,
+        mode: outcome.mode,
+        matches: snippets.map(toMatch),
+        ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
+      };
+    },
+  );
 };

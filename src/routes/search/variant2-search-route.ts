@@ -31,32 +31,40 @@ export const variant2SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
     'excerpts are centred on the matching terms. `limit` defaults to 5, 20 at most. `mode` may ask for `embedding` or `hybrid` ranking; ' +
     'a fallback is explained in `warnings`, as is a file that cannot be read and a namespace that does not exist.';
 
-  app.post('/api/tools/searchDocs', {
-    schema: {
-      tags: ['Search'],
-      summary: 'Search a namespace lexically (Variant 2)',
-      description: searchDescription,
-      body: searchDocsBodySchema,
-      documentation: searchDocumentation,
+  app.post(
+    '/api/tools/searchDocs',
+    {
+      schema: {
+        tags: ['Search'],
+        summary: 'Search a namespace lexically (Variant 2)',
+        description: searchDescription,
+        body: searchDocsBodySchema,
+        documentation: searchDocumentation,
+      },
+      config: { access: 'read' },
     },
-    config: { access: 'read' },
-  }, async (request) => searchDocs(request, request.body));
+    async (request) => searchDocs(request, request.body),
+  );
 
   // Mastra's client runs a tool at /api/tools/<id>/execute (client.getTool) or through its agent (agent.executeTool).
   for (const [url, summary] of [
     ['/api/tools/searchDocs/execute', "Search a namespace lexically, as Mastra's tool execution (Variant 2)"],
     ['/api/agents/knowledge/tools/searchDocs/execute', "Search a namespace lexically, as the Mastra agent's tool execution (Variant 2)"],
   ] as const) {
-    app.post(url, {
-      schema: {
-        tags: ['Search'],
-        summary,
-        description: `Mastra's client SDK form of \`/api/tools/searchDocs\`: the same fields under \`data\`; without \`data.namespace\`, the \`namespace\` of \`runtimeContext\` (or \`requestContext\`). ${searchDescription}`,
-        body: toolExecuteBodySchema(searchDocsBodySchema),
-        querystring: toolExecuteQuerySchema,
-        documentation: searchDocumentation,
+    app.post(
+      url,
+      {
+        schema: {
+          tags: ['Search'],
+          summary,
+          description: `Mastra's client SDK form of \`/api/tools/searchDocs\`: the same fields under \`data\`; without \`data.namespace\`, the \`namespace\` of \`runtimeContext\` (or \`requestContext\`). ${searchDescription}`,
+          body: toolExecuteBodySchema(searchDocsBodySchema),
+          querystring: toolExecuteQuerySchema,
+          documentation: searchDocumentation,
+        },
+        config: { access: 'read' },
       },
-      config: { access: 'read' },
-    }, async (request) => searchDocs(request, toolExecutionData(request.body)));
+      async (request) => searchDocs(request, toolExecutionData(request.body)),
+    );
   }
 };

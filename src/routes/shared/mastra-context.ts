@@ -29,6 +29,10 @@ export function mastraNamespace(input: { toolParams?: unknown; runtimeContext?: 
 }
 
 /** A tool execution's fields, with the namespace of Mastra's context when `data` names none. */
-export function toolExecutionData<Data extends { namespace?: string | undefined }>(body: { data: Data; runtimeContext?: unknown; requestContext?: unknown }): Data {
+export function toolExecutionData<Data extends { namespace?: string | undefined }>(body: {
+  data: Data;
+  runtimeContext?: unknown;
+  requestContext?: unknown;
+}): Data {
   return { ...body.data, namespace: firstNamespace(body.data, body.runtimeContext, body.requestContext) };
 }

@@ -18,10 +18,12 @@ export const namespaceNameSchema = z
   });
 
 /** The namespace field of every request body or query: the default namespace when left out. */
-export const namespaceFieldSchema = namespaceNameSchema.optional().describe(
-  `Namespace: letters, digits, - and _ are kept, other characters removed; 1 to ${maxNamespaceLength} must remain (never cut short), ` +
-    'otherwise 400 `invalid_namespace`. KNOWLEDGE_AGENT_DEFAULT_NAMESPACE when left out.',
-);
+export const namespaceFieldSchema = namespaceNameSchema
+  .optional()
+  .describe(
+    `Namespace: letters, digits, - and _ are kept, other characters removed; 1 to ${maxNamespaceLength} must remain (never cut short), ` +
+      'otherwise 400 `invalid_namespace`. KNOWLEDGE_AGENT_DEFAULT_NAMESPACE when left out.',
+  );
 
 /** An object holding a namespace (`toolParams`, `tool_params`): other fields are kept and not used. */
 export const namespaceHolderSchema = z.object({ namespace: namespaceFieldSchema }).loose();

@@ -37,7 +37,12 @@ export class ClusterLayout implements StorageLayout {
   private holdsBackgroundLock = false;
 
   constructor(private readonly options: ClusterLayoutOptions) {
-    this.pool = new pg.Pool({ connectionString: options.databaseUrl, max: poolSize, connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs });
+    this.pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: queryTimeoutMs,
+    });
     // An idle connection dropped by the server (a restart) must not end the process; the next use reconnects.
     this.pool.on('error', (error) => options.warn(`database connection lost (${error.message})`));
   }
@@ -58,7 +63,12 @@ export class ClusterLayout implements StorageLayout {
 
   async namespaceNames(): Promise<string[]> {
     // From memory: listings keep working while the database is away.
-    return [...new Set([...this.known.keys(), ...[...this.storages.values()].filter((storage) => storage.appliedSequence > 0).map((storage) => storage.name)])].sort();
+    return [
+      ...new Set([
+        ...this.known.keys(),
+        ...[...this.storages.values()].filter((storage) => storage.appliedSequence > 0).map((storage) => storage.name),
+      ]),
+    ].sort();
   }
 
   holds(name: string): boolean {
@@ -110,7 +120,11 @@ export class ClusterLayout implements StorageLayout {
 
   /** One connection listens for commits; when it is lost it is made again, and a poll catches up on what was missed. */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.databaseUrl, connectionTimeoutMillis: connectTimeoutMs, query_timeout: queryTimeoutMs });
+    const client = new pg.Client({
+      connectionString: this.options.databaseUrl,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: queryTimeoutMs,
+    });
     let lost = false;
     const reconnect = (error?: Error) => {
       if (lost || this.closed) return;

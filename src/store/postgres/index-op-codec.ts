@@ -5,12 +5,16 @@ import type { IndexOp } from '../index-ops.js';
 type EncodedOp = Exclude<IndexOp, { op: 'vectors' }> | { readonly op: 'vectors'; readonly ids: readonly string[]; readonly rows: string };
 
 export function encodeOps(ops: readonly IndexOp[]): string {
-  const encoded: EncodedOp[] = ops.map((op) => (op.op === 'vectors' ? { op: 'vectors', ids: op.ids, rows: floatsToBytes(op.rows).toString('base64') } : op));
+  const encoded: EncodedOp[] = ops.map((op) =>
+    op.op === 'vectors' ? { op: 'vectors', ids: op.ids, rows: floatsToBytes(op.rows).toString('base64') } : op,
+  );
   return JSON.stringify(encoded);
 }
 
 export function decodeOps(text: string): IndexOp[] {
-  return (JSON.parse(text) as EncodedOp[]).map((op) => (op.op === 'vectors' ? { op: 'vectors', ids: op.ids, rows: bytesToFloats(Buffer.from(op.rows, 'base64')) } : op));
+  return (JSON.parse(text) as EncodedOp[]).map((op) =>
+    op.op === 'vectors' ? { op: 'vectors', ids: op.ids, rows: bytesToFloats(Buffer.from(op.rows, 'base64')) } : op,
+  );
 }
 
 export function floatsToBytes(values: Float32Array): Buffer {

@@ -62,16 +62,23 @@ export class PostgresStorage implements NamespaceStorage {
         await client.query('COMMIT');
         return;
       }
-      const documents = await client.query<{ file: string; title: string; source: string; hash: string; ingested_at: string; file_size: number }>(
-        'SELECT file, title, source, hash, ingested_at, file_size FROM knowledge_documents WHERE namespace_id = $1',
-        [row.id],
-      );
+      const documents = await client.query<{
+        file: string;
+        title: string;
+        source: string;
+        hash: string;
+        ingested_at: string;
+        file_size: number;
+      }>('SELECT file, title, source, hash, ingested_at, file_size FROM knowledge_documents WHERE namespace_id = $1', [row.id]);
       const chunks = await client.query<{ id: string; file: string; heading_path: string[]; text: string; vector: Buffer | null }>(
         'SELECT id, file, heading_path, text, vector FROM knowledge_chunks WHERE namespace_id = $1 ORDER BY file, ordinal',
         [row.id],
       );
       await client.query('COMMIT');
-      const embedding = row.embedding_model === null || row.embedding_dimensions === null ? null : { model: row.embedding_model, dimensions: row.embedding_dimensions };
+      const embedding =
+        row.embedding_model === null || row.embedding_dimensions === null
+          ? null
+          : { model: row.embedding_model, dimensions: row.embedding_dimensions };
       index.apply({ op: 'model', embedding });
       const chunksByFile = new Map<string, StoredDocument['chunks'][number][]>();
       const vectorIds: string[] = [];
@@ -111,7 +118,10 @@ export class PostgresStorage implements NamespaceStorage {
     if (this.namespaceId === undefined) return undefined;
     const id = this.namespaceId;
     return this.withClient(async (client) => {
-      const found = await client.query<{ markdown: string }>('SELECT markdown FROM knowledge_documents WHERE namespace_id = $1 AND file = $2', [id, file]);
+      const found = await client.query<{ markdown: string }>(
+        'SELECT markdown FROM knowledge_documents WHERE namespace_id = $1 AND file = $2',
+        [id, file],
+      );
       return found.rows[0]?.markdown;
     });
   }
@@ -160,7 +170,12 @@ export class PostgresStorage implements NamespaceStorage {
   }
 
   /** Writes the ops of a batch into the tables and the log, inside the batch's transaction; returns the entry's sequence. */
-  async writeCommit(client: PoolClient, ops: readonly IndexOp[], contents: ReadonlyMap<string, string>, index: NamespaceIndex): Promise<number> {
+  async writeCommit(
+    client: PoolClient,
+    ops: readonly IndexOp[],
+    contents: ReadonlyMap<string, string>,
+    index: NamespaceIndex,
+  ): Promise<number> {
     if (this.namespaceId === undefined) {
       const created = await client.query<{ id: string }>('INSERT INTO knowledge_namespaces (name) VALUES ($1) RETURNING id', [this.name]);
       this.namespaceId = created.rows[0]?.id;
@@ -172,7 +187,11 @@ export class PostgresStorage implements NamespaceStorage {
     for (const op of ops) {
       switch (op.op) {
         case 'model':
-          await client.query('UPDATE knowledge_namespaces SET embedding_model = $2, embedding_dimensions = $3 WHERE id = $1', [id, op.embedding?.model ?? null, op.embedding?.dimensions ?? null]);
+          await client.query('UPDATE knowledge_namespaces SET embedding_model = $2, embedding_dimensions = $3 WHERE id = $1', [
+            id,
+            op.embedding?.model ?? null,
+            op.embedding?.dimensions ?? null,
+          ]);
           await client.query('UPDATE knowledge_chunks SET vector = NULL WHERE namespace_id = $1 AND vector IS NOT NULL', [id]);
           break;
         case 'put':
@@ -194,7 +213,10 @@ export class PostgresStorage implements NamespaceStorage {
         }
       }
     }
-    const logged = await client.query<{ seq: string }>('INSERT INTO knowledge_log (namespace_id, ops) VALUES ($1, $2) RETURNING seq', [id, encodeOps(ops)]);
+    const logged = await client.query<{ seq: string }>('INSERT INTO knowledge_log (namespace_id, ops) VALUES ($1, $2) RETURNING seq', [
+      id,
+      encodeOps(ops),
+    ]);
     const seq = Number(logged.rows[0]?.seq);
     await client.query('UPDATE knowledge_namespaces SET last_seq = $2 WHERE id = $1', [id, seq]);
     await client.query('SELECT pg_notify($1, $2)', [changeChannel, this.name]);
@@ -234,16 +256,29 @@ export class PostgresStorage implements NamespaceStorage {
     const row = found.rows[0];
     if (this.namespaceId !== undefined && row?.id !== this.namespaceId) {
       this.options.onRemoved();
-      throw new KnowledgeError('storage_unavailable', `the namespace "${this.name}" was removed by another replica meanwhile; send the write again`, { temporary: true });
+      throw new KnowledgeError(
+        'storage_unavailable',
+        `the namespace "${this.name}" was removed by another replica meanwhile; send the write again`,
+        { temporary: true },
+      );
     }
     if (row === undefined) return;
     this.namespaceId = row.id;
     if (Number(row.last_seq) <= this.appliedSeq) return;
-    const entries = await client.query<{ seq: string; ops: string }>('SELECT seq, ops FROM knowledge_log WHERE namespace_id = $1 AND seq > $2 ORDER BY seq', [row.id, this.appliedSeq]);
+    const entries = await client.query<{ seq: string; ops: string }>(
+      'SELECT seq, ops FROM knowledge_log WHERE namespace_id = $1 AND seq > $2 ORDER BY seq',
+      [row.id, this.appliedSeq],
+    );
     for (const entry of entries.rows) this.applyEntry(Number(entry.seq), decodeOps(entry.ops), index);
   }
 
-  private async writeDocument(client: PoolClient, id: string, document: StoredDocument, markdown: string | undefined, previous: StoredDocument | undefined): Promise<void> {
+  private async writeDocument(
+    client: PoolClient,
+    id: string,
+    document: StoredDocument,
+    markdown: string | undefined,
+    previous: StoredDocument | undefined,
+  ): Promise<void> {
     if (markdown === undefined) throw new Error(`no Markdown was staged for ${document.file}`);
     await client.query(
       `INSERT INTO knowledge_documents (namespace_id, file, title, source, hash, ingested_at, file_size, markdown) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -257,7 +292,14 @@ export class PostgresStorage implements NamespaceStorage {
     await client.query(
       `INSERT INTO knowledge_chunks (namespace_id, id, file, ordinal, heading_path, text)
        SELECT $1, c.id, $2, c.ordinal, c.heading_path, c.text FROM unnest($3::text[], $4::int[], $5::jsonb[], $6::text[]) AS c(id, ordinal, heading_path, text)`,
-      [id, document.file, document.chunks.map((chunk) => chunk.id), document.chunks.map((_, ordinal) => ordinal), document.chunks.map((chunk) => JSON.stringify(chunk.headingPath)), document.chunks.map((chunk) => chunk.text)],
+      [
+        id,
+        document.file,
+        document.chunks.map((chunk) => chunk.id),
+        document.chunks.map((_, ordinal) => ordinal),
+        document.chunks.map((chunk) => JSON.stringify(chunk.headingPath)),
+        document.chunks.map((chunk) => chunk.text),
+      ],
     );
   }
 
