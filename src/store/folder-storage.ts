@@ -226,7 +226,7 @@ class FolderBatch implements StorageBatch {
     await this.indexFiles.append(ops);
     for (const op of ops) index.apply(op);
     await Promise.all(
-      this.actions.map((action) => (action.kind === 'replaced' ? rm(action.backup, { force: true }).catch(() => undefined) : undefined)),
+      this.actions.flatMap((action) => (action.kind === 'replaced' ? [rm(action.backup, { force: true }).catch(() => undefined)] : [])),
     );
   }
 

@@ -5,7 +5,7 @@ import type { ScoredHit } from '../indexes/scored-hit.js';
 import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
 import { parseDocument, renderDocument } from './front-matter.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
-import { NamespaceIndex } from './namespace-index.js';
+import { type NamespaceIndex } from './namespace-index.js';
 import type { NamespaceStorage, StorageBatch } from './namespace-storage.js';
 import { documentSlug } from './slug.js';
 import { describeFileError, isStorageFull, storageFullError } from './storage-full.js';
