@@ -136,12 +136,10 @@ describe('Mastra client SDK', () => {
     );
     const writer = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer writer-token' }, retries: 0 });
     await assert.rejects(writer.getTool('ingest').execute({ data: { namespace: 'docs', sources: ['x'] } }), /status: 403/);
-    const saved = await writer
-      .getTool('ingest')
-      .execute({
-        data: { sources: [{ type: 'markdown', value: '# On call\n\nOn-call changes weekly.' }] },
-        [mastra.contextKey]: { namespace: 'handbook' },
-      });
+    const saved = await writer.getTool('ingest').execute({
+      data: { sources: [{ type: 'markdown', value: '# On call\n\nOn-call changes weekly.' }] },
+      [mastra.contextKey]: { namespace: 'handbook' },
+    });
     assert.equal(saved.namespace, 'handbook');
     assert.equal(saved.saved, 1);
   });

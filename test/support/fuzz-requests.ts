@@ -247,15 +247,13 @@ export function catalogRequest(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> 
     fc
       .tuple(prefix, queryString, extraHeaders)
       .map(([root, query, headers]) => described({ method: 'GET', path: `${root}/namespaces${query}`, headers })),
-    fc
-      .tuple(prefix, fc.option(namespaceValue, { nil: undefined }), extraHeaders)
-      .map(([root, namespace, headers]) =>
-        described({
-          method: 'GET',
-          path: `${root}/documents${namespace === undefined ? '' : `?namespace=${percentEncode(typeof namespace === 'string' ? namespace : toJsonText(namespace))}`}`,
-          headers,
-        }),
-      ),
+    fc.tuple(prefix, fc.option(namespaceValue, { nil: undefined }), extraHeaders).map(([root, namespace, headers]) =>
+      described({
+        method: 'GET',
+        path: `${root}/documents${namespace === undefined ? '' : `?namespace=${percentEncode(typeof namespace === 'string' ? namespace : toJsonText(namespace))}`}`,
+        headers,
+      }),
+    ),
     fc
       .tuple(prefix, jsonRequest(targets, fc.constant(''), bodyOf(deleteFields, [])))
       .map(([root, request]) => described({ ...request, method: 'DELETE', path: `${root}/documents` })),

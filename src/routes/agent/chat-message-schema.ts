@@ -56,11 +56,8 @@ const incomingMessageSchema = z
   }));
 
 /** The API reference shows the message as clients write it: a role, any content, any other fields. */
-export const chatMessageSchema = z
-  .looseObject({ role: z.string(), content: z.unknown().optional() })
-  .pipe(incomingMessageSchema)
-  .meta({
-    id: 'ChatMessage',
-    description:
-      'A chat message: `user`, `assistant` (with its tool calls) and `tool` are kept; other roles are dropped; content parts are flattened to text.',
-  });
+export const chatMessageSchema = z.looseObject({ role: z.string(), content: z.unknown().optional() }).pipe(incomingMessageSchema).meta({
+  id: 'ChatMessage',
+  description:
+    'A chat message: `user`, `assistant` (with its tool calls) and `tool` are kept; other roles are dropped; content parts are flattened to text.',
+});

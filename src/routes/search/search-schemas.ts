@@ -23,12 +23,10 @@ export const variant1SearchBodySchema = z.object({
   mode: searchModeSchema.default('embedding').describe('Ranking: cosine similarity of embeddings, BM25, or both fused.'),
 });
 
-const matchSchema = z
-  .object({ chunk_id: z.string(), score: z.number(), source: z.string(), title: z.string(), preview: z.string() })
-  .meta({
-    id: 'Match',
-    description: '`score` is the cosine similarity (embedding), the BM25 score (lexical) or the fused score (hybrid).',
-  });
+const matchSchema = z.object({ chunk_id: z.string(), score: z.number(), source: z.string(), title: z.string(), preview: z.string() }).meta({
+  id: 'Match',
+  description: '`score` is the cosine similarity (embedding), the BM25 score (lexical) or the fused score (hybrid).',
+});
 
 export const variant1SearchResponseSchema = z.object({
   namespace: z.string(),
