@@ -3,10 +3,7 @@
 // PostgreSQL. Works on the storage directly (no running service needed); copying again skips what is there already.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chunkMarkdown } from '../ingest/chunk-markdown.js';
-import { copyNamespaces } from '../store/copy-namespaces.js';
-import { KnowledgeStore } from '../store/knowledge-store.js';
-import { ClusterLayout } from '../store/postgres/cluster-layout.js';
+import type { KnowledgeStore } from '../store/knowledge-store.js';
 import { CliError, exitCodes, UsageError } from './cli-error.js';
 import { parseCommandLine, type Command, type CommandContext } from './command-options.js';
 
@@ -29,7 +26,13 @@ function isDatabaseUrl(where: string): boolean {
   return /^postgres(ql)?:\/\//.test(where);
 }
 
-function openStore(where: string, context: CommandContext): KnowledgeStore {
+/** Loaded on use, so the other commands (and `--help`) do not load the store and the PostgreSQL client. */
+async function openStore(where: string, context: CommandContext): Promise<KnowledgeStore> {
+  const [{ chunkMarkdown }, { KnowledgeStore }, { ClusterLayout }] = await Promise.all([
+    import('../ingest/chunk-markdown.js'),
+    import('../store/knowledge-store.js'),
+    import('../store/postgres/cluster-layout.js'),
+  ]);
   const warn = (message: string) => context.stderr.write(`warning: ${message}\n`);
   if (isDatabaseUrl(where)) return new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: where, warn }), warn });
   // No model configured: vectors are copied as they are, whatever model made them.
@@ -56,8 +59,9 @@ export const migrateCommand: Command = {
     if (values.from === undefined || values.to === undefined) throw new UsageError('both --from and --to are required', 'migrate');
     if (isDatabaseUrl(values.from) === isDatabaseUrl(values.to))
       throw new UsageError('one of --from and --to must be a postgres:// URL and the other a storage root', 'migrate');
-    const from = openStore(values.from, context);
-    const to = openStore(values.to, context);
+    const from = await openStore(values.from, context);
+    const to = await openStore(values.to, context);
+    const { copyNamespaces } = await import('../store/copy-namespaces.js');
     try {
       await from.initialize();
       await to.initialize();

@@ -2,7 +2,6 @@
 // taking the place of their variables in the configuration.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { configErrorLines, startService } from '../start-service.js';
 import { CliError, exitCodes } from './cli-error.js';
 import { defaultPort, integerOption, parseCommandLine, type Command, type CommandContext } from './command-options.js';
 
@@ -48,6 +47,8 @@ export const serveCommand: Command = {
     const overrides = { HOST: values.host, PORT: port?.toString(), KNOWLEDGE_AGENT_STORAGE_PATH: values.storage };
     const environment = { ...context.env };
     for (const [name, value] of Object.entries(overrides)) if (value !== undefined) environment[name] = value;
+    // Loaded on use: the whole service would otherwise load for every command, `--help` included.
+    const { configErrorLines, startService } = await import('../start-service.js');
     let config: Config;
     try {
       config = loadConfig(environment, context.cwd);
