@@ -158,7 +158,7 @@ try {
   // 3. A new replica catching up on a large namespace.
   const large = 'catchup';
   const writer = new KnowledgeStore({
-    layout: new ClusterLayout({ databaseUrl, warn: (message) => console.warn(message) }),
+    layout: new ClusterLayout({ databaseUrl, embeddingModel: null, warn: (message) => console.warn(message) }),
     warn: (message) => console.warn(message),
   });
   await writer.initialize();

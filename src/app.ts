@@ -80,7 +80,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const store = new KnowledgeStore(
     config.databaseUrl === undefined
       ? { root: config.storageRoot, embeddingModel: models.embeddings?.id ?? null, chunkBody: (body) => chunkMarkdown(body), warn }
-      : { layout: new ClusterLayout({ databaseUrl: config.databaseUrl, warn }), warn },
+      : { layout: new ClusterLayout({ databaseUrl: config.databaseUrl, embeddingModel: models.embeddings?.id ?? null, warn }), warn },
   );
   await store.initialize();
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);

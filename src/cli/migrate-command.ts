@@ -34,7 +34,8 @@ async function openStore(where: string, context: CommandContext): Promise<Knowle
     import('../store/postgres/cluster-layout.js'),
   ]);
   const warn = (message: string) => context.stderr.write(`warning: ${message}\n`);
-  if (isDatabaseUrl(where)) return new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: where, warn }), warn });
+  if (isDatabaseUrl(where))
+    return new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: where, embeddingModel: null, warn }), warn });
   // No model configured: vectors are copied as they are, whatever model made them.
   return new KnowledgeStore({ root: resolve(context.cwd, where), embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn });
 }

@@ -181,6 +181,28 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     assert.deepEqual((await documentsOf(late)).map((document) => document.file).sort(), expected);
   });
 
+  it('a replica configured with another embedding model never ranks by the vectors of the old one', async () => {
+    const modelOf = async (service: ChildService) => {
+      const listing = (await (await fetch(`${service.baseUrl}/api/namespaces`)).json()) as {
+        namespaces: { name: string; embedding_model: string | null }[];
+      };
+      return listing.namespaces.find((entry) => entry.name === namespace)?.embedding_model;
+    };
+    const stored = await modelOf(living()[0] as ChildService);
+    assert.ok(stored !== null && stored !== undefined, 'the namespace holds vectors');
+    const other = await startChildService({
+      storageRoot,
+      providerUrl: provider.baseUrl,
+      environment: { KNOWLEDGE_AGENT_DATABASE_URL: databaseUrl, KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'another-embedding-model' },
+      startTimeoutMs: 240_000,
+    });
+    try {
+      assert.notEqual(await modelOf(other), stored);
+    } finally {
+      await other.kill();
+    }
+  });
+
   it('answers searches from memory while PostgreSQL is down, refuses writes with 503 storage_unavailable, and resumes', async () => {
     const marker = markerWord(4, 4);
     const replica = living()[0] as ChildService;
@@ -291,7 +313,10 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     assert.equal(expected.documents.length, 3);
     assert.ok(expected.documents.every((document) => document.vectors.every((vector) => vector.length === 8)));
     const inDatabase = await describeNamespace(
-      new KnowledgeStore({ layout: new ClusterLayout({ databaseUrl: migrateUrl, warn: () => undefined }), warn: () => undefined }),
+      new KnowledgeStore({
+        layout: new ClusterLayout({ databaseUrl: migrateUrl, embeddingModel: null, warn: () => undefined }),
+        warn: () => undefined,
+      }),
     );
     assert.deepEqual(inDatabase, expected);
     const back = await describeNamespace(

@@ -9,6 +9,8 @@ import { PostgresStorage } from './postgres-storage.js';
 
 export interface ClusterLayoutOptions {
   readonly databaseUrl: string;
+  /** The embedding model of this replica; vectors recorded under another model are not used (see PostgresStorage.load). */
+  readonly embeddingModel: string | null;
   readonly warn: (message: string) => void;
   /** How often the log is checked without a notification (a safety net: notifications are lost while disconnected). */
   readonly pollIntervalMs?: number;
@@ -79,6 +81,7 @@ export class ClusterLayout implements StorageLayout {
     const storage = new PostgresStorage({
       name,
       pool: this.pool,
+      embeddingModel: this.options.embeddingModel,
       onRemoved: () => {
         this.known.delete(name);
         this.forget(name, storage);

@@ -16,6 +16,8 @@ import { bytesToFloats, decodeOps, encodeOps, floatsToBytes } from './index-op-c
 export interface PostgresStorageOptions {
   readonly name: string;
   readonly pool: Pool;
+  /** The embedding model of this replica; null keeps whatever vectors are stored (migration). */
+  readonly embeddingModel: string | null;
   /** Another replica removed the namespace (or removed and created it again): this copy is stale. */
   readonly onRemoved: () => void;
 }
@@ -108,6 +110,11 @@ export class PostgresStorage implements NamespaceStorage {
         });
       }
       if (vectorIds.length > 0) index.apply({ op: 'vectors', ids: vectorIds, rows: bytesToFloats(Buffer.concat(vectorRows)) });
+      // Vectors of another model are never compared with this replica's queries: dropped here (in memory only), their
+      // chunks are pending, and the replica that owns background work re-embeds them and commits the new vectors.
+      if (embedding !== null && this.options.embeddingModel !== null && embedding.model !== this.options.embeddingModel) {
+        index.apply({ op: 'model', embedding: null });
+      }
       this.namespaceId = row.id;
       this.appliedSeq = Number(row.last_seq);
     });
