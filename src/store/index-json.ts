@@ -14,7 +14,7 @@
 // Chunks follow their documents' order, each document's in order. crc32 is the CRC-32 of every byte before its line:
 // damage is found, not served. `generation` names one write, so a cache derived from the file can tell it is current.
 import { randomBytes } from 'node:crypto';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
@@ -22,7 +22,7 @@ import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { EmbeddingInfo } from './index-ops.js';
 import { legacyIndexJsonPrefix } from './legacy-index-json.js';
-import { forEachLine, LineWriter, readExactly } from './line-file.js';
+import { forEachLine, LineWriter, openIfPresent, readExactly } from './line-file.js';
 import { isHeadingPath, toDocumentMetadata, type DocumentMetadata } from './persisted-document.js';
 import { chunkId, type StoredChunk, type StoredDocument } from './stored-document.js';
 
@@ -118,13 +118,8 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
 export async function readIndexJsonHead(
   path: string,
 ): Promise<{ readonly format: 'current'; readonly stamp: IndexJsonStamp } | { readonly format: 'legacy' } | undefined> {
-  let file: FileHandle;
-  try {
-    file = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const file = await openIfPresent(path);
+  if (file === undefined) return undefined;
   try {
     const { size, mtimeMs } = await file.stat();
     const start = Buffer.alloc(Math.min(size, headerBytesLimit));

@@ -4,7 +4,7 @@
 // Layout: [8-byte magic][u64 header offset][u64 header length][u32 header CRC-32], then the sections, each 8-byte
 // aligned: documents as JSON lines (no vectors), the lexical index's typed arrays, the vector rows; the JSON header,
 // which holds every section's CRC-32, comes last. Every byte is checked on reading, so damage is found, not served.
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
@@ -12,7 +12,7 @@ import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexica
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './index-json.js';
-import { forEachLine, LineWriter, readExactly } from './line-file.js';
+import { forEachLine, LineWriter, openIfPresent, readExactly } from './line-file.js';
 import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
 import type { StoredDocument } from './stored-document.js';
 
@@ -117,13 +117,8 @@ export async function readSnapshot(
   path: string,
   wanted: (derivedFrom: IndexJsonStamp | null) => boolean = () => true,
 ): Promise<SnapshotContents | undefined> {
-  let file: FileHandle;
-  try {
-    file = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const file = await openIfPresent(path);
+  if (file === undefined) return undefined;
   try {
     const { size } = await file.stat();
     const preamble = await readSection(file, 0, preambleBytes, size);

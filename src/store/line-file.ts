@@ -1,6 +1,6 @@
 // Lines of JSON written and read a block at a time, so neither side ever holds a whole file (or section) in one string
 // or buffer; both keep a running CRC-32 of the bytes, newlines included.
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 
 /** Lines are written and read this many bytes at a time. */
@@ -86,5 +86,15 @@ export async function readExactly(file: FileHandle, offset: number, target: Uint
     const { bytesRead } = await file.read(target, done, target.length - done, offset + done);
     if (bytesRead === 0) throw new Error('the file ended early');
     done += bytesRead;
+  }
+}
+
+/** The file opened for reading, or undefined when there is none. */
+export async function openIfPresent(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
