@@ -23,7 +23,7 @@ import type { IndexContents } from './index-contents.js';
 import type { EmbeddingInfo } from './index-ops.js';
 import { legacyIndexJsonPrefix } from './legacy-index-json.js';
 import { forEachLine, LineWriter, openIfPresent, readExactly } from './line-file.js';
-import { isHeadingPath, toDocumentMetadata, type DocumentMetadata } from './persisted-document.js';
+import { isHeadingPath, persistedMetadata, toDocumentMetadata, type DocumentMetadata } from './persisted-document.js';
 import { chunkId, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 export const indexJsonFileName = 'index.json';
@@ -71,18 +71,7 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
     await lines.write(`${JSON.stringify(header).slice(0, -1)},`);
     await lines.write('"documents":[');
     for (const [position, document] of documents.entries()) {
-      const { file: name, title, origin, hash, ingestedAt, fileSize, fileModifiedMs } = document;
-      // The origin keeps the field name `source` that the index files have always used.
-      const line = JSON.stringify({
-        file: name,
-        title,
-        source: origin,
-        hash,
-        ingestedAt,
-        fileSize,
-        fileModifiedMs,
-        chunkCount: document.chunks.length,
-      });
+      const line = JSON.stringify({ ...persistedMetadata(document), chunkCount: document.chunks.length });
       await lines.write(position < documents.length - 1 ? `${line},` : line);
     }
     await lines.write('],');

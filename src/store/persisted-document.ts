@@ -12,18 +12,14 @@ export type PersistedDocument = Omit<StoredDocument, 'chunks' | 'origin'> & {
 
 const documentFileName = /^[^/\\]+\.md$/;
 
-export function toPersistedDocument(document: StoredDocument): PersistedDocument {
+/** A document's metadata as the index files write it: everything but its chunks, the origin under `source`. */
+export function persistedMetadata(document: StoredDocument): Omit<PersistedDocument, 'chunks'> {
   const { file, title, origin, hash, ingestedAt, fileSize, fileModifiedMs } = document;
-  return {
-    file,
-    title,
-    source: origin,
-    hash,
-    ingestedAt,
-    fileSize,
-    fileModifiedMs,
-    chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]),
-  };
+  return { file, title, source: origin, hash, ingestedAt, fileSize, fileModifiedMs };
+}
+
+export function toPersistedDocument(document: StoredDocument): PersistedDocument {
+  return { ...persistedMetadata(document), chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]) };
 }
 
 /**
