@@ -34,7 +34,7 @@ import { CatalogService } from './catalog/catalog-service.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
-import { ClusterLayout } from './store/postgres/cluster-layout.js';
+import type { ClusterLayout, ClusterLayoutOptions } from './store/postgres/cluster-layout.js';
 import { installRequestContext } from './logging/request-context.js';
 import { serverLoggingOptions } from './logging/server-logging.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
@@ -77,10 +77,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const models = instrumentModels(await selectModels(config.provider, app.log), metrics);
 
   const warn = (message: string) => app.log.warn(message);
+  const embeddingModel = models.embeddings?.id ?? null;
   const store = new KnowledgeStore(
     config.databaseUrl === undefined
-      ? { root: config.storageRoot, embeddingModel: models.embeddings?.id ?? null, chunkBody: (body) => chunkMarkdown(body), warn }
-      : { layout: new ClusterLayout({ databaseUrl: config.databaseUrl, embeddingModel: models.embeddings?.id ?? null, warn }), warn },
+      ? { root: config.storageRoot, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn }
+      : { layout: await openClusterLayout({ databaseUrl: config.databaseUrl, embeddingModel, warn }), warn },
   );
   await store.initialize();
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
@@ -152,4 +153,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;
+}
+
+/** Cluster mode's storage; the PostgreSQL client is loaded only then, not at every start-up. */
+async function openClusterLayout(options: ClusterLayoutOptions): Promise<ClusterLayout> {
+  const { ClusterLayout } = await import('./store/postgres/cluster-layout.js');
+  return new ClusterLayout(options);
 }

@@ -66,7 +66,8 @@ const readableMaximumDepth = 150;
 const cellMark = '\uE000';
 const rowMark = '\uE001';
 
-const converter = createConverter();
+// Built on the first conversion, not at import: loading Turndown costs start-up time a service that converts no page does not need.
+let converter: TurndownService | undefined;
 
 /**
  * Throws `document_too_complex` for a page with more elements or deeper nesting than `limits` allow, before building
@@ -104,7 +105,7 @@ function convert(html: string, url: string | undefined): HtmlMarkdown {
     : isTooDeep
       ? container
       : preparePage(html, url).container;
-  const markdown = tidy(converter.turndown(content));
+  const markdown = tidy((converter ??= createConverter()).turndown(content));
   return { title, markdown: addTitleHeading(markdown, heading ?? title) };
 }
 

@@ -6,29 +6,8 @@ import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { KnowledgeError } from '../errors.js';
+import { modelFile, requiredFiles, type InferenceSettings } from './local-model-settings.js';
 
-/** How a worker loads and runs the model; checked by createLocalEmbeddingModel before any worker starts. */
-export interface InferenceSettings {
-  /** Holds tokenizer.json, tokenizer_config.json and onnx/model_q4.onnx (+ its .onnx_data). */
-  readonly modelDirectory: string;
-  /** Most texts per inference call. */
-  readonly batchSize: number;
-  /** Most tokens per inference call, padding included (one text always fits). */
-  readonly maxBatchTokens: number;
-  /** Tokens per text, [CLS] and [SEP] included; the rest is cut off. */
-  readonly maxTokens: number;
-  /** onnxruntime intra-op threads. */
-  readonly threads: number;
-  /**
-   * Runs at a lower CPU priority than the event loop. Not the model's lanes: the query lane serves searches, and a bulk
-   * lane below every other process's priority starves on a shared machine (measured: ~0.3 of a core at load 11).
-   */
-  readonly background: boolean;
-}
-
-const modelFile = join('onnx', 'model_q4.onnx');
-export const requiredFiles = ['tokenizer.json', 'tokenizer_config.json', modelFile, `${modelFile}_data`];
-export const positionLimit = 512; // the model's max_position_embeddings
 const outputName = 'last_hidden_state';
 const clsId = 101;
 const sepId = 102;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { KnowledgeError } from '../errors.js';
 import { WorkerPool, workerEntry, type WorkerFailure } from '../worker-pool.js';
 import type { EmbeddingModel } from './embedding-model.js';
-import { positionLimit, requiredFiles, type InferenceSettings } from './local-embedding-inference.js';
+import { positionLimit, requiredFiles, type InferenceSettings } from './local-model-settings.js';
 
 export { meanPoolAndNormalize, tokenize } from './local-embedding-inference.js';
 

@@ -2,7 +2,8 @@
 import { workerData } from 'node:worker_threads';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import { serveJobs } from '../worker-pool.js';
-import { describe, embedTexts, loadModel, type InferenceSettings } from './local-embedding-inference.js';
+import { describe, embedTexts, loadModel } from './local-embedding-inference.js';
+import type { InferenceSettings } from './local-model-settings.js';
 
 const settings = workerData as InferenceSettings;
 // Loaded with the first job, once serveJobs has set this thread's priority: onnxruntime's threads inherit it. A failed

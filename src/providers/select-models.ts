@@ -4,7 +4,6 @@ import type { ChatModel } from './chat-model.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import { createExtractiveChatModel, extractiveModelId } from './extractive-chat-model.js';
 import { createLocalEmbeddingModel } from './local-embedding-model.js';
-import { createOpenAiCompatible } from './openai-compatible.js';
 
 export const localEmbeddingModelName = 'local';
 /** The provider's small embedding model, used when the provider is the default public endpoint and no model is named. */
@@ -46,10 +45,11 @@ export function embeddingModelName(config: ProviderSettings): string {
 
 export async function selectModels(config: ProviderSettings, log: { warn(message: string): void }): Promise<SelectedModels> {
   const embeddingModel = embeddingModelName(config);
+  // The official client is loaded only when a provider is configured: a tenth of a second of start-up otherwise.
   const provider =
     config.apiKey === undefined
       ? undefined
-      : createOpenAiCompatible({
+      : (await import('./openai-compatible.js')).createOpenAiCompatible({
           apiKey: config.apiKey,
           baseUrl: config.baseUrl,
           chatModel: config.chatModel,

@@ -1,9 +1,8 @@
 // /mcp: the Model Context Protocol over its Streamable HTTP transport (the official SDK), stateless: every POST gets
 // a server and transport of its own, bound to the caller's token. GET and DELETE (sessions, server-sent streams) are 405.
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createKnowledgeMcpServer, type McpServices } from '../mcp/knowledge-mcp-server.js';
+import type { McpServices } from '../mcp/knowledge-mcp-server.js';
 import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess } from './plumbing/index.js';
 
 export type McpRouteOptions = McpServices;
@@ -14,6 +13,15 @@ const description =
   'The Model Context Protocol (Streamable HTTP transport, stateless: no session id). Tools: `search_docs` (namespace, query, mode, top_k), ' +
   '`read_document` (namespace, file), `list_namespaces`, `list_documents` (namespace), and `ingest` (namespace, sources; needs a write token when ' +
   'KNOWLEDGE_AGENT_WRITE_TOKENS is set). Read tokens as on the other read routes. Send `Accept: application/json, text/event-stream`.';
+
+/** The MCP SDK is loaded by the first /mcp request, not at start-up: a fifth of a second a service without MCP clients does not spend. */
+async function loadMcp() {
+  const [{ StreamableHTTPServerTransport }, { createKnowledgeMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('../mcp/knowledge-mcp-server.js'),
+  ]);
+  return { StreamableHTTPServerTransport, createKnowledgeMcpServer };
+}
 
 export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, options) => {
   app.post(
@@ -34,6 +42,7 @@ export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, opti
       config: { access: 'read' },
     },
     async (request, reply) => {
+      const { StreamableHTTPServerTransport, createKnowledgeMcpServer } = await loadMcp();
       const server = createKnowledgeMcpServer(options, {
         readNamespace: (namespace) => authorizeNamespace(request, namespace),
         writeNamespace: (namespace) => authorizeNamespaceForWriting(request, namespace),
