@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'models/', 'knowledge/', 'test-artifacts/', 'bench/.cache/', 'test/clients/', '**/node_modules/'] },
+  { ignores: ['dist/', 'dist-test/', 'models/', 'knowledge/', 'test-artifacts/', 'bench/.cache/', 'test/clients/', '**/node_modules/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -6,7 +6,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { createLocalEmbeddingModel, defaultModelDirectory, tokenize } from '../src/providers/local-embedding-model.js';
+import { tokenize } from '../src/providers/local-embedding-inference.js';
+import { createLocalEmbeddingModel, defaultModelDirectory } from '../src/providers/local-embedding-model.js';
 import { fileURLToPath } from 'node:url';
 
 const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', import.meta.url));

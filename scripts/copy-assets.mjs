@@ -1,16 +1,18 @@
-// Copies the files tsc does not emit (the WebAssembly kernels) from src/ into dist/, same paths.
+// Copies the files the TypeScript compilers do not emit (the WebAssembly kernels) from src/ into a build, same paths:
+// into dist/ when run (`npm run build:assets`), and into the test build by scripts/build-tests.mjs.
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const emittedByTsc = /\.(ts|tsx|mts|cts)$/;
+const compiled = /\.(ts|tsx|mts|cts)$/;
 
-function copyAssets(from, to) {
+export function copyAssets(from, to) {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     const target = join(to, entry.name);
     if (entry.isDirectory()) copyAssets(source, target);
-    else if (!emittedByTsc.test(entry.name)) cpSync(source, target);
+    else if (!compiled.test(entry.name)) cpSync(source, target);
   }
 }
 
-copyAssets('src', 'dist');
+if (process.argv[1] === fileURLToPath(import.meta.url)) copyAssets('src', 'dist');

@@ -1,4 +1,5 @@
-// Runs every *.test.ts under test/ with Node's built-in test runner (tsx loads TypeScript).
+// Runs every *.test.ts under test/ with Node's built-in test runner, compiled to JavaScript first by
+// scripts/build-tests.mjs (dist-test/; a single file can still be run from source: node --import tsx --test <file>).
 // Node 20's --test does not expand globs itself, so the files are listed here.
 // Files run side by side, one per core (TEST_CONCURRENCY overrides it; Node 20's default is cores - 1, one file at a
 // time on two cores): much of a file's time is spent waiting on servers, child processes and timers, and every file
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureChromium } from './ensure-chromium.mjs';
 import { ensureTestClients } from './ensure-test-clients.mjs';
+import { buildTests, testBuildDirectory } from './build-tests.mjs';
 
 function findTests(directory) {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -56,11 +58,15 @@ if (files.some((file) => file.includes('mastra-client'))) {
     process.exit(1);
   }
 }
+await buildTests();
+/** A test file's compiled counterpart in the test build. */
+const compiled = (file) => join(testBuildDirectory, file.replace(/\.ts$/, '.js'));
+
 function runFiles(group, filesAtOnce) {
   if (group.length === 0) return 0;
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${filesAtOnce}`, ...group],
+    ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-concurrency=${filesAtOnce}`, ...group.map(compiled)],
     { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
   );
   return result.status ?? 1;

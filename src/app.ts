@@ -1,5 +1,4 @@
 // The composition root: builds the services from the configuration and registers the routes.
-import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AgentService } from './agent/agent-service.js';
@@ -8,6 +7,7 @@ import type { Config } from './config.js';
 import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { DocumentConverter } from './ingest/document-converter.js';
 import { IngestService } from './ingest/ingest-service.js';
+import { packageVersion } from './package-root.js';
 import { selectModels } from './providers/select-models.js';
 import {
   agentRoute,
@@ -44,8 +44,6 @@ import { namespaceSizes } from './metrics/namespace-sizes.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-
 export interface AppOptions {
   /** Fastify logger options; `false` silences it (tests). */
   readonly logger?: FastifyServerOptions['logger'];
@@ -69,7 +67,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installUnreadBodyRelease(app, config.limits.maxBodyBytes);
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
   await installRateLimit(app, config.rateLimitPerMinute);
-  await app.register(apiReference, { version, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
+  await app.register(apiReference, { version: packageVersion, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined)
     app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
@@ -122,7 +120,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(healthRoute, {
-    version,
+    version: packageVersion,
     store,
     chatModel: models.chat?.id,
     embeddingModel: models.embeddings?.id,
@@ -148,7 +146,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   for (const prefix of ['/tools', '/api'])
     await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, agentRoutes);
-  await app.register(mcpRoute, { search, catalog, ingest, defaultNamespace: config.defaultNamespace, topK: config.topK, version });
+  await app.register(mcpRoute, {
+    search,
+    catalog,
+    ingest,
+    defaultNamespace: config.defaultNamespace,
+    topK: config.topK,
+    version: packageVersion,
+  });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics, mayRead: mayAccess });

@@ -1,10 +1,12 @@
 // The error catalogue and the README's error documentation stay in step.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { errorCatalogue, type ErrorCode } from '../src/errors.js';
+import { packageRoot } from '../src/package-root.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
 const errorsStart = readme.indexOf('## Errors');
 const errorsSection = readme.slice(errorsStart, readme.indexOf('\n## ', errorsStart + 1));
 

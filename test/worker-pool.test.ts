@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { KnowledgeError } from '../src/errors.js';
-import { WorkerPool, type WorkerFailure } from '../src/worker-pool.js';
+import { WorkerPool, workerEntry, type WorkerFailure } from '../src/worker-pool.js';
 import type { PoolTestJob } from './support/pool-test-worker.js';
 
 const failureCodes = {
@@ -14,7 +14,7 @@ const failureCodes = {
 
 function createPool(size: number): WorkerPool {
   const pool = new WorkerPool({
-    entry: new URL('./support/pool-test-worker.ts', import.meta.url),
+    entry: workerEntry(import.meta.url, 'support/pool-test-worker'),
     size,
     resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     failure: (reason: WorkerFailure, detail) => new KnowledgeError(failureCodes[reason], `${reason}: ${detail}`),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `knowledge-agent` command line: dispatches to one module per command; every failure ends as one line on
 // stderr (`knowledge-agent: ...`) and exit code 1, or 2 for a command line that is not valid.
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../package-root.js';
 import { askCommand } from './ask-command.js';
 import { CliError, UsageError, exitCodes } from './cli-error.js';
 import type { Command, CommandContext } from './command-options.js';
@@ -12,14 +12,6 @@ import { searchCommand } from './search-command.js';
 import { serveCommand } from './serve-command.js';
 
 const commands: readonly Command[] = [serveCommand, ingestCommand, searchCommand, askCommand, namespacesCommand, migrateCommand];
-
-function version(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 function topLevelHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
@@ -48,7 +40,7 @@ export async function runCli(args: readonly string[], context: CommandContext): 
       return name === undefined ? exitCodes.usage : exitCodes.ok;
     }
     if (name === '--version' || name === '-v') {
-      context.stdout.write(`${version()}\n`);
+      context.stdout.write(`${packageVersion}\n`);
       return exitCodes.ok;
     }
     if (name === 'help') {

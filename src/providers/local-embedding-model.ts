@@ -4,18 +4,16 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KnowledgeError } from '../errors.js';
+import { packageRoot } from '../package-root.js';
 import { WorkerPool, workerEntry, type WorkerFailure } from '../worker-pool.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import { positionLimit, requiredFiles, type InferenceSettings } from './local-model-settings.js';
 
-export { meanPoolAndNormalize, tokenize } from './local-embedding-inference.js';
-
 export const localEmbeddingModelId = 'local:all-MiniLM-L6-v2';
 
-/** `<project root>/models/all-MiniLM-L6-v2`: two levels up from both src/providers/ and dist/providers/. */
-export const defaultModelDirectory = fileURLToPath(new URL('../../models/all-MiniLM-L6-v2/', import.meta.url));
+/** `<package root>/models/all-MiniLM-L6-v2`, installed there by `npm ci` (scripts/install-model.mjs). */
+export const defaultModelDirectory = join(packageRoot, 'models', 'all-MiniLM-L6-v2');
 
 export interface LocalEmbeddingModelOptions {
   /** Holds tokenizer.json, tokenizer_config.json and onnx/model_q4.onnx (+ its .onnx_data). */

@@ -2,17 +2,19 @@
 // Public like /health (no `access` in the route config): the page holds no data; every API call it makes sends the
 // user's token. One route per built file (no catch-all), so it cannot shadow any other route or the 404 answer.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 import { errorBody } from '../errors.js';
+import { packageRoot } from '../package-root.js';
 
 export interface PlaygroundRouteOptions {
-  /** The built playground; by default dist/web, the same path from src/routes (tsx) and dist/routes. */
+  /** The built playground; by default the package's dist/web. */
   readonly root?: URL;
 }
 
-const builtPlayground = new URL('../../dist/web/', import.meta.url);
+const builtPlayground = pathToFileURL(join(packageRoot, 'dist', 'web', '/'));
 
 /** The page loads only its own files and talks only to this service. */
 const securityHeaders = {

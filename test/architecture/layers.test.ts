@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../src/package-root.js';
 
-const repository = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repository = packageRoot;
 const sourceRoot = join(repository, 'src');
 
 /** Layer number of each part (a folder `name/` or a top-level file `name.ts`), from the table's rows `| n | parts | ... |`. */

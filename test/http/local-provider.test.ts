@@ -3,13 +3,15 @@
 // Naming an embedding model sends embeddings to the server instead.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { embeddingModelName } from '../../src/providers/select-models.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { parseSseData, variant1Answer } from '../support/sse.js';
 import { startService, type TestService } from '../support/service.js';
+import { packageRoot } from '../../src/package-root.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
 
 /** The variables of the README's `... npm start` line in its Ollama section. */
 function readmeOllamaEnvironment(): Record<string, string> {

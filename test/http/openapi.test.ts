@@ -2,16 +2,18 @@
 // the routes really answer, and /docs renders it from assets this server serves itself (works with no internet).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { searchDocsBodySchema, variant1SearchBodySchema } from '../../src/routes/search/search-schemas.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { packageRoot } from '../../src/package-root.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const writer = { authorization: 'Bearer writer-token' };
 const reader = { 'x-api-key': 'reader-token' };

@@ -2,12 +2,15 @@
 // snapshot rows, the int8 kernel against a naive float32 scan, and the committed .wasm against its .wat source.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import wabtInit from 'wabt';
 import { cosineSimilarity, normalize } from '../../src/indexes/cosine.js';
 import type { ScoredHit } from '../../src/indexes/scored-hit.js';
 import { VectorIndex } from '../../src/indexes/vector-index.js';
+import { packageRoot } from '../../src/package-root.js';
 
 describe('cosine', () => {
   const cases: { left: number[]; right: number[]; expected: number }[] = [
@@ -339,7 +342,7 @@ describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
 });
 
 describe('WebAssembly kernels', () => {
-  const kernelDirectory = new URL('../../src/indexes/simd/', import.meta.url);
+  const kernelDirectory = pathToFileURL(join(packageRoot, 'src', 'indexes', 'simd', '/'));
   const sources = readdirSync(kernelDirectory).filter((name) => name.endsWith('.wat'));
 
   it('has kernels to check', () => assert.ok(sources.includes('int8-dot.wat')));

@@ -1,13 +1,15 @@
 // Tests for htmlToMarkdown: main-content extraction from real-shaped docs pages, Markdown shape, fallbacks, odd HTML.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { htmlToMarkdown } from '../../src/ingest/html-to-markdown.js';
+import { packageRoot } from '../../src/package-root.js';
 
 function fixture(name: string): string {
-  return readFileSync(new URL(`../fixtures/html/${name}`, import.meta.url), 'utf8');
+  return readFileSync(join(packageRoot, 'test', 'fixtures', 'html', name), 'utf8');
 }
 
 /** The Markdown with its fenced code blocks taken out, so prose rules are checked on prose only. */

@@ -2,18 +2,12 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import type { EmbeddingModel } from '../../src/providers/embedding-model.js';
-import {
-  createLocalEmbeddingModel,
-  defaultModelDirectory,
-  localEmbeddingModelId,
-  meanPoolAndNormalize,
-  tokenize,
-} from '../../src/providers/local-embedding-model.js';
-import { withFloatActivations } from '../../src/providers/local-embedding-inference.js';
+import { createLocalEmbeddingModel, defaultModelDirectory, localEmbeddingModelId } from '../../src/providers/local-embedding-model.js';
+import { meanPoolAndNormalize, tokenize, withFloatActivations } from '../../src/providers/local-embedding-inference.js';
+import { packageRoot } from '../../src/package-root.js';
 
 const dot = (left: Float32Array, right: Float32Array): number =>
   left.reduce((total, value, index) => total + value * (right[index] as number), 0);
@@ -78,8 +72,7 @@ describe('createLocalEmbeddingModel', () => {
   });
 
   it('resolves the default model directory to <project root>/models/all-MiniLM-L6-v2', () => {
-    const projectRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-    assert.equal(resolve(defaultModelDirectory), join(projectRoot, 'models', 'all-MiniLM-L6-v2'));
+    assert.equal(resolve(defaultModelDirectory), join(packageRoot, 'models', 'all-MiniLM-L6-v2'));
   });
 
   it('gives 384-dimension unit vectors under its own id', async () => {
@@ -174,7 +167,7 @@ describe('createLocalEmbeddingModel', () => {
     // unit vectors about 0.024 apart, a cosine of at least 0.9997 and ~0.005 on the worst of 384 components. Those
     // are the bounds asked (0.999, 0.005): they hold on any x86-64 either way. Measured between level 4 and level 0
     // on one AVX2 CPU: cosine 0.99942, 0.0054 apart on one component.
-    const reference = JSON.parse(readFileSync(new URL('../fixtures/embeddings/example-sentence.json', import.meta.url), 'utf8')) as {
+    const reference = JSON.parse(readFileSync(join(packageRoot, 'test', 'fixtures', 'embeddings', 'example-sentence.json'), 'utf8')) as {
       text: string;
       vector: number[];
     };

@@ -1,12 +1,12 @@
 // Runs the real service as a child process (the compiled `dist/main.js`, as `npm start` does), so a test can SIGKILL it mid-write.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compiledEntryPoint } from './compiled-entry.js';
 import { testApiKey } from './service.js';
+import { packageRoot } from '../../src/package-root.js';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const projectRoot = packageRoot;
 
 /** Variables of the test process that must not leak into the child's configuration. */
 const configurationVariable = /^(KNOWLEDGE_AGENT_|LLM_|KNOWLEDGE_DIR$|TEMPERATURE$|HOST$|PORT$)/;

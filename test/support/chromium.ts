@@ -1,6 +1,9 @@
 // Launches headless Chromium for browser tests with playwright-core. The path lookup is scripts/ensure-chromium.mjs's
 // (the script the test runner calls to install Chromium), imported here with its types spelled out.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { packageRoot } from '../../src/package-root.js';
 
 interface ChromiumLookup {
   chromiumCandidates(environment?: NodeJS.ProcessEnv): string[];
@@ -8,7 +11,7 @@ interface ChromiumLookup {
 }
 
 // A computed specifier: the script is plain JavaScript without a declaration file, typed by the interface above.
-const lookupModule = new URL('../../scripts/ensure-chromium.mjs', import.meta.url).href;
+const lookupModule = pathToFileURL(join(packageRoot, 'scripts', 'ensure-chromium.mjs')).href;
 
 /** Starts Chromium, or throws saying where it was looked for and how to install it (a failure, never a skip). */
 export async function launchChromium(): Promise<Browser> {

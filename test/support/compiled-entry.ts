@@ -3,9 +3,9 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../src/package-root.js';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const projectRoot = packageRoot;
 
 function newestModification(directory: string): number {
   return Math.max(

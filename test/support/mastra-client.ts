@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { packageRoot } from '../../src/package-root.js';
 
 interface ClientFolders {
   mastraClientFolder(nodeVersion?: string): string;
@@ -10,7 +11,7 @@ interface ClientFolders {
 }
 
 // A computed specifier: the script is plain JavaScript without a declaration file, typed by the interface above.
-const foldersModule = new URL('../../scripts/ensure-test-clients.mjs', import.meta.url).href;
+const foldersModule = pathToFileURL(join(packageRoot, 'scripts', 'ensure-test-clients.mjs')).href;
 
 export interface MastraChunk {
   type: string;

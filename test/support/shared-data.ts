@@ -1,5 +1,5 @@
 // Where the shared test material lives: `shared/data` beside the checkout (CI clones main with shared/ beside it).
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../src/package-root.js';
 
-export const sharedDataDirectory = resolve(fileURLToPath(new URL('../../../shared/data', import.meta.url)));
+export const sharedDataDirectory = resolve(packageRoot, '..', 'shared', 'data');

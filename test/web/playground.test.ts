@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { playgroundRoute } from '../../src/routes/playground-route.js';
@@ -16,8 +16,9 @@ import { ensurePlaygroundBuilt } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
+import { packageRoot } from '../../src/package-root.js';
 
-const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+const repositoryRoot = packageRoot;
 const stepTimeout = { timeout: 60_000 };
 
 const deploymentGuide = `# Deployment
