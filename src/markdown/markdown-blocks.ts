@@ -1,7 +1,8 @@
-// Splits Markdown into its top-level blocks (headings, paragraphs, lists, quotes, tables, code blocks), so a passage
+// Splits Markdown into its top-level blocks (headings, paragraphs, lists, quotes, tables, code blocks, rules), so a passage
 // can be quoted whole: a code block is never cut, a list keeps its items together.
 
-export type BlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code';
+/** `rule` is a thematic break (`---`, `***`): it separates parts and says nothing. */
+export type BlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code' | 'rule';
 
 export interface MarkdownBlock {
   readonly kind: BlockKind;
@@ -11,9 +12,11 @@ export interface MarkdownBlock {
 
 const fenceOpener = /^\s{0,3}(`{3,}|~{3,})/;
 const listItem = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+/;
+const thematicBreak = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
 
 function kindOfLine(line: string): Exclude<BlockKind, 'code'> {
   if (/^\s{0,3}#{1,6}(\s|$)/.test(line)) return 'heading';
+  if (thematicBreak.test(line)) return 'rule';
   if (listItem.test(line)) return 'list';
   if (/^\s{0,3}>/.test(line)) return 'quote';
   if (/^\s{0,3}\|/.test(line)) return 'table';
@@ -59,7 +62,9 @@ export function markdownBlocks(markdown: string): MarkdownBlock[] {
     const continues =
       current !== undefined &&
       kind !== 'heading' &&
+      kind !== 'rule' &&
       current.kind !== 'heading' &&
+      current.kind !== 'rule' &&
       (kind === current.kind ||
         (current.kind === 'list' && (kind === 'paragraph' || /^\s+/.test(line))) ||
         (current.kind === 'paragraph' && kind === 'paragraph'));

@@ -29,7 +29,9 @@ const documentBonus = 0.05;
 const codeBlockBonus = 0.12;
 const inlineCodeBonus = 0.1;
 const instructionBonus = 0.2;
-const maxPassages = 3;
+const maxPassages = 4;
+/** How much lower a further passage scores when its page is already quoted: the answer draws on more of the pages found. */
+const quotedPagePenalty = 0.05;
 /** How many blocks ahead a passage looks for the code or instruction it goes on to. */
 const reach = 2;
 /** How many blocks back a passage that describes a case looks for the sentence that says how. */
@@ -85,8 +87,34 @@ const instructs = (block: MarkdownBlock): boolean => instructionWithCode.test(bl
 /** A paragraph that goes on with a sentence begun before it ("would mean:", "...and pass it"): no passage starts there. */
 const continuesSentence = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
 
+/** Words that open a paragraph which goes on from the one before it: a contrast, a consequence, a pronoun for it. */
+const leansOnPrevious = (block: MarkdownBlock): boolean =>
+  block.kind === 'paragraph' && /^(?:But|And|Or|So|However|Instead|Also|Still|Otherwise|This|That|These|Those|They|It)\b/.test(block.text);
+/** How many paragraphs back a passage goes for the ones it leans on. */
+const maxLeanBack = 2;
+
 const isProse = (block: MarkdownBlock | undefined): boolean =>
   block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
+
+/** A sentence ending in a colon introduces the block after it ("You can set the following fields:"). */
+const introduces = (block: MarkdownBlock | undefined): boolean => block?.kind === 'paragraph' && block.text.trimEnd().endsWith(':');
+
+/** A table is quoted only after the sentence that introduces it, which carries its citation. */
+const isIntroducedTable = (blocks: readonly MarkdownBlock[], index: number): boolean =>
+  blocks[index]?.kind === 'table' && introduces(blocks[index - 1]);
+
+/** Most rows of a table quoted: the ones that hold words of the question, or the first ones when none do. */
+const maxTableRows = 8;
+
+/**
+ * A table with its header and the rows whose first cell (what the row is about: a parameter, a field) holds a word of
+ * the question; the first rows when none does.
+ */
+function tableRows(table: string, question: ReadonlySet<string>): string {
+  const [header = '', separator = '', ...rows] = table.split('\n');
+  const matching = rows.filter((row) => tokenize(row.split('|')[1] ?? '').some((term) => question.has(term)));
+  return [header, separator, ...(matching.length > 0 ? matching : rows).slice(0, maxTableRows)].join('\n');
+}
 
 /** Inverse document frequency of each query term over the candidate blocks: rare words of the question count most. */
 function termWeights(terms: readonly string[], blockTerms: readonly ReadonlySet<string>[]): Map<string, number> {
@@ -142,7 +170,7 @@ function candidates(request: ChatRequest): Candidate[] {
   return parsed.flatMap(({ snippet, rank, blocks, terms }) => {
     const sameDocument = grounding.snippets.filter((other) => other.title === snippet.title).length - 1;
     return blocks.flatMap((block, index) => {
-      if (!isProse(block) || isLabel(block) || continuesSentence(block)) return [];
+      if (!(isProse(block) || isIntroducedTable(blocks, index)) || isLabel(block) || continuesSentence(block)) return [];
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
       const codeFollows = blocks.slice(index + 1, index + 3).some((next) => next.kind === 'code');
@@ -185,7 +213,12 @@ function cite(text: string, number: number): string {
  * of its section that says how when that comes shortly before it. Blocks in `quoted` (already in the answer) are not
  * quoted again. Empty when the passage would say nothing new.
  */
-function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): { text: string; hasCode: boolean } {
+function passage(
+  candidate: Candidate,
+  question: ReadonlySet<string>,
+  withCode: boolean,
+  quoted: Set<string>,
+): { text: string; hasCode: boolean } {
   const { blocks, start, snippet } = candidate;
   const parts: string[] = [];
   let prose = 0;
@@ -206,12 +239,14 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
     lastIntroduces = block.text.trimEnd().endsWith(':');
     lastIndex = blocks.indexOf(block);
   };
-  // A list is introduced by the sentence before it ("The middleware function receives:").
-  const previous = blocks[start - 1];
-  const first =
-    start > 0 && blocks[start]?.kind === 'list' && previous?.kind === 'paragraph' && previous.text.trimEnd().endsWith(':')
-      ? start - 1
-      : start;
+  // A list or table is introduced by the sentence before it ("The middleware function receives:").
+  let first = (blocks[start]?.kind === 'list' || blocks[start]?.kind === 'table') && introduces(blocks[start - 1]) ? start - 1 : start;
+  // A paragraph that leans on the one before it ("But if you need...", "This is useful...") starts with that one.
+  while (first > 0 && leansOnPrevious(blocks[first] as SnippetBlock)) {
+    const previous = blocks[first - 1] as SnippetBlock;
+    if (previous.kind !== 'paragraph' || isLabel(previous) || quoted.has(previous.text) || first <= start - maxLeanBack) break;
+    first--;
+  }
   if (quoted.has((blocks[first] as SnippetBlock).text)) return { text: '', hasCode: false };
   // A passage that describes the case is led by the sentence of its section that says how, when that comes shortly
   // before it ("In these cases you can use `root_path`.", and then what the cases are).
@@ -227,7 +262,7 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
   }
   for (let index = first; index < blocks.length; index++) {
     const block = blocks[index] as SnippetBlock;
-    if (block.kind === 'heading' || quoted.has(block.text)) break;
+    if (block.kind === 'heading' || block.kind === 'rule' || quoted.has(block.text)) break;
     // A label right before a code block is the tab or caption of that code ("**Python 3.10+**"); before prose it titles
     // an aside, which the passage does not run into.
     if (isLabel(block)) {
@@ -243,13 +278,21 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
       }
       break;
     }
-    if (block.kind === 'table' || (prose > 0 && prose + block.text.length > maxProseChars)) break;
+    if (block.kind === 'table') {
+      if (lastIntroduces) {
+        parts.push(tableRows(block.text, question));
+        quoted.add(block.text);
+        lastIntroduces = false;
+      }
+      break;
+    }
+    if (prose > 0 && prose + block.text.length > maxProseChars) break;
     quote(block);
     // A sentence ending in a colon introduces what follows; otherwise the passage goes on to reach the code block or,
     // when it has not said how yet, the instruction ("use `x`") that follows what it describes.
     const ahead = blocks.slice(index + 1, index + 1 + reach);
     const showsHowAhead = ahead.some((next) => (withCode && next.kind === 'code') || (!shown && isProse(next) && instructs(next)));
-    if (!lastIntroduces && !showsHowAhead) break;
+    if (index >= start && !lastIntroduces && !showsHowAhead) break;
   }
   if (lastIntroduces) {
     // What the last sentence introduces is not quoted (a code block already shown, or one the site's markup included
@@ -280,27 +323,42 @@ function passage(candidate: Candidate, withCode: boolean, quoted: Set<string>): 
       }
     }
   }
+  // A passage that opens a section is led by the section's title when that names what the passage does not say
+  // ("`FileResponse`", then "Asynchronously streams a file as the response."); a page's own title is not repeated.
+  const heading = blocks[first - 1];
+  if (parts.length > 0 && heading?.kind === 'heading' && !/^\s*#\s/.test(heading.text) && !quoted.has(heading.text)) {
+    const section = heading.text.replace(/^\s*#+\s*/, '');
+    const said = new Set(tokenize(parts.join(' ')));
+    if (tokenize(section).some((term) => !said.has(term))) parts.unshift(`**${section}**`);
+    quoted.add(heading.text);
+  }
   return { text: parts.join('\n\n'), hasCode };
 }
 
 export function extractiveAnswer(request: ChatRequest): string {
-  const ranked = candidates(request).sort((left, right) => right.score - left.score || left.rank - right.rank);
+  const question = new Set(queryTerms(request.grounding?.query ?? ''));
+  const remaining = candidates(request);
   const answer: string[] = [];
   const quoted = new Set<string>();
   let hasCode = false;
   const chosen: Candidate[] = [];
+  const page = (candidate: Candidate): string | number => candidate.snippet.title ?? candidate.snippet.number;
+  const adjusted = (candidate: Candidate): number =>
+    candidate.score - (chosen.some((kept) => page(kept) === page(candidate)) ? quotedPagePenalty : 0);
   // The best passage, then further passages (of any snippet, but not next to one already quoted) that score nearly as
   // well and add words.
-  for (const candidate of ranked) {
+  while (chosen.length < maxPassages && remaining.length > 0) {
+    remaining.sort((left, right) => adjusted(right) - adjusted(left) || left.rank - right.rank);
+    const candidate = remaining.shift() as Candidate;
     const best = chosen[0];
     if (best !== undefined) {
-      if (chosen.length >= maxPassages || candidate.score < furtherPassageShare * best.score) break;
+      if (adjusted(candidate) < furtherPassageShare * best.score) break;
       if (chosen.some((kept) => kept.snippet.number === candidate.snippet.number && Math.abs(kept.start - candidate.start) <= 1)) continue;
       if (chosen.some((kept) => overlap(kept.blockTerms, candidate.blockTerms) >= duplicateOverlap)) continue;
       const known = new Set(chosen.flatMap((kept) => [...kept.terms]));
       if (![...candidate.terms].some((term) => !known.has(term))) continue;
     }
-    const next = passage(candidate, !hasCode, quoted);
+    const next = passage(candidate, question, !hasCode, quoted);
     if (next.text === '') continue;
     answer.push(next.text);
     hasCode ||= next.hasCode;
