@@ -28,6 +28,19 @@ describe('markdownBlocks', () => {
     );
   });
 
+  it('takes a thematic break for a block of its own, never for part of a paragraph or list', () => {
+    assert.deepEqual(
+      markdownBlocks('Before.\n\n---\n\n* one\n* two\n\n***\nAfter.').map((block) => [block.kind, block.text]),
+      [
+        ['paragraph', 'Before.'],
+        ['rule', '---'],
+        ['list', '* one\n* two'],
+        ['rule', '***'],
+        ['paragraph', 'After.'],
+      ],
+    );
+  });
+
   it('closes a code block cut off by the end of the text', () => {
     assert.deepEqual(markdownBlocks('```sh\nrun --now'), [{ kind: 'code', text: '```sh\nrun --now\n```' }]);
   });

@@ -171,3 +171,68 @@ describe('extractive chat model, broken sentences', () => {
     assert.doesNotMatch(text, /^would mean/m);
   });
 });
+
+describe('extractive chat model, context a passage needs', () => {
+  it('starts a passage that leans on the paragraph before it ("But if...") with that paragraph', async () => {
+    const text = await answer('should I use a task queue for heavy background jobs?', [
+      {
+        title: 'Background Tasks',
+        text: 'If you need heavy background computation in other processes, you might benefit from bigger tools like Celery.\n\nBut if you need small background jobs in the same app, you can simply just use `BackgroundTasks`.',
+      },
+    ]);
+    assert.ok(text.startsWith('If you need heavy background computation'), text);
+    assert.match(text, /Celery \[1\]\.\n\nBut if you need small background jobs/);
+  });
+
+  it('quotes the rows of an introduced table that the question names, under its header', async () => {
+    const text = await answer('how do I set the title and version of the API?', [
+      '## Metadata\n\nYou can set the following fields of the API:\n\n| Parameter | Type | Description |\n|---|---|---|\n| `title` | `str` | The title of the API. |\n| `contact` | `dict` | Who to ask. |\n| `version` | `str` | The version of the API. |',
+    ]);
+    assert.match(
+      text,
+      /You can set the following fields of the API \[1\]:\n\n\| Parameter \| Type \| Description \|\n\|---\|---\|---\|\n\| `title` \| `str` \| The title of the API\. \|\n\| `version` \|/,
+    );
+    assert.doesNotMatch(text, /contact/);
+  });
+
+  it("leads a passage that opens its section with the section's title when the passage does not name it", async () => {
+    const text = await answer('how do I send a file from disk as the response?', [
+      {
+        title: 'Custom Response',
+        headingPath: ['Custom Response', '`FileResponse`'],
+        text: '## `FileResponse`\n\nAsynchronously streams a file from disk as the response.',
+      },
+    ]);
+    assert.ok(text.startsWith('**`FileResponse`**\n\nAsynchronously streams a file from disk as the response [1].'), text);
+  });
+
+  it('does not run a passage past a thematic break', async () => {
+    const text = await answer('how do I await the client call?', [
+      'You can await the client call with `await client.get()` like this:\n\n---\n\nUnrelated closing words.',
+    ]);
+    assert.doesNotMatch(text, /---|Unrelated/);
+  });
+});
+
+describe('extractive chat model, more of what was retrieved', () => {
+  it('quotes up to four passages that cover the question nearly as well', async () => {
+    const text = await answer('how do I configure cookie max age?', [
+      { title: 'A', text: 'The cookie max age says how long a cookie is kept.' },
+      { title: 'B', text: 'A cookie max age of zero deletes it.' },
+      { title: 'C', text: 'The cookie max age is counted in seconds.' },
+      { title: 'D', text: 'Browsers cap the cookie max age at 400 days.' },
+    ]);
+    for (const number of [1, 2, 3, 4]) assert.match(text, new RegExp(`\\[${number}\\]`), text);
+  });
+
+  it('quotes a passage of a page not quoted yet before a slightly better one of a page already quoted', async () => {
+    const text = await answer('how do I set the cookie max age?', [
+      {
+        title: 'Responses',
+        text: 'Set the cookie max age with `max_age` on the response.\n\n## Other\n\nA cookie max age of zero deletes it.',
+      },
+      { title: 'Sessions', text: 'Session cookies have no max age.' },
+    ]);
+    assert.ok(text.indexOf('Session cookies') < text.indexOf('of zero deletes'), text);
+  });
+});
