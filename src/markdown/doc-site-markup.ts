@@ -86,11 +86,21 @@ function inlineHtml(text: string): string {
     .replace(/<\/?([a-z][a-z0-9]*)\b[^<>]*>/gi, (tag, name: string) => (htmlElements.has(name.toLowerCase()) ? '' : tag));
 }
 
-/** Links and images that point at sibling files of the site: their text stays, the target goes. */
-function relativeLinks(text: string): string {
-  return text
-    .replace(/!\[([^\]]*)\]\((?!https?:|data:)[^)\s]*(?:\s+"[^"]*")?\)/g, '')
-    .replace(/(?<!!)\[([^\]]+)\]\((?!https?:|mailto:|#)[^)\s]*(?:\s+"[^"]*")?\)/g, '$1');
+/** Whether `offset` in a line falls inside an inline code span (after an odd number of backticks). */
+const insideCodeSpan = (line: string, offset: number): boolean => (line.slice(0, offset).match(/`/g)?.length ?? 0) % 2 === 1;
+
+/**
+ * Links and images that point at sibling files of the site: their text stays, the target goes. A link's text may be
+ * code ("[`GzipMiddleware`](middleware.md)"); a link written inside a code span is left alone.
+ */
+function relativeLinks(line: string): string {
+  return line
+    .replace(/!\[([^\]]*)\]\((?!https?:|data:)[^)\s]*(?:\s+"[^"]*")?\)/g, (link, _text, offset: number) =>
+      insideCodeSpan(line, offset) ? link : '',
+    )
+    .replace(/(?<!!)\[((?:`[^`]*`|[^\]`])+)\]\((?!https?:|mailto:|#)[^)\s]*(?:\s+"[^"]*")?\)/g, (link, text: string, offset: number) =>
+      insideCodeSpan(line, offset) ? link : text,
+    );
 }
 
 /** Applies `transform` to the parts of a line outside inline code spans. */
@@ -146,7 +156,7 @@ export function normalizeDocSiteMarkup(markdown: string): string {
       continue;
     }
     if (/^\s{0,3}#{1,6}\s/.test(line)) line = line.replace(headingAttributesPattern, '');
-    output.push(outsideCodeSpans(line, (text) => relativeLinks(inlineHtml(text))));
+    output.push(relativeLinks(outsideCodeSpans(line, inlineHtml)));
   }
   // What the removed lines leave behind: runs of blank lines and blank-only lines.
   return output

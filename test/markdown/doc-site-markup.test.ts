@@ -50,6 +50,12 @@ describe('normalizeDocSiteMarkup', () => {
       expected: 'See Background Tasks.',
     },
     {
+      name: 'relative links whose text is code keep the code',
+      input: 'Use the provided [`GzipMiddleware`](../advanced/middleware.md#gzipmiddleware) or [the `Request`](request.md).',
+      expected: 'Use the provided `GzipMiddleware` or the `Request`.',
+    },
+    { name: 'a link written inside a code span stays', input: 'Write `[a](b.md)` literally.', expected: 'Write `[a](b.md)` literally.' },
+    {
       name: 'absolute links stay',
       input: 'See [MDN](https://developer.mozilla.org/).',
       expected: 'See [MDN](https://developer.mozilla.org/).',
