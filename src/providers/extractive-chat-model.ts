@@ -1,13 +1,23 @@
 // An answer model that needs no provider: it quotes the passage of the retrieved snippets that best answers the
 // question (a paragraph or list with the code block that shows how, led by the sentence that says how), starting with
-// its first sentence, each part with its [n] citation, and adds up to two further passages that cover the question
-// nearly as well and add to it. A passage may run into the text either side of its snippet (its neighbouring chunks,
+// its first sentence, each part with its [n] citation, and adds up to three further passages that cover the question
+// nearly as well and add to it, preferring pages not quoted yet. A passage may run into the text either side of its snippet (its neighbouring chunks,
 // cited under the snippet's number), where a chunk boundary cut it. Grounded by construction; used with
 // KNOWLEDGE_AGENT_MODEL=extractive.
-import { normalizeDocSiteMarkup } from '../markdown/doc-site-markup.js';
-import { markdownBlocks, type MarkdownBlock } from '../markdown/markdown-blocks.js';
 import { queryTerms, tokenize } from '../indexes/tokenize.js';
 import type { ChatModel, ChatRequest, ChatStreamPart, GroundingSnippet } from './chat-model.js';
+import {
+  continuesSentence,
+  introduces,
+  instructs,
+  isIntroducedTable,
+  isLabel,
+  isProse,
+  leansOnPrevious,
+  snippetBlocks,
+  tableRows,
+  type SnippetBlock,
+} from './extractive-blocks.js';
 
 export const extractiveModelId = 'extractive';
 
@@ -34,23 +44,15 @@ const maxPassages = 4;
 const quotedPagePenalty = 0.05;
 /** How many blocks ahead a passage looks for the code or instruction it goes on to. */
 const reach = 2;
+/** How many paragraphs back a passage goes for the ones it leans on ("But if you need..."). */
+const maxLeanBack = 2;
 /** How many blocks back a passage that describes a case looks for the sentence that says how. */
 const reachBack = 4;
 /** How many blocks after a passage that has not said how it looks for the sentence that does (across a heading). */
 const crossReach = 6;
-const instruction =
-  /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
-const instructionWithCode = new RegExp(instruction.source + '[^.!?\\n`]{0,40}`[A-Za-z_@.][^`]*`', 'i');
 const listStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
 const howToQuestion =
   /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
-
-/** A block of a snippet, or of the text next to it, with the words of the headings it sits under. */
-interface SnippetBlock extends MarkdownBlock {
-  readonly heading: ReadonlySet<string>;
-  /** False for the neighbouring text the snippet's edges cut. */
-  readonly inSnippet: boolean;
-}
 
 interface Candidate {
   readonly snippet: GroundingSnippet;
@@ -75,47 +77,6 @@ function overlap(left: ReadonlySet<string>, right: ReadonlySet<string>): number 
 /** Passages this similar are the same text (a tip repeated on two pages) and are quoted once. */
 const duplicateOverlap = 0.6;
 
-/** An admonition's title (`**Tip**`) on a line of its own: it labels the aside that follows and says nothing itself. */
-const isLabel = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^\*\*[^*\n]+\*\*$/.test(block.text.trim());
-
-/**
- * An instruction that names the code it is about ("use `root_path`", "import `BackgroundTasks` and declare"): a verb
- * of doing followed in the same sentence by inline code that names something (not a path or URL).
- */
-const instructs = (block: MarkdownBlock): boolean => instructionWithCode.test(block.text);
-
-/** A paragraph that goes on with a sentence begun before it ("would mean:", "...and pass it"): no passage starts there. */
-const continuesSentence = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
-
-/** Words that open a paragraph which goes on from the one before it: a contrast, a consequence, a pronoun for it. */
-const leansOnPrevious = (block: MarkdownBlock): boolean =>
-  block.kind === 'paragraph' && /^(?:But|And|Or|So|However|Instead|Also|Still|Otherwise|This|That|These|Those|They|It)\b/.test(block.text);
-/** How many paragraphs back a passage goes for the ones it leans on. */
-const maxLeanBack = 2;
-
-const isProse = (block: MarkdownBlock | undefined): boolean =>
-  block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
-
-/** A sentence ending in a colon introduces the block after it ("You can set the following fields:"). */
-const introduces = (block: MarkdownBlock | undefined): boolean => block?.kind === 'paragraph' && block.text.trimEnd().endsWith(':');
-
-/** A table is quoted only after the sentence that introduces it, which carries its citation. */
-const isIntroducedTable = (blocks: readonly MarkdownBlock[], index: number): boolean =>
-  blocks[index]?.kind === 'table' && introduces(blocks[index - 1]);
-
-/** Most rows of a table quoted: the ones that hold words of the question, or the first ones when none do. */
-const maxTableRows = 8;
-
-/**
- * A table with its header and the rows whose first cell (what the row is about: a parameter, a field) holds a word of
- * the question; the first rows when none does.
- */
-function tableRows(table: string, question: ReadonlySet<string>): string {
-  const [header = '', separator = '', ...rows] = table.split('\n');
-  const matching = rows.filter((row) => tokenize(row.split('|')[1] ?? '').some((term) => question.has(term)));
-  return [header, separator, ...(matching.length > 0 ? matching : rows).slice(0, maxTableRows)].join('\n');
-}
-
 /** Inverse document frequency of each query term over the candidate blocks: rare words of the question count most. */
 function termWeights(terms: readonly string[], blockTerms: readonly ReadonlySet<string>[]): Map<string, number> {
   return new Map(
@@ -134,23 +95,6 @@ function coverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<strin
     if (terms.has(term)) covered += weight;
   }
   return total === 0 ? 0 : covered / total;
-}
-
-/** The blocks of a snippet's text and of the text before and after it, each with the words of its headings. */
-function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
-  const title = snippet.title ?? '';
-  const parts = [
-    ...(snippet.before === undefined ? [] : [{ ...snippet.before, inSnippet: false }]),
-    { text: snippet.text, headingPath: snippet.headingPath ?? [], inSnippet: true },
-    ...(snippet.after === undefined ? [] : [{ ...snippet.after, inSnippet: false }]),
-  ];
-  return parts.flatMap((part) => {
-    let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
-    return markdownBlocks(normalizeDocSiteMarkup(part.text)).map((block) => {
-      if (block.kind === 'heading') heading = new Set(tokenize(`${title} ${block.text}`));
-      return { ...block, heading, inSnippet: part.inSnippet };
-    });
-  });
 }
 
 function candidates(request: ChatRequest): Candidate[] {

@@ -1,0 +1,76 @@
+// The blocks of a retrieved snippet as the extractive answer model reads them (src/providers/extractive-chat-model.ts):
+// its text and its neighbouring chunks split into Markdown blocks, each with the words of its headings, and what a
+// block is to a passage (an admonition's label, an instruction that names code, a paragraph that leans on the one
+// before it, a table a sentence introduces).
+import { normalizeDocSiteMarkup } from '../markdown/doc-site-markup.js';
+import { markdownBlocks, type MarkdownBlock } from '../markdown/markdown-blocks.js';
+import { tokenize } from '../indexes/tokenize.js';
+import type { GroundingSnippet } from './chat-model.js';
+
+const instruction =
+  /\b(use|using|import|declare|add|set|pass|create|call|install|run|return|raise|put|define|include|mount|override|configure)\b/i;
+const instructionWithCode = new RegExp(instruction.source + '[^.!?\\n`]{0,40}`[A-Za-z_@.][^`]*`', 'i');
+
+/** A block of a snippet, or of the text next to it, with the words of the headings it sits under. */
+export interface SnippetBlock extends MarkdownBlock {
+  readonly heading: ReadonlySet<string>;
+  /** False for the neighbouring text the snippet's edges cut. */
+  readonly inSnippet: boolean;
+}
+
+/** An admonition's title (`**Tip**`) on a line of its own: it labels the aside that follows and says nothing itself. */
+export const isLabel = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^\*\*[^*\n]+\*\*$/.test(block.text.trim());
+
+/**
+ * An instruction that names the code it is about ("use `root_path`", "import `BackgroundTasks` and declare"): a verb
+ * of doing followed in the same sentence by inline code that names something (not a path or URL).
+ */
+export const instructs = (block: MarkdownBlock): boolean => instructionWithCode.test(block.text);
+
+/** A paragraph that goes on with a sentence begun before it ("would mean:", "...and pass it"): no passage starts there. */
+export const continuesSentence = (block: MarkdownBlock): boolean =>
+  block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
+
+/** Words that open a paragraph which goes on from the one before it: a contrast, a consequence, a pronoun for it. */
+export const leansOnPrevious = (block: MarkdownBlock): boolean =>
+  block.kind === 'paragraph' && /^(?:But|And|Or|So|However|Instead|Also|Still|Otherwise|This|That|These|Those|They|It)\b/.test(block.text);
+
+export const isProse = (block: MarkdownBlock | undefined): boolean =>
+  block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
+
+/** A sentence ending in a colon introduces the block after it ("You can set the following fields:"). */
+export const introduces = (block: MarkdownBlock | undefined): boolean => block?.kind === 'paragraph' && block.text.trimEnd().endsWith(':');
+
+/** A table is quoted only after the sentence that introduces it, which carries its citation. */
+export const isIntroducedTable = (blocks: readonly MarkdownBlock[], index: number): boolean =>
+  blocks[index]?.kind === 'table' && introduces(blocks[index - 1]);
+
+/** Most rows of a table quoted: the ones that hold words of the question, or the first ones when none do. */
+const maxTableRows = 8;
+
+/**
+ * A table with its header and the rows whose first cell (what the row is about: a parameter, a field) holds a word of
+ * the question; the first rows when none does.
+ */
+export function tableRows(table: string, question: ReadonlySet<string>): string {
+  const [header = '', separator = '', ...rows] = table.split('\n');
+  const matching = rows.filter((row) => tokenize(row.split('|')[1] ?? '').some((term) => question.has(term)));
+  return [header, separator, ...(matching.length > 0 ? matching : rows).slice(0, maxTableRows)].join('\n');
+}
+
+/** The blocks of a snippet's text and of the text before and after it, each with the words of its headings. */
+export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
+  const title = snippet.title ?? '';
+  const parts = [
+    ...(snippet.before === undefined ? [] : [{ ...snippet.before, inSnippet: false }]),
+    { text: snippet.text, headingPath: snippet.headingPath ?? [], inSnippet: true },
+    ...(snippet.after === undefined ? [] : [{ ...snippet.after, inSnippet: false }]),
+  ];
+  return parts.flatMap((part) => {
+    let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
+    return markdownBlocks(normalizeDocSiteMarkup(part.text)).map((block) => {
+      if (block.kind === 'heading') heading = new Set(tokenize(`${title} ${block.text}`));
+      return { ...block, heading, inSnippet: part.inSnippet };
+    });
+  });
+}
