@@ -86,21 +86,30 @@ function inlineHtml(text: string): string {
     .replace(/<\/?([a-z][a-z0-9]*)\b[^<>]*>/gi, (tag, name: string) => (htmlElements.has(name.toLowerCase()) ? '' : tag));
 }
 
+/** Links and images that point at sibling files of the site: their text stays, the target goes. */
+function relativeLinks(text: string): string {
+  return text
+    .replace(/!\[([^\]]*)\]\((?!https?:|data:)[^)\s]*(?:\s+"[^"]*")?\)/g, '')
+    .replace(/(?<!!)\[([^\]]+)\]\((?!https?:|mailto:|#)[^)\s]*(?:\s+"[^"]*")?\)/g, '$1');
+}
+
 /** Whether `offset` in a line falls inside an inline code span (after an odd number of backticks). */
 const insideCodeSpan = (line: string, offset: number): boolean => (line.slice(0, offset).match(/`/g)?.length ?? 0) % 2 === 1;
 
-/**
- * Links and images that point at sibling files of the site: their text stays, the target goes. A link's text may be
- * code ("[`GzipMiddleware`](middleware.md)"); a link written inside a code span is left alone.
- */
-function relativeLinks(line: string): string {
-  return line
-    .replace(/!\[([^\]]*)\]\((?!https?:|data:)[^)\s]*(?:\s+"[^"]*")?\)/g, (link, _text, offset: number) =>
-      insideCodeSpan(line, offset) ? link : '',
-    )
-    .replace(/(?<!!)\[((?:`[^`]*`|[^\]`])+)\]\((?!https?:|mailto:|#)[^)\s]*(?:\s+"[^"]*")?\)/g, (link, text: string, offset: number) =>
-      insideCodeSpan(line, offset) ? link : text,
-    );
+/** Relative links whose text holds code ("[`GzipMiddleware`](middleware.md)"): the text stays, the target goes. */
+function relativeCodeLinks(line: string): string {
+  return line.replace(
+    /(?<!!)\[((?:[^\]`]|`[^`]*`)*`[^`]*`(?:[^\]`]|`[^`]*`)*)\]\((?!https?:|mailto:|#)[^)\s]*(?:\s+"[^"]*")?\)/g,
+    (link, text: string, offset: number) => (insideCodeSpan(line, offset) ? link : text),
+  );
+}
+
+export interface DocSiteMarkupOptions {
+  /**
+   * Also drop the targets of relative links whose text is code. For text that is quoted to a reader (answers); an
+   * ingested page keeps them, because the words of the target (a page, an anchor) help ranking it.
+   */
+  readonly plainCodeLinks?: boolean;
 }
 
 /** Applies `transform` to the parts of a line outside inline code spans. */
@@ -111,7 +120,7 @@ function outsideCodeSpans(line: string, transform: (text: string) => string): st
     .join('');
 }
 
-export function normalizeDocSiteMarkup(markdown: string): string {
+export function normalizeDocSiteMarkup(markdown: string, options: DocSiteMarkupOptions = {}): string {
   const output: string[] = [];
   let fence: { marker: string; console: boolean } | undefined;
   /** Indentation of the content of a `!!!` admonition being read, to dedent it. */
@@ -156,7 +165,8 @@ export function normalizeDocSiteMarkup(markdown: string): string {
       continue;
     }
     if (/^\s{0,3}#{1,6}\s/.test(line)) line = line.replace(headingAttributesPattern, '');
-    output.push(relativeLinks(outsideCodeSpans(line, inlineHtml)));
+    line = outsideCodeSpans(line, (text) => relativeLinks(inlineHtml(text)));
+    output.push(options.plainCodeLinks === true ? relativeCodeLinks(line) : line);
   }
   // What the removed lines leave behind: runs of blank lines and blank-only lines.
   return output

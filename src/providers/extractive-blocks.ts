@@ -68,7 +68,7 @@ export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
   ];
   return parts.flatMap((part) => {
     let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
-    return markdownBlocks(normalizeDocSiteMarkup(part.text)).map((block) => {
+    return markdownBlocks(normalizeDocSiteMarkup(part.text, { plainCodeLinks: true })).map((block) => {
       if (block.kind === 'heading') heading = new Set(tokenize(`${title} ${block.text}`));
       return { ...block, heading, inSnippet: part.inSnippet };
     });
