@@ -1,8 +1,8 @@
 // Configuration: read once from the environment at start-up, validated with one schema, frozen.
 // Every other module receives the Config; nothing else reads process.env.
-import { accessSync, constants, mkdirSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
 import type { ProviderSettings } from './providers/select-models.js';
@@ -158,9 +158,29 @@ function variableName(key: string, environment: Record<string, string | undefine
   return alias !== undefined && environment[key] === undefined && environment[alias] !== undefined ? alias : key;
 }
 
+/**
+ * Creates the missing folders of `directory` one at a time. Not `mkdirSync(directory, { recursive: true })`: Node
+ * retries a folder that fails with ENOENT under an existing parent (a path in /proc or /sys) forever, at full CPU.
+ */
+function createDirectories(directory: string): void {
+  const missing: string[] = [];
+  for (let current = resolve(directory); !existsSync(current); current = dirname(current)) {
+    missing.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      // Created meanwhile by another process: what was wanted.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
 function ensureWritableDirectory(directory: string): string | undefined {
   try {
-    mkdirSync(directory, { recursive: true });
+    createDirectories(directory);
     accessSync(directory, constants.W_OK | constants.R_OK);
     return undefined;
   } catch (error) {
@@ -169,6 +189,15 @@ function ensureWritableDirectory(directory: string): string | undefined {
 }
 
 type Variables = z.output<typeof environmentSchema>;
+
+/** Variables that hold secrets (keys, tokens, a URL with a password): a problem with one never repeats its value. */
+const secretVariables: ReadonlySet<string> = new Set([
+  'LLM_API_KEY',
+  'KNOWLEDGE_AGENT_WRITE_TOKENS',
+  'KNOWLEDGE_AGENT_READ_TOKENS',
+  'KNOWLEDGE_AGENT_METRICS_TOKEN',
+  'KNOWLEDGE_AGENT_DATABASE_URL',
+]);
 
 /**
  * Parses each variable on its own: one invalid value then hides neither the others' problems nor those of the checks
@@ -185,7 +214,8 @@ function parseVariables(environment: Record<string, string | undefined>): { valu
       continue;
     }
     const name = variableName(key, environment);
-    for (const issue of result.error.issues) problems.push(`${name}: ${issue.message} (got ${JSON.stringify(environment[name])})`);
+    const shown = secretVariables.has(key) ? 'its value is a secret and not shown' : `got ${JSON.stringify(environment[name])}`;
+    for (const issue of result.error.issues) problems.push(`${name}: ${issue.message} (${shown})`);
   }
   return { values: values as Partial<Variables>, problems };
 }

@@ -166,6 +166,32 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses a storage root that cannot be created, at once (a recursive mkdir in /proc would retry forever)', () => {
+    // In a child process with a time limit: the old code looped synchronously, which no in-process timeout can stop.
+    const result = spawnSync(process.execPath, [compiledEntryPoint()], {
+      env: { PATH: process.env.PATH, KNOWLEDGE_AGENT_STORAGE_PATH: '/proc/knowledge-agent-test/knowledge' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 1, result.error?.message ?? result.stderr);
+    assert.match(result.stderr, /KNOWLEDGE_AGENT_STORAGE_PATH: .*\(ENOENT\)/);
+  });
+
+  it('never repeats the value of a secret variable in a problem', () => {
+    const secret = 'hunter2 with spaces';
+    assert.throws(
+      () =>
+        loadConfig(
+          { KNOWLEDGE_AGENT_METRICS_TOKEN: secret, KNOWLEDGE_AGENT_DATABASE_URL: `mysql://user:${secret}@db/x` },
+          workingDirectory,
+        ),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.length === 2 &&
+        error.problems.every((problem) => !problem.includes('hunter2') && problem.includes('secret')),
+    );
+  });
+
   it(
     'refuses a storage root without write permission',
     { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false },
