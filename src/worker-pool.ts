@@ -1,6 +1,7 @@
 // A bounded pool of worker threads for CPU-heavy jobs (document conversion, the local embedding model), so they never
 // block the event loop. Each job may have a time limit and each worker has a memory limit; a worker that overruns
-// either, crashes or exits is replaced, and only its job fails.
+// either, crashes or exits is replaced, and only its job fails. A worker inside a native call (`uninterruptible`) is
+// never terminated there: it stops itself once the call returns.
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { extname } from 'node:path';
@@ -42,9 +43,25 @@ interface Job {
 
 interface PoolWorker {
   readonly thread: Worker;
+  /** One Int32 shared with the thread: whether it may be terminated now (see `uninterruptible`). */
+  readonly stopGate: Int32Array;
+  readonly exited: Promise<void>;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
 }
+
+/**
+ * The states of a worker's stop gate. Terminating a thread inside a native call can abort the whole process:
+ * onnxruntime-node's binding, when its run returns into a thread being stopped, cannot hand its error to JavaScript,
+ * and node-addon-api then throws a C++ exception out of the call (`terminate called after throwing an instance of
+ * 'Napi::Error'`, SIGABRT). JavaScript is safe to terminate.
+ */
+const runningJavaScript = 0;
+const inNativeCall = 1;
+/** The pool is terminating the thread: no native call may start. */
+const terminating = 2;
+/** The pool wants the thread gone: it exits as soon as its native call returns. */
+const stopAfterCall = 3;
 
 /** What a worker posts back for a job. */
 type JobReply = { readonly result: unknown } | { readonly error: { readonly code: ErrorCode | undefined; readonly message: string } };
@@ -77,6 +94,8 @@ export class WorkerPool {
   private readonly workers = new Set<PoolWorker>();
   private readonly idle: PoolWorker[] = [];
   private readonly queue: Job[] = [];
+  /** Retired threads until they have exited (one inside a native call finishes it first). */
+  private readonly stopping = new Set<Promise<void>>();
   private closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -105,12 +124,13 @@ export class WorkerPool {
     });
   }
 
-  /** Stops every worker; waiting jobs fail with `shutting_down`. */
+  /** Stops every worker and waits until each thread has exited; waiting jobs fail with `shutting_down`. */
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0))
       job.reject(new KnowledgeError('shutting_down', 'the worker pool closed before this job started'));
-    await Promise.all([...this.workers].map((worker) => this.retire(worker)));
+    for (const worker of [...this.workers]) void this.retire(worker);
+    await Promise.all(this.stopping);
   }
 
   private dispatch(): void {
@@ -122,8 +142,12 @@ export class WorkerPool {
 
   private spawn(): PoolWorker {
     const thread = startThread(this.options.entry, { workerData: this.options.workerData, resourceLimits: this.options.resourceLimits });
-    const worker: PoolWorker = { thread, job: undefined, timer: undefined };
+    const stopGate = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    const worker: PoolWorker = { thread, stopGate, exited, job: undefined, timer: undefined };
     this.workers.add(worker);
+    // serveJobs takes the first message as the gate, every later one as a job.
+    thread.postMessage(stopGate);
     thread.on('message', (reply: JobReply) => this.finish(worker, reply));
     thread.on('error', (error: Error & { code?: string }) => {
       const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -183,7 +207,22 @@ export class WorkerPool {
     const position = this.idle.indexOf(worker);
     if (position !== -1) this.idle.splice(position, 1);
     worker.thread.removeAllListeners('message');
-    await worker.thread.terminate();
+    // The thread may run on until its native call returns (one inference batch): its replacement may start meanwhile.
+    const stopped = requestStop(worker.stopGate) ? worker.thread.terminate().then(() => undefined) : worker.exited;
+    this.stopping.add(stopped);
+    await stopped;
+    this.stopping.delete(stopped);
+  }
+}
+
+/** Whether the thread may be terminated at once; otherwise it has been asked to exit when its native call returns. */
+function requestStop(stopGate: Int32Array): boolean {
+  for (;;) {
+    const state = Atomics.compareExchange(stopGate, 0, runningJavaScript, terminating);
+    if (state === runningJavaScript || state === terminating) return true;
+    if (state === stopAfterCall) return false;
+    if (Atomics.compareExchange(stopGate, 0, inNativeCall, stopAfterCall) === inNativeCall) return false;
+    // The call returned in between: try again.
   }
 }
 
@@ -200,17 +239,40 @@ export function serveJobs<Message, Result>(
   if (port === null) throw new Error('serveJobs runs only in a worker thread');
   // Part of answering a request (a search's query embedding): keeps the event loop's priority.
   if (options.background ?? true) lowerThreadPriority();
-  port.on('message', (message: Message) => {
-    Promise.resolve()
-      .then(() => handle(message))
-      .then(
-        (result) => port.postMessage({ result } satisfies JobReply),
-        (error: unknown) => {
-          const code = error instanceof KnowledgeError ? error.code : undefined;
-          port.postMessage({ error: { code, message: error instanceof Error ? error.message : String(error) } } satisfies JobReply);
-        },
-      );
+  // The pool's first message is this worker's stop gate; every later one is a job.
+  port.once('message', (gate: Int32Array) => {
+    stopGate = gate;
+    port.on('message', (message: Message) => {
+      Promise.resolve()
+        .then(() => handle(message))
+        .then(
+          (result) => port.postMessage({ result } satisfies JobReply),
+          (error: unknown) => {
+            const code = error instanceof KnowledgeError ? error.code : undefined;
+            port.postMessage({ error: { code, message: error instanceof Error ? error.message : String(error) } } satisfies JobReply);
+          },
+        );
+    });
   });
+}
+
+/** This worker's stop gate, from its pool; undefined outside a pool's worker (nothing terminates that thread). */
+let stopGate: Int32Array | undefined;
+
+/**
+ * Runs `call`, which calls into a native addon (onnxruntime), so that the pool never terminates this thread inside
+ * it: a job past its time limit fails at once, and the thread exits as soon as the call returns.
+ */
+export async function uninterruptible<Result>(call: () => Promise<Result>): Promise<Result> {
+  const gate = stopGate;
+  if (gate === undefined) return call();
+  if (Atomics.compareExchange(gate, 0, runningJavaScript, inNativeCall) !== runningJavaScript)
+    throw new Error('this worker is being stopped');
+  try {
+    return await call();
+  } finally {
+    if (Atomics.compareExchange(gate, 0, inNativeCall, runningJavaScript) === stopAfterCall) process.exit(0);
+  }
 }
 
 /** How much lower than the event loop's thread a worker runs (nice levels). */

@@ -52,6 +52,18 @@ describe('WorkerPool', () => {
     assert.notEqual(afterwards, before);
   });
 
+  it('fails a job past its time limit at once, but stops its worker only after its uninterruptible call', async () => {
+    // Terminating a thread inside onnxruntime's run aborted the whole process; such a call now runs to its end.
+    const pool = createPool(1);
+    await run(pool, { kind: 'echo', value: 'started' }); // the limit counts from the job's start, the worker's start-up included
+    const done = new Int32Array(new SharedArrayBuffer(4));
+    await assert.rejects(run(pool, { kind: 'uninterruptible-call', milliseconds: 2000, done }, 100), { code: 'conversion_timed_out' });
+    assert.equal(Atomics.load(done, 0), 0, 'the job failed before its call returned');
+    assert.equal(await run(pool, { kind: 'echo', value: 'a new worker' }), 'a new worker');
+    await pool.close();
+    assert.equal(Atomics.load(done, 0), 1, 'the call ran to its end before its worker stopped');
+  });
+
   it('stops a worker past its memory limit without harming the process', async () => {
     const pool = createPool(1);
     await assert.rejects(run(pool, { kind: 'exhaust-memory' }), { code: 'conversion_out_of_memory' });

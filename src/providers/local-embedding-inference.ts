@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { KnowledgeError } from '../errors.js';
+import { uninterruptible } from '../worker-pool.js';
 import { modelFile, requiredFiles, type InferenceSettings } from './local-model-settings.js';
 
 const outputName = 'last_hidden_state';
@@ -35,20 +36,23 @@ export async function loadModel(directory: string, threads: number): Promise<Loa
       ['tokenizer.json', 'tokenizer_config.json'].map(async (file) => JSON.parse(await readFile(join(directory, file), 'utf8')) as object),
     );
     const tokenizer = new Tokenizer(tokenizerJson as object, tokenizerConfig as object);
-    const session = await InferenceSession.create(withFloatActivations(await readFile(join(directory, modelFile))), {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      extra: {
-        session: {
-          // Idle pool threads would otherwise spin after each run, taking the CPU from requests served in between.
-          intra_op: { allow_spinning: '0' },
-          // Loaded from bytes: where model_q4.onnx_data is.
-          model_external_initializers_file_folder_path: join(directory, 'onnx'),
+    const modelBytes = withFloatActivations(await readFile(join(directory, modelFile)));
+    const session = await uninterruptible(() =>
+      InferenceSession.create(modelBytes, {
+        intraOpNumThreads: threads,
+        interOpNumThreads: 1,
+        executionMode: 'sequential',
+        graphOptimizationLevel: 'all',
+        extra: {
+          session: {
+            // Idle pool threads would otherwise spin after each run, taking the CPU from requests served in between.
+            intra_op: { allow_spinning: '0' },
+            // Loaded from bytes: where model_q4.onnx_data is.
+            model_external_initializers_file_folder_path: join(directory, 'onnx'),
+          },
         },
-      },
-    });
+      }),
+    );
     const missingInputs = ['input_ids', 'attention_mask'].filter((name) => !session.inputNames.includes(name));
     if (missingInputs.length > 0 || !session.outputNames.includes(outputName)) {
       throw new Error(`unexpected model signature: inputs ${session.inputNames.join(', ')}; outputs ${session.outputNames.join(', ')}`);
@@ -147,7 +151,7 @@ async function runBatch(model: LoadedModel, sequences: readonly number[][]): Pro
     attention_mask: new Tensor('int64', attentionMask, dims),
   };
   if (model.needsTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(rows * length), dims);
-  const output = (await model.session.run(feeds))[outputName];
+  const output = (await uninterruptible(() => model.session.run(feeds)))[outputName];
   if (output === undefined || output.type !== 'float32' || output.dims.length !== 3)
     throw new Error(`the model returned no float32 ${outputName}`);
   const dimensions = output.dims[2] as number;

@@ -28,6 +28,8 @@ export interface LocalEmbeddingModelOptions {
   threads?: number;
   /** Bulk workers (each loads the model: ~60 MB). */
   workers?: number;
+  /** Wall time of one embedding job, loading the model included (milliseconds); past it the job fails (temporary). */
+  jobTimeoutMs?: number;
 }
 
 /**
@@ -39,7 +41,7 @@ const queryLaneChars = 512;
 /** Texts per bulk job: a long request is split, so jobs of concurrent requests interleave. */
 const bulkJobTexts = 64;
 /** Wall time of one job, loading the model included: generous for 64 texts on a busy machine (milliseconds). */
-const jobTimeoutMs = 120_000;
+const defaultJobTimeoutMs = 120_000;
 /** Heap of each worker: the tokenizer and the texts of a job; onnxruntime's memory is native, outside this limit. */
 const workerMemoryMb = 256;
 
@@ -49,14 +51,22 @@ function positiveInteger(name: string, value: number, maximum = Number.MAX_SAFE_
   return value;
 }
 
-function embeddingFailure(reason: WorkerFailure, detail: string): KnowledgeError {
-  const what =
-    reason === 'timed-out'
-      ? `took longer than ${jobTimeoutMs / 1000} s`
-      : reason === 'out-of-memory'
-        ? 'ran out of memory'
-        : `failed (${detail})`;
-  return new KnowledgeError('embedding_failed', `the local embedding model ${what}; its worker was restarted`);
+/**
+ * A job past its time limit is temporary (a busy machine): the ingest stores the document without vectors and they
+ * are embedded later, as when a provider is down.
+ */
+function embeddingFailure(jobTimeoutMs: number): (reason: WorkerFailure, detail: string) => KnowledgeError {
+  return (reason, detail) => {
+    const what =
+      reason === 'timed-out'
+        ? `took longer than ${jobTimeoutMs / 1000} s`
+        : reason === 'out-of-memory'
+          ? 'ran out of memory'
+          : `failed (${detail})`;
+    return new KnowledgeError('embedding_failed', `the local embedding model ${what}; its worker was restarted`, {
+      temporary: reason === 'timed-out',
+    });
+  };
 }
 
 export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOptions = {}): Promise<EmbeddingModel> {
@@ -74,6 +84,7 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
     background: false,
   };
   const workers = positiveInteger('workers', options.workers ?? 1, 16);
+  const jobTimeoutMs = positiveInteger('jobTimeoutMs', options.jobTimeoutMs ?? defaultJobTimeoutMs);
   const missing = requiredFiles.filter((file) => !existsSync(join(settings.modelDirectory, file)));
   if (missing.length > 0) {
     throw new KnowledgeError(
@@ -83,9 +94,10 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
   }
   const entry = workerEntry(import.meta.url, 'local-embedding-worker');
   const resourceLimits = { maxOldGenerationSizeMb: workerMemoryMb };
-  const bulk = new WorkerPool({ entry, size: workers, resourceLimits, workerData: settings, failure: embeddingFailure });
+  const failure = embeddingFailure(jobTimeoutMs);
+  const bulk = new WorkerPool({ entry, size: workers, resourceLimits, workerData: settings, failure });
   // One thread: a query is a few tokens.
-  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1 }, failure: embeddingFailure });
+  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1 }, failure });
   const close = async () => {
     await Promise.all([bulk.close(), queries.close()]);
   };

@@ -213,6 +213,21 @@ describe('createLocalEmbeddingModel', () => {
     assert.equal((await ingest).length, 60);
   });
 
+  it('fails a job past its time limit as a temporary error, without aborting the process, and serves the next', async () => {
+    // Stopping a worker inside onnxruntime's run aborted the whole process (SIGABRT, "terminate called after throwing
+    // an instance of 'Napi::Error'"); the worker now finishes the batch in progress, then exits.
+    const limited = await createLocalEmbeddingModel({ jobTimeoutMs: 5000, workers: 1, maxTokens: 512, maxBatchTokens: 512 });
+    try {
+      assert.equal((await limited.embed(['the bulk worker', 'loads its model'])).length, 2);
+      // 64 texts of 512 tokens: about 15 s of one core, so the limit passes while a batch runs.
+      const long = Array.from({ length: 64 }, (_, index) => `Passage ${index}: ${'namespaces hold ingested documentation. '.repeat(90)}`);
+      await assert.rejects(limited.embed(long), { code: 'embedding_failed', temporary: true });
+      assert.equal((await limited.embed(['a new worker', 'embeds these'])).length, 2);
+    } finally {
+      await limited.close?.();
+    }
+  });
+
   it('returns [] for no texts', async () => {
     assert.deepEqual(await model.embed([]), []);
   });

@@ -1,6 +1,6 @@
 // A worker for the WorkerPool tests: each job names what the worker does, including the ways a worker can go wrong.
 import { KnowledgeError } from '../../src/errors.js';
-import { serveJobs } from '../../src/worker-pool.js';
+import { serveJobs, uninterruptible } from '../../src/worker-pool.js';
 
 export type PoolTestJob =
   | { readonly kind: 'echo'; readonly value: unknown }
@@ -9,7 +9,9 @@ export type PoolTestJob =
   | { readonly kind: 'spin' }
   | { readonly kind: 'exhaust-memory' }
   | { readonly kind: 'exit' }
-  | { readonly kind: 'thread-id' };
+  | { readonly kind: 'thread-id' }
+  /** Blocks in a call that must not be interrupted for `milliseconds`, as a native addon does, then sets `done[0]`. */
+  | { readonly kind: 'uninterruptible-call'; readonly milliseconds: number; readonly done: Int32Array };
 
 const hoard: unknown[] = [];
 
@@ -29,5 +31,10 @@ serveJobs<PoolTestJob, unknown>(async (job) => {
       process.exit(3);
     case 'thread-id':
       return (await import('node:worker_threads')).threadId;
+    case 'uninterruptible-call':
+      return uninterruptible(async () => {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, job.milliseconds);
+        Atomics.store(job.done, 0, 1);
+      });
   }
 });
