@@ -1,5 +1,6 @@
 // Embeds a list of texts once per model and text set: the vectors are kept in bench/.cache/ as raw float32 rows,
-// in a file named after the model id, a label (the test set) and a hash of the texts, so a re-run loads them.
+// in a file named after the model id, the model's fingerprint, a label (the test set) and a hash of the texts, so a
+// re-run loads them.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,10 +23,31 @@ function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]+/g, '_');
 }
 
-export function cacheFile(modelId: string, label: string, texts: readonly string[]): string {
+/** Longer than any truncation (about 600 tokens, each position different), so a change of truncation changes its vector. */
+const probeText = Array.from({ length: 300 }, (_, index) => `word${index}`).join(' ');
+const fingerprints = new WeakMap<EmbeddingModel, Promise<string>>();
+
+/**
+ * A hash of the probe's vector, rounded to 0.001: the model id stays the same when how it embeds changes (truncation,
+ * arithmetic, pooling), and vectors cached before such a change must not be reused.
+ */
+function fingerprint(model: EmbeddingModel): Promise<string> {
+  let known = fingerprints.get(model);
+  if (known === undefined) {
+    known = model.embed([probeText]).then(([vector]) => {
+      const rounded = Int32Array.from(vector ?? [], (value) => Math.round(value * 1000));
+      return createHash('sha256').update(rounded).digest('hex').slice(0, 8);
+    });
+    fingerprints.set(model, known);
+  }
+  return known;
+}
+
+function cacheFile(modelId: string, modelFingerprint: string, label: string, texts: readonly string[]): string {
   const hash = createHash('sha256');
   for (const text of texts) hash.update(text).update('\u0000');
-  return join(cacheDirectory, `${safeName(modelId)}--${safeName(label)}--${texts.length}-${hash.digest('hex').slice(0, 16)}.f32`);
+  const name = `${safeName(modelId)}-${modelFingerprint}--${safeName(label)}--${texts.length}-${hash.digest('hex').slice(0, 16)}.f32`;
+  return join(cacheDirectory, name);
 }
 
 function readVectors(file: string, count: number): Float32Array[] | undefined {
@@ -61,7 +83,7 @@ export async function embedWithCache(
   options: EmbedOptions = {},
 ): Promise<CachedEmbeddings> {
   const started = performance.now();
-  const file = cacheFile(model.id, label, texts);
+  const file = cacheFile(model.id, await fingerprint(model), label, texts);
   const cached = readVectors(file, texts.length);
   if (cached !== undefined) {
     if (options.known !== undefined) texts.forEach((text, index) => options.known?.set(text, cached[index] as Float32Array));
