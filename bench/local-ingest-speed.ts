@@ -37,6 +37,8 @@ async function serve(): Promise<void> {
     KNOWLEDGE_AGENT_EMBEDDING_MODEL: 'local',
     KNOWLEDGE_AGENT_STORAGE_PATH: root,
     KNOWLEDGE_AGENT_FILE_ROOTS: sharedDataDirectory,
+    // A request of 100 pages sends nothing until it is done: on a loaded machine that can pass the 300 s idle limit.
+    KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: '0',
   });
   process.send?.({ type: 'ready', port });
   const stop = async () => {
