@@ -80,10 +80,12 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
     // than at 2,048, and 239 MB of RSS instead of 374 (8,192 took the service to 1.16 GB).
     maxBatchTokens: positiveInteger('maxBatchTokens', options.maxBatchTokens ?? 256),
     maxTokens,
-    threads: positiveInteger('threads', options.threads ?? Math.min(2, availableParallelism()), 64),
+    threads: positiveInteger('threads', options.threads ?? 1, 64),
     background: false,
   };
-  const workers = positiveInteger('workers', options.workers ?? 1, 16);
+  // One single-threaded worker per core: two sessions need no barrier between threads (one session with two intra-op
+  // threads took 12% more CPU time, and waits for its slower thread whenever another process holds a core).
+  const workers = positiveInteger('workers', options.workers ?? Math.min(2, availableParallelism()), 16);
   const jobTimeoutMs = positiveInteger('jobTimeoutMs', options.jobTimeoutMs ?? defaultJobTimeoutMs);
   const missing = requiredFiles.filter((file) => !existsSync(join(settings.modelDirectory, file)));
   if (missing.length > 0) {
