@@ -228,17 +228,17 @@ function requestStop(stopGate: Int32Array): boolean {
 
 /**
  * The worker side: answers each job the pool posts with `handle`'s result, or with the error it threw (a
- * KnowledgeError keeps its code; any other error reaches the caller as a plain Error). Background workers (the
- * default) run at a lower priority than the event loop.
+ * KnowledgeError keeps its code; any other error reaches the caller as a plain Error). The worker runs `niceness`
+ * levels below the event loop's priority (default 10: background work).
  */
 export function serveJobs<Message, Result>(
   handle: (message: Message) => Result | Promise<Result>,
-  options: { background?: boolean } = {},
+  options: { niceness?: number } = {},
 ): void {
   const port = parentPort;
   if (port === null) throw new Error('serveJobs runs only in a worker thread');
-  // Part of answering a request (a search's query embedding): keeps the event loop's priority.
-  if (options.background ?? true) lowerThreadPriority();
+  const niceness = options.niceness ?? backgroundNiceness;
+  if (niceness > 0) lowerThreadPriority(niceness);
   // The pool's first message is this worker's stop gate; every later one is a job.
   port.once('message', (gate: Int32Array) => {
     stopGate = gate;
@@ -275,8 +275,8 @@ export async function uninterruptible<Result>(call: () => Promise<Result>): Prom
   }
 }
 
-/** How much lower than the event loop's thread a worker runs (nice levels). */
-const workerNiceness = 10;
+/** How much lower than the event loop's thread a background worker runs (nice levels). */
+const backgroundNiceness = 10;
 
 /**
  * Jobs are background work: when the cores are busy, the event loop's thread (health checks, searches) should get
@@ -284,11 +284,11 @@ const workerNiceness = 10;
  * that thread alone (threads it starts later inherit it). Elsewhere workers keep the
  * process's priority.
  */
-function lowerThreadPriority(): void {
+function lowerThreadPriority(niceness: number): void {
   try {
     const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (!Number.isInteger(threadId) || threadId === process.pid) return;
-    setPriority(threadId, Math.min(19, getPriority(threadId) + workerNiceness));
+    setPriority(threadId, Math.min(19, getPriority(threadId) + niceness));
   } catch {
     // No /proc (macOS, Windows) or no permission: the worker runs at the process's priority.
   }

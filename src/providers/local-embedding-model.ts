@@ -81,7 +81,7 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
     maxBatchTokens: positiveInteger('maxBatchTokens', options.maxBatchTokens ?? 256),
     maxTokens,
     threads: positiveInteger('threads', options.threads ?? 1, 64),
-    background: false,
+    niceness: 3,
   };
   // One single-threaded worker per core: two sessions need no barrier between threads (one session with two intra-op
   // threads took 12% more CPU time, and waits for its slower thread whenever another process holds a core).
@@ -99,7 +99,7 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
   const failure = embeddingFailure(jobTimeoutMs);
   const bulk = new WorkerPool({ entry, size: workers, resourceLimits, workerData: settings, failure });
   // One thread: a query is a few tokens.
-  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1 }, failure });
+  const queries = new WorkerPool({ entry, size: 1, resourceLimits, workerData: { ...settings, threads: 1, niceness: 0 }, failure });
   const close = async () => {
     await Promise.all([bulk.close(), queries.close()]);
   };

@@ -22,5 +22,5 @@ serveJobs<readonly string[], Float32Array[]>(
         : new KnowledgeError('embedding_failed', `the local embedding model failed: ${describe(error)}`, { cause: error });
     }
   },
-  { background: settings.background },
+  { niceness: settings.niceness },
 );
