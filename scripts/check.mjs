@@ -1,42 +1,27 @@
 // The static checks `npm test` runs before the tests, side by side (each is single-threaded for most of its run, and
 // the slowest, ESLint's type-aware pass, takes about as long as all the others together), and the build the tests run.
-// Each check's output is printed when it ends; the exit code is non-zero when any check failed.
-// Prettier, knip and tsc keep caches in node_modules/.cache (content-checked, so a change is never missed); ESLint does
-// not, because its cache does not notice when a type another file declares changes.
+// Each is a package.json script; its output is printed only when it fails, and the exit code is non-zero when any did.
+// The format check, the unused-export check and the type check keep caches in node_modules/.cache (Prettier's by
+// content, knip's by modification time, tsc's by content hash); ESLint keeps none, because its cache does not notice
+// when a type another file declares changes.
 import { spawn } from 'node:child_process';
 
-const cacheFolder = 'node_modules/.cache';
-/** Each entry runs its commands in order; the entries run side by side. */
+/** What each check is called here, and the script that runs it. */
 const checks = [
-  { name: 'format', commands: [['prettier', '--check', '.', '--cache', '--cache-strategy', 'content', '--log-level', 'warn']] },
-  { name: 'unused exports', commands: [['knip', '--cache']] },
-  { name: 'lint', commands: [['eslint', '.']] },
-  {
-    name: 'type check',
-    commands: [
-      ['tsc', '-p', 'tsconfig.json', '--noEmit', '--incremental', '--tsBuildInfoFile', `${cacheFolder}/tsc/typecheck.tsbuildinfo`],
-    ],
-  },
-  {
-    // Emitted without a second type check (the entry above does it); then the web assets.
-    name: 'build',
-    commands: [
-      ['tsc', '-p', 'tsconfig.build.json', '--noCheck'],
-      ['npm', 'run', '--silent', 'build:assets'],
-    ],
-  },
+  ['format', 'format:check'],
+  ['unused exports', 'unused'],
+  ['lint', 'lint'],
+  ['type check', 'typecheck'],
+  // Emits without type-checking a second time: the type check above does that.
+  ['build', 'build:unchecked'],
 ];
 
-function run([command, ...args]) {
-  // npm as the one running this script (when it does), other commands from node_modules/.bin as npm scripts find them.
-  const [executable, prefix] =
-    command === 'npm'
-      ? process.env.npm_execpath === undefined
-        ? ['npm', []]
-        : [process.execPath, [process.env.npm_execpath]]
-      : [`node_modules/.bin/${command}`, []];
+/** npm as the one running this script when it does (npm test), else the npm on the PATH. */
+const npm = process.env.npm_execpath === undefined ? ['npm'] : [process.execPath, process.env.npm_execpath];
+
+function runScript(script) {
   return new Promise((resolve) => {
-    const child = spawn(executable, [...prefix, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(npm[0], [...npm.slice(1), 'run', '--silent', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -45,14 +30,12 @@ function run([command, ...args]) {
   });
 }
 
-async function runCheck({ name, commands }) {
+async function runCheck([name, script]) {
   const started = Date.now();
-  for (const command of commands) {
-    const { code, output } = await run(command);
-    if (code !== 0) {
-      console.log(`✖ ${name}: \`${command.join(' ')}\` failed (exit ${code})\n${output}`);
-      return false;
-    }
+  const { code, output } = await runScript(script);
+  if (code !== 0) {
+    console.log(`✖ ${name}: \`npm run ${script}\` failed (exit ${code})\n${output}`);
+    return false;
   }
   console.log(`✔ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return true;
