@@ -10,10 +10,11 @@ import { build } from 'esbuild';
 import { copyAssets } from './copy-assets.mjs';
 
 export const testBuildDirectory = 'dist-test';
-/** test/clients/ holds installed client SDKs, test/fixtures/ data: neither is compiled. */
-const notCompiled = new Set([join('test', 'clients'), join('test', 'fixtures'), 'node_modules']);
+/** test/clients/ holds installed client SDKs (with their own packages' tests), test/fixtures/ data: neither is compiled. */
+const notCompiled = new Set([join('test', 'clients'), join('test', 'fixtures')]);
 
-function typeScriptFiles(directory) {
+/** The TypeScript sources below `directory` (declaration files and folders of installed packages left out). */
+export function typeScriptFiles(directory) {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const path = join(directory, entry.name);
     if (entry.isDirectory()) return notCompiled.has(path) || entry.name === 'node_modules' ? [] : typeScriptFiles(path);

@@ -6,22 +6,12 @@
 // has its own process, free ports and temporary folders. More files than cores starve the ones with time limits (30 s
 // conversions and fuzz families, child start-ups) on a busy machine. The files in `runAlone` run afterwards, one at a
 // time, because they measure wall-clock bounds that files beside them would break.
-import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureChromium } from './ensure-chromium.mjs';
 import { ensureTestClients } from './ensure-test-clients.mjs';
-import { buildTests, testBuildDirectory } from './build-tests.mjs';
-
-function findTests(directory) {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(directory, entry.name);
-    // test/clients/ holds installed client SDKs (with their own packages' tests), not tests of this service.
-    if (entry.isDirectory()) return entry.name === 'node_modules' || path === join('test', 'clients') ? [] : findTests(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
+import { buildTests, testBuildDirectory, typeScriptFiles } from './build-tests.mjs';
 
 /** Asserts a /health latency percentile while it ingests hostile pages. */
 const runAlone = [join('test', 'http', 'hostile-pages.test.ts')];
@@ -39,7 +29,8 @@ const startRank = (file) => (startFirst.includes(file) ? startFirst.indexOf(file
 
 const concurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
 const filter = process.argv.slice(2);
-const files = findTests('test')
+const files = typeScriptFiles('test')
+  .filter((file) => file.endsWith('.test.ts'))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .sort((left, right) => startRank(left) - startRank(right) || left.localeCompare(right));
 if (files.length === 0) {
