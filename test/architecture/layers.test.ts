@@ -6,8 +6,7 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/package-root.js';
 
-const repository = packageRoot;
-const sourceRoot = join(repository, 'src');
+const sourceRoot = join(packageRoot, 'src');
 
 /** Layer number of each part (a folder `name/` or a top-level file `name.ts`), from the table's rows `| n | parts | ... |`. */
 function readLayers(markdown: string): Map<string, number> {
@@ -57,7 +56,7 @@ function violations(imports: readonly Import[], layers: ReadonlyMap<string, numb
 }
 
 describe('the layers of ARCHITECTURE.md', () => {
-  const layers = readLayers(readFileSync(join(repository, 'ARCHITECTURE.md'), 'utf8'));
+  const layers = readLayers(readFileSync(join(packageRoot, 'ARCHITECTURE.md'), 'utf8'));
   const files = sourceFiles(sourceRoot);
 
   it('name every part of src/ in the layer table', () => {
@@ -69,7 +68,7 @@ describe('the layers of ARCHITECTURE.md', () => {
     const imports = files.flatMap((file) =>
       importedFiles(file)
         .filter((target) => target.startsWith(sourceRoot + sep))
-        .map((target) => ({ file: relative(repository, file), from: partOf(file), to: partOf(target) })),
+        .map((target) => ({ file: relative(packageRoot, file), from: partOf(file), to: partOf(target) })),
     );
     assert.ok(imports.length > 100, `only ${imports.length} imports found: the import pattern is broken`);
     assert.deepEqual(violations(imports, layers), []);

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findFreePort } from '../support/child-service.js';
-import { compiledCliEntryPoint, repositoryRoot } from '../support/compiled-entry.js';
+import { packageRoot } from '../../src/package-root.js';
+import { compiledCliEntryPoint } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
@@ -37,7 +38,7 @@ interface RunOptions {
 function run(args: readonly string[], options: RunOptions = {}): Promise<CliRun> {
   const [executable, ...leading] = options.command ?? [process.execPath, compiledCliEntryPoint()];
   const child = spawn(executable as string, [...leading, ...args], {
-    cwd: options.cwd ?? repositoryRoot(),
+    cwd: options.cwd ?? packageRoot,
     env: { ...inheritedEnvironment, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -360,7 +361,7 @@ describe('knowledge-agent command line', () => {
     try {
       const result = await run(['exec', '--', 'knowledge-agent', '--help'], {
         command: [process.platform === 'win32' ? 'npm.cmd' : 'npm'],
-        cwd: repositoryRoot(),
+        cwd: packageRoot,
         // Its own npm cache, offline, and no lifecycle scripts: npm exec would otherwise run `prepare` (a rebuild
         // of dist/ under the other tests' feet) the first time it links the checkout into a cache.
         env: {

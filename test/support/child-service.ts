@@ -6,8 +6,6 @@ import { compiledEntryPoint } from './compiled-entry.js';
 import { testApiKey } from './service.js';
 import { packageRoot } from '../../src/package-root.js';
 
-const projectRoot = packageRoot;
-
 /** Variables of the test process that must not leak into the child's configuration. */
 const configurationVariable = /^(KNOWLEDGE_AGENT_|LLM_|KNOWLEDGE_DIR$|TEMPERATURE$|HOST$|PORT$)/;
 
@@ -67,7 +65,7 @@ function waitForExit(child: ChildProcess): Promise<number | null> {
 
 async function launch(options: ChildServiceOptions, port: number): Promise<ChildService> {
   const child = spawn(process.execPath, [compiledEntryPoint()], {
-    cwd: projectRoot,
+    cwd: packageRoot,
     env: childEnvironment(options, port),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

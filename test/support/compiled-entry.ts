@@ -5,8 +5,6 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/package-root.js';
 
-const projectRoot = packageRoot;
-
 function newestModification(directory: string): number {
   return Math.max(
     0,
@@ -18,28 +16,23 @@ function newestModification(directory: string): number {
 
 /** Fails with a clear message when the build is missing or older than the sources, rather than testing stale code. */
 export function compiledEntryPoint(): string {
-  const entry = join(projectRoot, 'dist', 'main.js');
+  const entry = join(packageRoot, 'dist', 'main.js');
   let built: number;
   try {
     built = statSync(entry).mtimeMs;
   } catch {
     throw new Error('dist/main.js is missing: run `npm run build` (npm test does) before tests that start the real process');
   }
-  if (built < newestModification(join(projectRoot, 'src'))) {
+  if (built < newestModification(join(packageRoot, 'src'))) {
     throw new Error('dist/ is older than src/: run `npm run build` (npm test does) before tests that start the real process');
   }
   return entry;
 }
 
-/** The repository root (where package.json is), for tests that run npm or the compiled files from a checkout. */
-export function repositoryRoot(): string {
-  return projectRoot;
-}
-
 /** The compiled command line (dist/cli/main.js, the package's `bin`), refusing a missing or stale build like compiledEntryPoint. */
 export function compiledCliEntryPoint(): string {
   compiledEntryPoint();
-  const entry = join(projectRoot, 'dist', 'cli', 'main.js');
+  const entry = join(packageRoot, 'dist', 'cli', 'main.js');
   try {
     statSync(entry);
   } catch {
@@ -53,14 +46,14 @@ export function compiledCliEntryPoint(): string {
  * web/ holds it now; after `npm run build` (as in `npm test`) it is current and left alone.
  */
 export function ensurePlaygroundBuilt(): void {
-  const built = join(projectRoot, 'dist', 'web');
+  const built = join(packageRoot, 'dist', 'web');
   let builtAt: number;
   try {
     builtAt = statSync(join(built, 'index.html')).mtimeMs;
   } catch {
     builtAt = 0;
   }
-  if (builtAt >= newestModification(join(projectRoot, 'web'))) return;
-  const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: projectRoot, encoding: 'utf8' });
+  if (builtAt >= newestModification(join(packageRoot, 'web'))) return;
+  const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: packageRoot, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
 }

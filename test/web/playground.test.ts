@@ -18,7 +18,6 @@ import { startService, startServiceWithProvider, type TestService } from '../sup
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 import { packageRoot } from '../../src/package-root.js';
 
-const repositoryRoot = packageRoot;
 const stepTimeout = { timeout: 60_000 };
 
 const deploymentGuide = `# Deployment
@@ -307,8 +306,8 @@ describe('web playground', () => {
     assert.equal(await body.locator('img, script, b').count(), 0);
     assert.equal(await page.evaluate('window.__injected'), undefined);
     await turn.locator('.answer-sources a.source-chip').waitFor();
-    await mkdir(join(repositoryRoot, 'test-artifacts'), { recursive: true });
-    await turn.screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground-markdown.png') });
+    await mkdir(join(packageRoot, 'test-artifacts'), { recursive: true });
+    await turn.screenshot({ path: join(packageRoot, 'test-artifacts', 'playground-markdown.png') });
   });
 
   it('stores pasted URLs and pasted text as separate sources', stepTimeout, async () => {
@@ -363,7 +362,7 @@ describe('web playground', () => {
       return { needed, available: select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
     })()`)) as { needed: number; available: number };
     assert.ok(fits.needed + 16 <= fits.available, `the name needs ${fits.needed}px and has ${fits.available}px`);
-    await page.locator('.namespace-bar').screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground-namespace.png') });
+    await page.locator('.namespace-bar').screenshot({ path: join(packageRoot, 'test-artifacts', 'playground-namespace.png') });
     await page.locator('#namespace-select').selectOption('handbook');
   });
 
@@ -371,10 +370,10 @@ describe('web playground', () => {
     // The last citation's popover hides the least of the answer.
     await page.locator('.turn').last().locator('button.citation').last().click();
     await page.getByRole('dialog').waitFor();
-    await mkdir(join(repositoryRoot, 'test-artifacts'), { recursive: true });
-    await page.screenshot({ path: join(repositoryRoot, 'test-artifacts', 'playground.png'), fullPage: true });
+    await mkdir(join(packageRoot, 'test-artifacts'), { recursive: true });
+    await page.screenshot({ path: join(packageRoot, 'test-artifacts', 'playground.png'), fullPage: true });
     if (process.env.UPDATE_SCREENSHOTS === '1')
-      await page.screenshot({ path: join(repositoryRoot, 'docs', 'playground.png'), fullPage: true });
+      await page.screenshot({ path: join(packageRoot, 'docs', 'playground.png'), fullPage: true });
     assert.deepEqual(pageProblems, []);
   });
 
