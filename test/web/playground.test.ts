@@ -20,6 +20,14 @@ import { packageRoot } from '../../src/package-root.js';
 
 const stepTimeout = { timeout: 60_000 };
 
+/** Opens the playground and waits until it has checked the service and filled in the namespace picker. */
+async function openPlayground(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/`);
+  await page.locator('#service-status[data-state="ready"]').waitFor();
+  // The picker fills in after the health check: its first option marks the list as loaded.
+  await page.locator('#namespace-select option').first().waitFor({ state: 'attached' });
+}
+
 const deploymentGuide = `# Deployment
 
 The service is deployed with a rolling update. Each rollout waits for health checks to pass before it moves on.
@@ -164,10 +172,7 @@ describe('web playground', () => {
   });
 
   it('creates a namespace from two uploaded files and a URL, with a status per source', stepTimeout, async () => {
-    await page.goto(`${service.baseUrl}/`);
-    await page.locator('#service-status[data-state="ready"]').waitFor();
-    // The picker fills in after the health check: its first option marks the list as loaded.
-    await page.locator('#namespace-select option').first().waitFor({ state: 'attached' });
+    await openPlayground(page, service.baseUrl);
     // A fresh service has no namespace: the picker offers a new one.
     assert.equal(await page.locator('#namespace-select').inputValue(), '+new');
     await page.locator('#new-namespace').fill('handbook');
@@ -431,10 +436,7 @@ describe('web playground: a folder of documents', () => {
   }
 
   it('stores every page of a chosen folder under its path in it: all 155 FastAPI pages, 0 refused', { timeout: 240_000 }, async () => {
-    await page.goto(`${service.baseUrl}/`);
-    await page.locator('#service-status[data-state="ready"]').waitFor();
-    // The picker fills in after the health check: its first option marks the list as loaded.
-    await page.locator('#namespace-select option').first().waitFor({ state: 'attached' });
+    await openPlayground(page, service.baseUrl);
     await page.locator('#new-namespace').fill('fastapi');
     // The folder input (webkitdirectory) gives each file its path from the folder's parent: docs-fastapi/tutorial/...
     await page.locator('#folder-input').setInputFiles(fastapiDocsDirectory);
