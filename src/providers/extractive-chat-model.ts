@@ -1,9 +1,9 @@
 // An answer model that needs no provider: it quotes the passage of the retrieved snippets that best answers the
 // question (a paragraph or list with the code block that shows how, led by the sentence that says how), starting with
 // its first sentence, each part with its [n] citation, and adds up to three further passages that cover the question
-// nearly as well and add to it, preferring pages not quoted yet. A passage may run into the text either side of its snippet (its neighbouring chunks,
-// cited under the snippet's number), where a chunk boundary cut it. Grounded by construction; used with
-// KNOWLEDGE_AGENT_MODEL=extractive.
+// nearly as well and add to it, preferring pages not quoted yet. A passage may run into the text either side of its
+// snippet (its neighbouring chunks, cited under the snippet's number), where a chunk boundary cut it. Grounded by
+// construction; used with KNOWLEDGE_AGENT_MODEL=extractive.
 import { queryTerms, tokenize } from '../indexes/tokenize.js';
 import type { ChatModel, ChatRequest, ChatStreamPart, GroundingSnippet } from './chat-model.js';
 import {
@@ -97,11 +97,9 @@ function coverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<strin
   return total === 0 ? 0 : covered / total;
 }
 
-function candidates(request: ChatRequest): Candidate[] {
+function candidates(request: ChatRequest, question: readonly string[]): Candidate[] {
   const grounding = request.grounding;
-  if (grounding === undefined) return [];
-  const question = queryTerms(grounding.query);
-  if (question.length === 0) return [];
+  if (grounding === undefined || question.length === 0) return [];
   const parsed = grounding.snippets.map((snippet, rank) => {
     const blocks = snippetBlocks(snippet);
     return { snippet, rank, blocks, terms: blocks.map((block) => new Set(tokenize(block.text))) };
@@ -280,8 +278,9 @@ function passage(
 }
 
 export function extractiveAnswer(request: ChatRequest): string {
-  const question = new Set(queryTerms(request.grounding?.query ?? ''));
-  const remaining = candidates(request);
+  const questionTerms = queryTerms(request.grounding?.query ?? '');
+  const question = new Set(questionTerms);
+  const remaining = candidates(request, questionTerms);
   const answer: string[] = [];
   const quoted = new Set<string>();
   let hasCode = false;
@@ -289,10 +288,12 @@ export function extractiveAnswer(request: ChatRequest): string {
   const page = (candidate: Candidate): string | number => candidate.snippet.title ?? candidate.snippet.number;
   const adjusted = (candidate: Candidate): number =>
     candidate.score - (chosen.some((kept) => page(kept) === page(candidate)) ? quotedPagePenalty : 0);
+  // Ordered again only when a passage is chosen: that is all `adjusted` depends on.
+  const order = () => remaining.sort((left, right) => adjusted(right) - adjusted(left) || left.rank - right.rank);
+  order();
   // The best passage, then further passages (of any snippet, but not next to one already quoted) that score nearly as
   // well and add words.
   while (chosen.length < maxPassages && remaining.length > 0) {
-    remaining.sort((left, right) => adjusted(right) - adjusted(left) || left.rank - right.rank);
     const candidate = remaining.shift() as Candidate;
     const best = chosen[0];
     if (best !== undefined) {
@@ -307,6 +308,7 @@ export function extractiveAnswer(request: ChatRequest): string {
     answer.push(next.text);
     hasCode ||= next.hasCode;
     chosen.push(candidate);
+    order();
   }
   // The answer opens with a sentence: a passage that is a bare list goes after the first one that starts with prose.
   const lead = answer.findIndex((text) => !listStart.test(text));
