@@ -1,5 +1,5 @@
-// Speed of the local embedding model: load time, query latency, ingest throughput per batch size and thread count,
-// and the longest event-loop stall an ingest causes (what a concurrent search waits at most).
+// Speed of the local embedding model: load time, query latency, ingest throughput per number of bulk workers and
+// threads, and the longest event-loop stall an ingest causes (what a concurrent search waits at most).
 // Run: npx tsx bench/local-embedding-speed.ts
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -45,57 +45,52 @@ console.log(
   `${availableParallelism()} CPUs, load average ${load()}; ${documents.length} passages, ${tokenTotal} tokens (${(tokenTotal / documents.length).toFixed(0)} per passage, at most ${maxTokens}); ${queries.length} queries`,
 );
 
-const unlimited = Number.MAX_SAFE_INTEGER;
-const batchings: { name: string; batchSize: number; maxBatchTokens: number }[] = [
-  { name: 'batch 8', batchSize: 8, maxBatchTokens: unlimited },
-  { name: 'batch 32', batchSize: 32, maxBatchTokens: unlimited },
-  { name: 'batch 64', batchSize: 64, maxBatchTokens: unlimited },
-  { name: 'batch 32, 2048 tokens', batchSize: 32, maxBatchTokens: 2048 },
-  { name: 'batch 32, 1024 tokens', batchSize: 32, maxBatchTokens: 1024 },
-  { name: 'batch 32, 512 tokens (default)', batchSize: 32, maxBatchTokens: 512 },
-  { name: 'batch 32, 256 tokens', batchSize: 32, maxBatchTokens: 256 },
+/** Bulk workers and onnxruntime threads in each; the service runs one single-threaded worker per core (two at most). */
+const layouts = [
+  { workers: 1, threads: 1 },
+  { workers: 1, threads: 2 },
+  { workers: 2, threads: 1 },
 ];
 
-for (const threads of [1, 2]) {
-  const loadStarted = performance.now();
-  const model = await createLocalEmbeddingModel({ threads, maxTokens });
-  const loadTime = performance.now() - loadStarted;
-  await model.embed(queries.slice(0, 5)); // warm-up
+const loadStarted = performance.now();
+const model = await createLocalEmbeddingModel({ maxTokens });
+const loadTime = performance.now() - loadStarted;
+await model.embed(queries.slice(0, 5)); // warm-up
+const latencies: number[] = [];
+for (const query of queries) {
+  const started = performance.now();
+  await model.embed([query]);
+  latencies.push(performance.now() - started);
+}
+await model.close?.();
+console.log(
+  `load ${milliseconds(loadTime)}; one query p50 ${milliseconds(percentile(latencies, 0.5))}, p95 ${milliseconds(percentile(latencies, 0.95))}`,
+);
 
-  const latencies: number[] = [];
-  for (const query of queries) {
-    const started = performance.now();
-    await model.embed([query]);
-    latencies.push(performance.now() - started);
+for (const { workers, threads } of layouts) {
+  const bulk = await createLocalEmbeddingModel({ workers, threads, maxTokens });
+  await bulk.embed(documents.slice(0, 8));
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const started = performance.now();
+  // A search arriving during the ingest: its query has a worker of its own.
+  const ingest = bulk.embed(documents);
+  const concurrent: number[] = [];
+  let ingestDone = false;
+  void ingest.then(() => (ingestDone = true));
+  while (!ingestDone) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const queryStarted = performance.now();
+    await bulk.embed([queries[concurrent.length % queries.length] as string]);
+    concurrent.push(performance.now() - queryStarted);
   }
+  await ingest;
+  const seconds = (performance.now() - started) / 1000;
+  delay.disable();
+  await bulk.close?.();
   console.log(
-    `\nthreads ${threads}: load ${milliseconds(loadTime)}; one query p50 ${milliseconds(percentile(latencies, 0.5))}, p95 ${milliseconds(percentile(latencies, 0.95))}`,
+    `  ${`${workers} worker(s) of ${threads} thread(s)`.padEnd(26)} ${(tokenTotal / seconds).toFixed(0).padStart(5)} tokens/s, ${(documents.length / seconds).toFixed(1).padStart(5)} documents/s; ` +
+      `longest event-loop stall ${milliseconds(delay.max / 1e6)}; a query during the ingest p50 ${milliseconds(percentile(concurrent, 0.5))}, max ${milliseconds(Math.max(...concurrent))}`,
   );
-
-  for (const { name, batchSize, maxBatchTokens } of batchings) {
-    const batched = await createLocalEmbeddingModel({ threads, maxTokens, batchSize, maxBatchTokens });
-    await batched.embed(documents.slice(0, 8));
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    delay.enable();
-    const started = performance.now();
-    // A search arriving during the ingest: its query waits for the running batch, then goes in between.
-    const ingest = batched.embed(documents);
-    const concurrent: number[] = [];
-    let ingestDone = false;
-    void ingest.then(() => (ingestDone = true));
-    while (!ingestDone) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const queryStarted = performance.now();
-      await batched.embed([queries[concurrent.length % queries.length] as string]);
-      concurrent.push(performance.now() - queryStarted);
-    }
-    await ingest;
-    const seconds = (performance.now() - started) / 1000;
-    delay.disable();
-    console.log(
-      `  ${name.padEnd(32)} ${(tokenTotal / seconds).toFixed(0).padStart(5)} tokens/s, ${(documents.length / seconds).toFixed(1).padStart(5)} documents/s; ` +
-        `longest event-loop stall ${milliseconds(delay.max / 1e6)}; a query during the ingest p50 ${milliseconds(percentile(concurrent, 0.5))}, max ${milliseconds(Math.max(...concurrent))}`,
-    );
-  }
 }
 console.log(`\nload average ${load()}`);

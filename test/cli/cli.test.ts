@@ -258,7 +258,7 @@ describe('knowledge-agent command line', () => {
     const [header, ...rows] = lines(result.stdout);
     assert.match(header ?? '', /^NAMESPACE\s+DOCUMENTS\s+CHUNKS\s+EMBEDDING MODEL$/);
     assert.ok(
-      rows.some((row) => /^cli\s+3\s+3\s+local:all-MiniLM-L6-v2$/.test(row)),
+      rows.some((row) => /^cli\s+3\s+3\s+local:all-MiniLM-L6-v2-int8$/.test(row)),
       result.stdout,
     );
     assert.ok(

@@ -78,6 +78,6 @@ describe('extractive answers without a provider', () => {
       chat_model: string;
       embedding_model: string;
     };
-    assert.deepEqual([health.agent, health.chat_model, health.embedding_model], ['ready', 'extractive', 'local:all-MiniLM-L6-v2']);
+    assert.deepEqual([health.agent, health.chat_model, health.embedding_model], ['ready', 'extractive', 'local:all-MiniLM-L6-v2-int8']);
   });
 });

@@ -125,7 +125,7 @@ describe('embedding models per namespace', () => {
         assert.equal(result.mode, 'embedding');
         assert.equal(result.matches[0]?.title, 'Password Reset');
         assert.equal(provider.embeddingRequests().length, providerCalls, 'the provider was not asked');
-        assert.deepEqual((await readStoredIndex(directory)).embedding, { model: 'local:all-MiniLM-L6-v2', dimensions: 384 });
+        assert.deepEqual((await readStoredIndex(directory)).embedding, { model: 'local:all-MiniLM-L6-v2-int8', dimensions: 384 });
       } finally {
         await local.close();
       }

@@ -233,7 +233,7 @@ describe('without a provider key', () => {
       assert.equal(result.matches[0]?.title, 'Plain');
       assert.ok((result.matches[0]?.score ?? 0) > 0.5, 'a cosine from the local model');
       const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { embedding_model: string; chat_model: string | null };
-      assert.equal(health.embedding_model, 'local:all-MiniLM-L6-v2');
+      assert.equal(health.embedding_model, 'local:all-MiniLM-L6-v2-int8');
       assert.equal(health.chat_model, null);
     } finally {
       await service.dispose();

@@ -204,7 +204,7 @@ describe('web playground', () => {
     await page.locator('#namespace-select option:checked[value="handbook"]').waitFor({ state: 'attached' });
     assert.match(
       (await page.locator('#namespace-meta').textContent()) ?? '',
-      /3 documents · \d+ chunks · embedded with local:all-MiniLM-L6-v2/,
+      /3 documents · \d+ chunks · embedded with local:all-MiniLM-L6-v2-int8/,
     );
   });
 
