@@ -69,7 +69,7 @@ export interface HybridSettings {
  */
 export const hybridSettings: HybridSettings = Object.freeze({
   rankConstant: 60,
-  denseWeight: 2.5,
+  denseWeight: 2,
   feedbackHits: 3,
   feedbackWeight: 1,
   sizeDiscount: 0.05,
