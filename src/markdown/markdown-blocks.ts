@@ -1,5 +1,7 @@
 // Splits Markdown into its top-level blocks (headings, paragraphs, lists, quotes, tables, code blocks, rules), so a passage
-// can be quoted whole: a code block is never cut, a list keeps its items together.
+// can be quoted whole: a code block is never cut, a list keeps its items together. Fences follow code-context.ts's
+// rules, the chunker's.
+import { closesFence, fenceOpening } from './code-context.js';
 
 /** `rule` is a thematic break (`---`, `***`): it separates parts and says nothing. */
 export type BlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code' | 'rule';
@@ -10,7 +12,6 @@ export interface MarkdownBlock {
   readonly text: string;
 }
 
-const fenceOpener = /^\s{0,3}(`{3,}|~{3,})/;
 const listItem = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+/;
 const thematicBreak = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
 
@@ -33,18 +34,18 @@ export function markdownBlocks(markdown: string): MarkdownBlock[] {
   };
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
-    const fence = fenceOpener.exec(line);
-    if (fence !== null) {
+    const fence = fenceOpening(line);
+    if (fence !== undefined) {
       close();
-      const marker = fence[1] as string;
       const code = [line];
-      while (++index < lines.length) {
+      let closed = false;
+      while (!closed && ++index < lines.length) {
         const inner = lines[index] as string;
         code.push(inner);
-        if (inner.trim().startsWith(marker) && inner.trim().replace(/[`~]/g, '') === '') break;
+        closed = closesFence(inner, fence);
       }
       // A fence cut off by the end of a chunk is closed, so a quoted block is always valid Markdown.
-      if (code.length === 1 || !(code.at(-1) as string).trim().startsWith(marker)) code.push(marker);
+      if (!closed) code.push(`${fence.indent}${fence.marker}`);
       blocks.push({ kind: 'code', text: code.join('\n') });
       continue;
     }

@@ -41,6 +41,17 @@ describe('markdownBlocks', () => {
     );
   });
 
+  it("follows the chunker's fence rules: backticks in the info string open no fence, a longer run closes one", () => {
+    assert.deepEqual(
+      markdownBlocks('```js``` is inline code here.\n\n````md\n```\nstill code\n`````\nAfter.').map((block) => [block.kind, block.text]),
+      [
+        ['paragraph', '```js``` is inline code here.'],
+        ['code', '````md\n```\nstill code\n`````'],
+        ['paragraph', 'After.'],
+      ],
+    );
+  });
+
   it('closes a code block cut off by the end of the text', () => {
     assert.deepEqual(markdownBlocks('```sh\nrun --now'), [{ kind: 'code', text: '```sh\nrun --now\n```' }]);
   });
