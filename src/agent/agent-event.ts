@@ -1,6 +1,6 @@
 // The events of one agent run, independent of wire format; each stream encoder turns them into its own protocol.
 import type { ErrorCode } from '../errors.js';
-import type { Snippet } from './snippet.js';
+import type { Snippet } from '../search/snippet.js';
 
 export type AgentEvent =
   | {

@@ -8,7 +8,7 @@ import { containsMention, removeMention } from './mention.js';
 import { extractiveModelId } from '../providers/extractive-chat-model.js';
 import { runAgent } from './run-agent.js';
 import { carryEarlierTerms, looksLikeFollowUp, rewriteWithModel } from './standalone-query.js';
-import { toSnippets, type Snippet } from './snippet.js';
+import { toSnippets, type Snippet } from '../search/snippet.js';
 
 export interface AgentServiceOptions {
   readonly chat: ChatModel | undefined;

@@ -1,5 +1,5 @@
 // The instructions and the numbered snippets the model answers from.
-import type { Snippet } from './snippet.js';
+import type { Snippet } from '../search/snippet.js';
 
 /** The standing instructions of every answer (also shown by the Mastra agent details). */
 export const instructions = [

@@ -7,7 +7,7 @@ import type { ChatMessage, ChatModel, ToolCall, ToolDefinition } from '../provid
 import type { AgentEvent } from './agent-event.js';
 import { createCitationFilter, formatSourcesLine } from './citation-filter.js';
 import { missingNamespaceAnswer, nothingFoundAnswer, systemPrompt } from './prompt.js';
-import type { Snippet } from './snippet.js';
+import type { Snippet } from '../search/snippet.js';
 
 /** What the retrieval step found: the numbered snippets, and whether the namespace exists at all. */
 export interface Retrieval {

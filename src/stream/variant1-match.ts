@@ -1,5 +1,5 @@
 // Variant 1's search result, the seed's Match: what /tools/search answers and the agent stream's retrieval result holds.
-import type { Snippet } from '../agent/snippet.js';
+import type { Snippet } from '../search/snippet.js';
 
 export interface Match {
   readonly chunk_id: string;

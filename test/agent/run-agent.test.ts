@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AgentEvent } from '../../src/agent/agent-event.js';
 import { runAgent, type AgentRunInput, type Retrieval } from '../../src/agent/run-agent.js';
-import type { Snippet } from '../../src/agent/snippet.js';
+import type { Snippet } from '../../src/search/snippet.js';
 import { KnowledgeError } from '../../src/errors.js';
 import type { ToolDefinition } from '../../src/providers/chat-model.js';
 import { createFakeChatModel, type FakeChatModel } from '../support/fake-models.js';

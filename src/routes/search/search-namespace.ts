@@ -1,7 +1,7 @@
 // What the search routes of every wire format share: the namespace the request may read is searched, and its hits
 // are numbered as snippets, which each format's shaper turns into its results.
 import type { FastifyRequest } from 'fastify';
-import { toSnippets, type Snippet } from '../../agent/snippet.js';
+import { toSnippets, type Snippet } from '../../search/snippet.js';
 import type { SearchMode, SearchOutcome, SearchService } from '../../search/search-service.js';
 import { authorizeNamespace } from '../plumbing/index.js';
 

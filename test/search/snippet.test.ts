@@ -1,7 +1,7 @@
 // The text either side of a retrieved chunk, as the agent passes it to the model: the chunker's overlap appears once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { neighbouringText, overlapLength } from '../../src/agent/snippet.js';
+import { neighbouringText, overlapLength } from '../../src/search/snippet.js';
 
 const chunk = (ordinal: number, text: string, headingPath: string[] = ['Guide']) => ({
   id: `guide:${ordinal}`,

@@ -1,8 +1,9 @@
-// A retrieved chunk as the agent numbers it for the model ([1]..[k]) and cites it.
+// A search hit numbered in result order: the number the agent gives the model ([1]..[k]) and cites, and what each
+// search route shapes into its wire format (Variant 1 Match, Variant 2 result).
 import { join } from 'node:path';
 import type { NeighbouringText } from '../providers/chat-model.js';
-import { excerptAround } from '../search/excerpt.js';
-import type { SearchOutcome } from '../search/search-service.js';
+import { excerptAround } from './excerpt.js';
+import type { SearchOutcome } from './search-service.js';
 import type { StoredChunk } from '../store/stored-document.js';
 
 const previewLength = 300;
