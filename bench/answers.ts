@@ -146,6 +146,16 @@ try {
   process.exit(2);
 }
 const { questions, follow_ups: followUps } = loadQuestionFile(options.questions);
+/** The notice of a hybrid search of the namespace (a fallback to lexical ranking), if any. */
+async function searchNotice(baseUrl: string): Promise<string | undefined> {
+  const response = await fetch(`${baseUrl}/tools/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ namespace: 'fastapi-answers', query: 'path parameters', mode: 'hybrid' }),
+  });
+  return ((await response.json()) as { notice?: string }).notice;
+}
+
 const storage = fileURLToPath(new URL('./.cache/answers-knowledge', import.meta.url));
 mkdirSync(storage, { recursive: true });
 const { app, baseUrl } = await startBenchApp({
@@ -173,6 +183,15 @@ try {
   console.log(
     `${pageOfFile.size} pages in namespace fastapi-answers (${((performance.now() - started) / 1000).toFixed(1)} s); model ${process.env['KNOWLEDGE_AGENT_MODEL'] ?? 'extractive'}`,
   );
+  // Pages kept from an earlier run under another embedding model are re-embedded in the background, and searches are
+  // lexical until that is done (their notice says so): the questions wait for it, or they would measure lexical answers.
+  const waitStarted = performance.now();
+  while (await searchNotice(baseUrl)) {
+    if (performance.now() - waitStarted > 900_000) throw new Error('the namespace was still being re-embedded after 15 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  if (performance.now() - waitStarted > 1000)
+    console.log(`waited ${((performance.now() - waitStarted) / 1000).toFixed(0)} s for the namespace to be re-embedded`);
 
   const tally = new Map<string, Record<Grade, number>>();
   const count = (row: string, result: Grade): void => {
