@@ -108,18 +108,23 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new KnowledgeError('shutting_down', 'the worker pool is closed'));
     options.signal?.throwIfAborted();
     return new Promise<Result>((resolve, reject) => {
-      const job: Job = { message, options, resolve: resolve as (value: unknown) => void, reject };
+      const { signal } = options;
+      const onAbort = () => {
+        // A job still waiting is dropped; a running one finishes in its worker, unheard.
+        const position = this.queue.indexOf(job);
+        if (position !== -1) this.queue.splice(position, 1);
+        reject(signal?.reason);
+      };
+      // The listener goes with the job: a long-lived signal shared by many jobs must not collect them.
+      const settle =
+        <Value>(finish: (value: Value) => void) =>
+        (value: Value) => {
+          signal?.removeEventListener('abort', onAbort);
+          finish(value);
+        };
+      const job: Job = { message, options, resolve: settle(resolve as (value: unknown) => void), reject: settle(reject) };
       this.queue.push(job);
-      options.signal?.addEventListener(
-        'abort',
-        () => {
-          // A job still waiting is dropped; a running one finishes in its worker, unheard.
-          const position = this.queue.indexOf(job);
-          if (position !== -1) this.queue.splice(position, 1);
-          reject(options.signal?.reason);
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.dispatch();
     });
   }

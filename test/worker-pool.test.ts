@@ -1,6 +1,7 @@
 // The worker pool: results and errors cross the thread boundary; a worker past its time or memory limit, or one that
 // exits, fails only its own job and is replaced; the pool never runs more workers than its size.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { KnowledgeError } from '../src/errors.js';
 import { WorkerPool, workerEntry, type WorkerFailure } from '../src/worker-pool.js';
@@ -80,6 +81,17 @@ describe('WorkerPool', () => {
     const pool = createPool(2);
     const threads = await Promise.all(Array.from({ length: 6 }, () => run(pool, { kind: 'thread-id' })));
     assert.ok(new Set(threads).size <= 2, `jobs ran in ${new Set(threads).size} workers`);
+  });
+
+  it('stops listening to the signal of a job once it is done, so a long-lived signal collects no listeners', async () => {
+    const pool = createPool(1);
+    const controller = new AbortController();
+    for (let job = 0; job < 12; job++) {
+      assert.equal(await pool.run({ kind: 'echo', value: job }, { signal: controller.signal }), job);
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+    }
+    await assert.rejects(pool.run({ kind: 'knowledge-error' }, { signal: controller.signal }), { code: 'document_unreadable' });
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
   });
 
   it('drops a waiting job when its signal aborts, and refuses jobs once closed', async () => {

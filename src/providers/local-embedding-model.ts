@@ -1,6 +1,7 @@
 // The local embedding adapter: all-MiniLM-L6-v2 (384 dimensions, 4-bit ONNX) run by onnxruntime-node in worker
 // threads, so inference never blocks the event loop. Two lanes: bulk requests (ingestion) queue for the bulk workers,
 // while a search's query has a worker of its own and never waits behind an ingest.
+import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -111,8 +112,20 @@ export async function createLocalEmbeddingModel(options: LocalEmbeddingModelOpti
         return queries.run<Float32Array[]>(texts, { timeoutMs: jobTimeoutMs, signal });
       const jobs: string[][] = [];
       for (let start = 0; start < texts.length; start += bulkJobTexts) jobs.push(texts.slice(start, start + bulkJobTexts));
-      const vectors = await Promise.all(jobs.map((job) => bulk.run<Float32Array[]>(job, { timeoutMs: jobTimeoutMs, signal })));
-      return vectors.flat();
+      // The jobs listen to a signal of their own, which alone listens to the caller's: re-embedding a namespace is
+      // hundreds of jobs, and as many listeners on one signal make Node warn of a leak.
+      const jobsAborted = new AbortController();
+      setMaxListeners(0, jobsAborted.signal);
+      const forwardAbort = () => jobsAborted.abort(signal?.reason);
+      signal?.addEventListener('abort', forwardAbort, { once: true });
+      try {
+        const vectors = await Promise.all(
+          jobs.map((job) => bulk.run<Float32Array[]>(job, { timeoutMs: jobTimeoutMs, signal: jobsAborted.signal })),
+        );
+        return vectors.flat();
+      } finally {
+        signal?.removeEventListener('abort', forwardAbort);
+      }
     },
     close,
   };

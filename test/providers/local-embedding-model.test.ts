@@ -1,5 +1,6 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -209,6 +210,30 @@ describe('createLocalEmbeddingModel', () => {
       assert.equal((await limited.embed(['a new worker', 'embeds these'])).length, 2);
     } finally {
       await limited.close?.();
+    }
+  });
+
+  it('listens once to the signal of a request of many jobs, and not after it', async () => {
+    // 700 short texts are 11 jobs of 64: Node warns of a leak past 10 listeners on one signal.
+    const warnings: Error[] = [];
+    const collect = (warning: Error) => warnings.push(warning);
+    process.on('warning', collect);
+    try {
+      const controller = new AbortController();
+      const pending = model.embed(
+        Array.from({ length: 700 }, (_, index) => `t${index}`),
+        controller.signal,
+      );
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
+      assert.equal((await pending).length, 700);
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        warnings.map((warning) => warning.name),
+        [],
+      );
+    } finally {
+      process.off('warning', collect);
     }
   });
 
