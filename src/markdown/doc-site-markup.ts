@@ -2,9 +2,9 @@
 // heading attributes `{ #anchor }`, include directives `{* file *}`, admonition fences `/// tip`, API-reference
 // directives `::: package.Class`, inline HTML (`<abbr title>`, colour spans) and links to sibling pages. Readers,
 // rankers and answers see none of it: this turns such Markdown into plain CommonMark, keeping the words it frames.
-// Idempotent: plain Markdown passes through unchanged.
+// Idempotent: plain Markdown passes through unchanged. Fences follow code-context.ts's rules, the chunker's.
+import { closesFence, fenceOpening, type FenceOpening } from './code-context.js';
 
-const fencePattern = /^[ \t]*(`{3,}|~{3,})\s*([^`\s]*)/;
 /** `{ #anchor }`, `{: .class }` or `{ #id .class key=value }` at the end of a heading. */
 const headingAttributesPattern = /\s*\{:?\s*[#.][^{}]*\}\s*$/;
 /** MkDocs snippet includes: `{* ../../docs_src/app.py hl[3] *}`, `{! file.md !}`, `--8<-- "file"`. */
@@ -122,7 +122,7 @@ function outsideCodeSpans(line: string, transform: (text: string) => string): st
 
 export function normalizeDocSiteMarkup(markdown: string, options: DocSiteMarkupOptions = {}): string {
   const output: string[] = [];
-  let fence: { marker: string; console: boolean } | undefined;
+  let fence: { opening: FenceOpening; console: boolean } | undefined;
   /** Indentation of the content of a `!!!` admonition being read, to dedent it. */
   let admonitionIndent: string | undefined;
   let inApiDirective = false;
@@ -130,7 +130,7 @@ export function normalizeDocSiteMarkup(markdown: string, options: DocSiteMarkupO
     let line = rawLine;
     if (fence !== undefined) {
       output.push(fence.console ? line.replace(presentationalInCode, '') : line);
-      if (line.trim().startsWith(fence.marker) && line.trim().replace(/[`~]/g, '') === '') fence = undefined;
+      if (closesFence(line, fence.opening)) fence = undefined;
       continue;
     }
     if (inApiDirective) {
@@ -141,9 +141,10 @@ export function normalizeDocSiteMarkup(markdown: string, options: DocSiteMarkupO
       if (line.startsWith(admonitionIndent)) line = line.slice(admonitionIndent.length);
       else if (line.trim() !== '') admonitionIndent = undefined;
     }
-    const opener = fencePattern.exec(line);
-    if (opener !== null) {
-      fence = { marker: opener[1] as string, console: consoleLanguages.has((opener[2] ?? '').toLowerCase()) };
+    const opening = fenceOpening(line);
+    if (opening !== undefined) {
+      const language = opening.info.trim().split(/\s/)[0] ?? '';
+      fence = { opening, console: consoleLanguages.has(language.toLowerCase()) };
       output.push(line);
       continue;
     }

@@ -9,6 +9,11 @@ describe('normalizeDocSiteMarkup', () => {
     { name: 'attribute lists with classes go too', input: '# Title {: .big #top }', expected: '# Title' },
     { name: 'include directives go', input: 'Before.\n\n{* ../../docs_src/app.py hl[3] *}\n\nAfter.', expected: 'Before.\n\nAfter.' },
     {
+      name: 'a line that starts like a fence but holds backticks in its info string opens none (the chunker agrees)',
+      input: '```js``` is inline code.\n\n{* ../../docs_src/app.py *}\n\nAfter.',
+      expected: '```js``` is inline code.\n\nAfter.',
+    },
+    {
       name: 'an admonition fence becomes its kind in bold, the content stays',
       input: '/// tip\n\nUse it.\n\n///',
       expected: '**Tip**\n\nUse it.\n',
