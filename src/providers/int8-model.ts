@@ -282,12 +282,12 @@ export function int8Weights(
 export function toInt8Model(model: Uint8Array, externalData: Uint8Array, dataFileName: string): { model: Uint8Array; data: Buffer } {
   const modelFields = [...fields(model)];
   const graphFields = [...fields(modelFields.find((field) => field.number === modelGraph)?.bytes ?? new Uint8Array())];
-  const tensors = new Map<string, Tensor>();
-  for (const field of graphFields)
-    if (field.number === graphInitializer) {
-      const tensor = readTensor(field.bytes as Uint8Array, externalData);
-      tensors.set(tensor.name, tensor);
-    }
+  const initializers = new Map(
+    graphFields
+      .filter((field) => field.number === graphInitializer)
+      .map((field) => [field, readTensor(field.bytes as Uint8Array, externalData)]),
+  );
+  const tensors = new Map([...initializers.values()].map((tensor) => [tensor.name, tensor]));
   const nodes = graphFields
     .filter((field) => field.number === graphNode)
     .map((field) => ({ field, node: readNode(field.bytes as Uint8Array) }));
@@ -319,11 +319,9 @@ export function toInt8Model(model: Uint8Array, externalData: Uint8Array, dataFil
     }
     for (const field of graphFields) {
       if (field.number === graphNode) continue;
-      if (field.number !== graphInitializer) writer.raw(field.encoded);
-      else {
-        const tensor = readTensor(field.bytes as Uint8Array, externalData);
-        if (!replaced.has(tensor.name)) writeInitializer(writer, tensor, field, dataFile);
-      }
+      const tensor = initializers.get(field);
+      if (tensor === undefined) writer.raw(field.encoded);
+      else if (!replaced.has(tensor.name)) writeInitializer(writer, tensor, field, dataFile);
     }
   };
   for (const field of modelFields) {
