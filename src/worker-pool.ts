@@ -212,7 +212,7 @@ export class WorkerPool {
     const position = this.idle.indexOf(worker);
     if (position !== -1) this.idle.splice(position, 1);
     worker.thread.removeAllListeners('message');
-    // The thread may run on until its native call returns (one inference batch): its replacement may start meanwhile.
+    // The thread may run on until its native call returns (one text's inference): its replacement may start meanwhile.
     const stopped = requestStop(worker.stopGate) ? worker.thread.terminate().then(() => undefined) : worker.exited;
     this.stopping.add(stopped);
     await stopped;

@@ -1,4 +1,4 @@
-// The local embedding adapter: all-MiniLM-L6-v2 (384 dimensions, 4-bit ONNX) run by onnxruntime-node in worker
+// The local embedding adapter: all-MiniLM-L6-v2 (384 dimensions, int8 ONNX) run by onnxruntime-node in worker
 // threads, so inference never blocks the event loop. Two lanes: bulk requests (ingestion) queue for the bulk workers,
 // while a search's query has a worker of its own and never waits behind an ingest.
 import { setMaxListeners } from 'node:events';
