@@ -152,6 +152,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ingest,
     defaultNamespace: config.defaultNamespace,
     topK: config.topK,
+    storagePath: config.storagePath,
     version: packageVersion,
   });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });

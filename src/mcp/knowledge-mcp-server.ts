@@ -8,8 +8,8 @@ import type { CatalogService } from '../catalog/catalog-service.js';
 import { isKnowledgeError } from '../errors.js';
 import type { IngestService } from '../ingest/ingest-service.js';
 import type { IngestSource } from '../ingest/ingest-source.js';
-import { excerptAround } from '../search/excerpt.js';
 import { searchModes, type SearchService } from '../search/search-service.js';
+import { toSnippets } from '../search/snippet.js';
 
 export interface McpServices {
   readonly search: SearchService;
@@ -18,6 +18,8 @@ export interface McpServices {
   readonly defaultNamespace: string;
   /** Matches per search when the caller names no top_k. */
   readonly topK: number;
+  /** The storage root as configured (snippets carry their storage path). */
+  readonly storagePath: string;
   readonly version: string;
 }
 
@@ -35,7 +37,6 @@ const namespaceField = z
   .max(200)
   .optional()
   .describe('Namespace (letters, digits, - and _); the default namespace when left out.');
-const previewLength = 300;
 
 function json(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
@@ -79,15 +80,15 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
           query,
           mode: outcome.mode,
           ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
-          results: outcome.hits.map((hit, index) => ({
-            rank: index + 1,
-            score: hit.score,
-            title: hit.document.title,
-            file: hit.document.file,
-            source: hit.document.origin,
-            headings: hit.chunk.headingPath,
-            excerpt: excerptAround(hit.chunk.text, outcome.terms, previewLength),
-            text: hit.chunk.text,
+          results: toSnippets(outcome, services.storagePath).map((snippet) => ({
+            rank: snippet.number,
+            score: snippet.score,
+            title: snippet.title,
+            file: snippet.file,
+            source: snippet.origin,
+            headings: snippet.headingPath,
+            excerpt: snippet.preview,
+            text: snippet.text,
           })),
         });
       }),

@@ -1,5 +1,5 @@
 // A search hit numbered in result order: the number the agent gives the model ([1]..[k]) and cites, and what each
-// search route shapes into its wire format (Variant 1 Match, Variant 2 result).
+// search route shapes into its wire format (Variant 1 Match, Variant 2 result, MCP search result).
 import { join } from 'node:path';
 import type { NeighbouringText } from '../providers/chat-model.js';
 import { excerptAround } from './excerpt.js';
@@ -18,6 +18,8 @@ export interface Snippet {
   readonly headingPath: readonly string[];
   readonly text: string;
   readonly score: number;
+  /** Where the document came from (its URL or uploaded path), as ingested. */
+  readonly origin: string;
   /** Path of the document's `.md` file under the storage root (the Variant 1 Match `source`); not its origin. */
   readonly storagePath: string;
   /** An excerpt of the chunk around the query's terms. */
@@ -69,6 +71,7 @@ export function toSnippets(outcome: SearchOutcome, storageRoot: string): Snippet
     headingPath: hit.chunk.headingPath,
     text: hit.chunk.text,
     score: hit.score,
+    origin: hit.document.origin,
     storagePath: join(storageRoot, outcome.namespace, hit.document.file),
     preview: excerptAround(hit.chunk.text, outcome.terms, previewLength),
     ...neighbouringText(hit.document.chunks, hit.chunk.id),

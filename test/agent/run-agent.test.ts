@@ -19,6 +19,7 @@ function snippet(number: number, title: string, text: string): Snippet {
     headingPath: [title],
     text,
     score: 1 / number,
+    origin: `https://handbook.example/${file}`,
     storagePath: `/storage/handbook/${file}`,
     preview: text,
   };

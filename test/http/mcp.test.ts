@@ -88,6 +88,28 @@ describe('MCP server', () => {
     }
   });
 
+  it('gives the same results, excerpts and ranks as the search route, with each document origin', async () => {
+    const query = 'how long are backups kept';
+    const client = await connect('reader-token');
+    const result = await client.callTool({ name: 'search_docs', arguments: { namespace: 'handbook', query, mode: 'lexical', top_k: 2 } });
+    const { results } = JSON.parse(textOf(result)) as {
+      results: { rank: number; file: string; source: string; excerpt: string; headings: string[] }[];
+    };
+    const response = await service.post(
+      '/api/tools/searchDocs',
+      { namespace: 'handbook', query, mode: 'lexical', limit: 2 },
+      { authorization: 'Bearer reader-token' },
+    );
+    const route = (await response.json()) as { results: { file: string; excerpt: string }[] };
+    assert.deepEqual(
+      results.map(({ rank, file, excerpt }) => ({ rank, file, excerpt })),
+      route.results.map(({ file, excerpt }, index) => ({ rank: index + 1, file, excerpt })),
+    );
+    assert.equal(results[0]?.file, 'backups.md');
+    assert.equal(results[0]?.source, 'text');
+    assert.deepEqual(results[0]?.headings, ['Backups']);
+  });
+
   it('reads a stored document', async () => {
     const client = await connect('reader-token');
     const result = await client.callTool({ name: 'read_document', arguments: { namespace: 'handbook', file: 'backups.md' } });
