@@ -65,7 +65,8 @@ function readPassages(file: string): PassageSource {
 }
 
 type Block =
-  { readonly kind: 'heading'; readonly level: number; readonly text: string } | { readonly kind: 'prose' | 'code'; readonly text: string };
+  | { readonly kind: 'heading'; readonly level: number; readonly text: string }
+  | { readonly kind: 'prose' | 'code'; readonly text: string };
 
 interface Page {
   readonly title: string;

@@ -192,20 +192,18 @@ describe('loadConfig', () => {
     );
   });
 
-  it(
-    'refuses a storage root without write permission',
-    { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false },
-    async () => {
-      const readOnly = join(workingDirectory, 'read-only');
-      await writeFile(join(workingDirectory, 'placeholder'), '');
-      await chmod(workingDirectory, 0o555);
-      try {
-        assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: readOnly }, workingDirectory), ConfigError);
-      } finally {
-        await chmod(workingDirectory, 0o755);
-      }
-    },
-  );
+  it('refuses a storage root without write permission', {
+    skip: process.getuid?.() === 0 ? 'root can write anywhere' : false,
+  }, async () => {
+    const readOnly = join(workingDirectory, 'read-only');
+    await writeFile(join(workingDirectory, 'placeholder'), '');
+    await chmod(workingDirectory, 0o555);
+    try {
+      assert.throws(() => loadConfig({ KNOWLEDGE_AGENT_STORAGE_PATH: readOnly }, workingDirectory), ConfigError);
+    } finally {
+      await chmod(workingDirectory, 0o755);
+    }
+  });
 
   it('stops the real process at start-up with one line naming the variable', () => {
     const result = spawnSync(process.execPath, [compiledEntryPoint()], {

@@ -61,7 +61,7 @@ export class TopK {
   }
 
   private siftDown(size: number): void {
-    for (let parent = 0; ;) {
+    for (let parent = 0; ; ) {
       const left = parent * 2 + 1;
       let weakest = parent;
       if (left < size && this.weaker(left, weakest)) weakest = left;

@@ -6,7 +6,8 @@ import type { FetchPage } from './crawl-site.js';
 import type { FetchedPage } from './fetch-url.js';
 
 export type FetchOutcome =
-  { readonly item: CrawlItem; readonly page: FetchedPage } | { readonly item: CrawlItem; readonly error: KnowledgeError };
+  | { readonly item: CrawlItem; readonly page: FetchedPage }
+  | { readonly item: CrawlItem; readonly error: KnowledgeError };
 
 export class CrawlFetches {
   private readonly running = new Set<Promise<void>>();

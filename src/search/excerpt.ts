@@ -86,7 +86,7 @@ export function excerptAround(text: string, terms: readonly string[], maxChars: 
   }
 
   // Grow the window one word at a time on alternate sides, which keeps the cluster in the middle.
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
     if (first > 0 && fits(first - 1, last)) [first, grew] = [first - 1, true];
     if (last + 1 < words.length && fits(first, last + 1)) [last, grew] = [last + 1, true];

@@ -221,10 +221,12 @@ class IndexJsonReader {
   finish(): IndexContents {
     if (this.part !== 'end') throw new Error('the file ends early');
     const { embedding } = this.expectHeader();
-    const documents = this.metadata.map(({ chunkCount: _count, ...document }, position): StoredDocument => ({
-      ...document,
-      chunks: this.chunks[position] ?? [],
-    }));
+    const documents = this.metadata.map(
+      ({ chunkCount: _count, ...document }, position): StoredDocument => ({
+        ...document,
+        chunks: this.chunks[position] ?? [],
+      }),
+    );
     const vectors =
       embedding === null || this.keys.length === 0
         ? null

@@ -32,23 +32,25 @@ export async function readLegacyIndexJson(path: string): Promise<IndexContents> 
   const { embedding, documents: stored } = legacySchema.parse(JSON.parse(await readFile(path, 'utf8')));
   const keys: string[] = [];
   const unitRows: Float32Array[] = [];
-  const documents = stored.map(({ chunks, source, ...document }): StoredDocument => ({
-    ...document,
-    origin: source,
-    chunks: chunks.map((chunk, ordinal) => {
-      const id = chunkId(document.file, ordinal);
-      const bytes = chunk.embedding === null ? undefined : Buffer.from(chunk.embedding, 'base64');
-      // A vector of another size than the model's was never searched: its chunk waits to be embedded again.
-      if (bytes !== undefined && embedding !== null && bytes.byteLength === embedding.dimensions * 4) {
-        // Copied to an aligned buffer (a Buffer may start at any byte), then made a unit vector as the index keeps them.
-        const vector = new Float32Array(embedding.dimensions);
-        new Uint8Array(vector.buffer).set(bytes);
-        keys.push(id);
-        unitRows.push(normalize(vector));
-      }
-      return { id, file: document.file, headingPath: chunk.headingPath, text: chunk.text };
+  const documents = stored.map(
+    ({ chunks, source, ...document }): StoredDocument => ({
+      ...document,
+      origin: source,
+      chunks: chunks.map((chunk, ordinal) => {
+        const id = chunkId(document.file, ordinal);
+        const bytes = chunk.embedding === null ? undefined : Buffer.from(chunk.embedding, 'base64');
+        // A vector of another size than the model's was never searched: its chunk waits to be embedded again.
+        if (bytes !== undefined && embedding !== null && bytes.byteLength === embedding.dimensions * 4) {
+          // Copied to an aligned buffer (a Buffer may start at any byte), then made a unit vector as the index keeps them.
+          const vector = new Float32Array(embedding.dimensions);
+          new Uint8Array(vector.buffer).set(bytes);
+          keys.push(id);
+          unitRows.push(normalize(vector));
+        }
+        return { id, file: document.file, headingPath: chunk.headingPath, text: chunk.text };
+      }),
     }),
-  }));
+  );
   if (embedding === null || keys.length === 0) return { embedding, documents, vectors: null };
   const rows = new Float32Array(keys.length * embedding.dimensions);
   unitRows.forEach((row, position) => rows.set(row, position * embedding.dimensions));

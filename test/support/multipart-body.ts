@@ -9,7 +9,13 @@ export interface FormPart {
 }
 
 export type FormMalformation =
-  'none' | 'unterminated' | 'wrong-boundary' | 'no-boundary' | 'no-disposition' | 'empty-body' | 'garbage-prefix';
+  | 'none'
+  | 'unterminated'
+  | 'wrong-boundary'
+  | 'no-boundary'
+  | 'no-disposition'
+  | 'empty-body'
+  | 'garbage-prefix';
 
 export interface EncodedForm {
   readonly contentType: string;

@@ -2,7 +2,8 @@
 // and everything else in the box, kept as written, is one text document beside them.
 
 export type PastedSource =
-  { readonly kind: 'url'; readonly url: string } | { readonly kind: 'text'; readonly title: string; readonly text: string };
+  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'text'; readonly title: string; readonly text: string };
 
 function isWebAddress(line: string): boolean {
   if (/\s/.test(line)) return false;

@@ -46,14 +46,16 @@ const incomingMessageSchema = z
     toolCallId: optionalTextSchema,
     tool_call_id: optionalTextSchema,
   })
-  .transform((message): IncomingMessage => ({
-    role: message.role,
-    content: message.content,
-    ...(message.name === undefined ? {} : { name: message.name }),
-    // AG-UI's names first, as either variant's clients may send them.
-    toolCalls: message.toolCalls ?? message.tool_calls ?? [],
-    ...((message.toolCallId ?? message.tool_call_id) === undefined ? {} : { toolCallId: message.toolCallId ?? message.tool_call_id }),
-  }));
+  .transform(
+    (message): IncomingMessage => ({
+      role: message.role,
+      content: message.content,
+      ...(message.name === undefined ? {} : { name: message.name }),
+      // AG-UI's names first, as either variant's clients may send them.
+      toolCalls: message.toolCalls ?? message.tool_calls ?? [],
+      ...((message.toolCallId ?? message.tool_call_id) === undefined ? {} : { toolCallId: message.toolCallId ?? message.tool_call_id }),
+    }),
+  );
 
 /** The API reference shows the message as clients write it: a role, any content, any other fields. */
 export const chatMessageSchema = z.looseObject({ role: z.string(), content: z.unknown().optional() }).pipe(incomingMessageSchema).meta({
