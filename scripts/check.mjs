@@ -1,19 +1,14 @@
-// The static checks `npm test` runs before the tests, side by side (each is single-threaded for most of its run, and
-// the slowest, ESLint's type-aware pass, takes about as long as all the others together), and the build the tests run.
-// Each is a package.json script; its output is printed only when it fails, and the exit code is non-zero when any did.
-// The format check, the unused-export check and the type check keep caches in node_modules/.cache (Prettier's by
-// content, knip's by modification time, tsc's by content hash); ESLint keeps none, because its cache does not notice
-// when a type another file declares changes.
+// The checks `npm test` runs before the tests, side by side, and the build the tests run. Each is a package.json
+// script; its output is printed only when it fails, and the exit code is non-zero when any did. The TypeScript one
+// (type check, ESLint, build) takes most of the time; knip keeps a cache in node_modules/.cache (by modification
+// time), ESLint none, because its cache does not notice when a type another file declares changes.
 import { spawn } from 'node:child_process';
 
 /** What each check is called here, and the script that runs it. */
 const checks = [
   ['format', 'format:check'],
   ['unused exports', 'unused'],
-  ['lint', 'lint'],
-  ['type check', 'typecheck'],
-  // Emits without type-checking a second time: the type check above does that.
-  ['build', 'build:unchecked'],
+  ['type check, lint and build', 'check:typescript'],
 ];
 
 /** npm as the one running this script when it does (npm test), else the npm on the PATH. */
