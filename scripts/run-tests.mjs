@@ -1,38 +1,48 @@
 // Runs every *.test.ts under test/ with Node's built-in test runner, compiled to JavaScript first by
 // scripts/build-tests.mjs (dist-test/; a single file can still be run from source: node --import tsx --test <file>).
-// Node 20's --test does not expand globs itself, so the files are listed here.
-// Files run side by side, one per core (TEST_CONCURRENCY overrides it; Node 20's default is cores - 1, one file at a
-// time on two cores): much of a file's time is spent waiting on servers, child processes and timers, and every file
-// has its own process, free ports and temporary folders. More files than cores starve the ones with time limits (30 s
-// conversions and fuzz families, child start-ups) on a busy machine. The files in `runAlone` run afterwards, one at a
-// time, because they measure wall-clock bounds that files beside them would break.
+// Most files share a process: those under test/http/ one, all the others another, each file imported after the other
+// by a generated entry file. A process of its own cost each file about a second of CPU more (Node's start, loading the
+// service's modules, a cold JIT), as much as the tests of most files themselves. The longest files run each in a
+// process of its own (their time is mostly in child processes, a browser, fuzz loops or waiting), so that they run
+// beside the rest rather than after it. Processes run one per core (TEST_CONCURRENCY overrides it), longest first. The
+// files in `runAlone` run afterwards, one at a time, because they measure wall-clock bounds that files beside them
+// would break.
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureChromium } from './ensure-chromium.mjs';
 import { ensureTestClients } from './ensure-test-clients.mjs';
 import { buildTests, testBuildDirectory, typeScriptFiles } from './build-tests.mjs';
 
+const testFile = (...path) => join('test', ...path);
 /** Asserts a /health latency percentile while it ingests hostile pages. */
-const runAlone = [join('test', 'http', 'hostile-pages.test.ts')];
-/** The longest files (child-process restarts, the browser, the fuzzers, the command line), started first so that none of them ends the run alone. */
-const startFirst = [
-  ['durability', 'kill-restart.test.ts'],
-  ['web', 'playground.test.ts'],
-  ['http', 'fuzz.test.ts'],
-  ['cli', 'cli.test.ts'],
-  ['operations', 'graceful-shutdown.test.ts'],
-  ['http', 'fuzz-openapi.test.ts'],
-].map((path) => join('test', ...path));
-/** Position in the start order: the files of `startFirst` in that order, then the others. */
-const startRank = (file) => (startFirst.includes(file) ? startFirst.indexOf(file) : startFirst.length);
+const runAlone = [testFile('http', 'hostile-pages.test.ts')];
+/**
+ * The test processes in the order they start, longest first: a file that takes 10 to 45 s alone (child-process
+ * restarts, PostgreSQL, the command line, the fuzzers, the browser, the local model), or a shared process. The fuzzers
+ * and the local model's test also watch process-wide events (uncaught errors, warnings) that only their code may raise.
+ */
+const startOrder = [
+  testFile('durability', 'kill-restart.test.ts'),
+  testFile('cluster', 'cluster.test.ts'),
+  testFile('cli', 'cli.test.ts'),
+  { shared: 'http', holds: (file) => file.startsWith(testFile('http')) },
+  testFile('http', 'fuzz.test.ts'),
+  { shared: 'other', holds: (file) => !file.startsWith(testFile('http')) },
+  testFile('operations', 'graceful-shutdown.test.ts'),
+  testFile('web', 'playground.test.ts'),
+  testFile('http', 'fuzz-openapi.test.ts'),
+  testFile('providers', 'local-embedding-model.test.ts'),
+];
+const ownProcess = startOrder.filter((entry) => typeof entry === 'string');
 
 const concurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
 const filter = process.argv.slice(2);
 const files = typeScriptFiles('test')
   .filter((file) => file.endsWith('.test.ts'))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort((left, right) => startRank(left) - startRank(right) || left.localeCompare(right));
+  .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
@@ -53,23 +63,42 @@ await buildTests();
 /** A test file's compiled counterpart in the test build. */
 const compiled = (file) => join(testBuildDirectory, file.replace(/\.ts$/, '.js'));
 
-function runFiles(group, filesAtOnce) {
-  if (group.length === 0) return 0;
+/**
+ * Writes the entry file of the `position`th process, which imports its test files in order, and returns it. Node's
+ * runner starts files in the order of their names, so the names begin with the position.
+ */
+function processEntry(name, testFiles, position) {
+  const entry = join(testBuildDirectory, 'processes', `${String(position).padStart(2, '0')}-${name}.test.js`);
+  mkdirSync(dirname(entry), { recursive: true });
+  const imports = testFiles.map((file) => `import '${relative(dirname(entry), compiled(file)).split(sep).join('/')}';`);
+  writeFileSync(entry, `// Generated by scripts/run-tests.mjs: the test files of one process.\n${imports.join('\n')}\n`);
+  return entry;
+}
+
+function runFiles(testFiles, filesAtOnce) {
+  if (testFiles.length === 0) return 0;
   const result = spawnSync(
     process.execPath,
-    ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-concurrency=${filesAtOnce}`, ...group.map(compiled)],
+    ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-concurrency=${filesAtOnce}`, ...testFiles],
     { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
   );
   return result.status ?? 1;
 }
 
-// Both groups run even when the first fails, so one run reports every failure.
+const processes = startOrder
+  .map((entry) =>
+    typeof entry === 'string'
+      ? { name: basename(entry, '.test.ts'), testFiles: files.filter((file) => file === entry) }
+      : {
+          name: entry.shared,
+          testFiles: files.filter((file) => entry.holds(file) && !ownProcess.includes(file) && !runAlone.includes(file)),
+        },
+  )
+  .filter(({ testFiles }) => testFiles.length > 0);
 const sideBySide = runFiles(
-  files.filter((file) => !runAlone.includes(file)),
+  processes.map(({ name, testFiles }, position) => processEntry(name, testFiles, position + 1)),
   concurrency,
 );
-const alone = runFiles(
-  files.filter((file) => runAlone.includes(file)),
-  1,
-);
+// Both groups run even when the first fails, so one run reports every failure.
+const alone = runFiles(files.filter((file) => runAlone.includes(file)).map(compiled), 1);
 process.exit(sideBySide !== 0 ? sideBySide : alone);
