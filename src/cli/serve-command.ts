@@ -1,7 +1,7 @@
 // `knowledge-agent serve`: runs the service in this process, as `npm start` does (dist/main.js), with the options
 // taking the place of their variables in the configuration.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { CliError, exitCodes } from './cli-error.js';
 import { defaultPort, integerOption, parseCommandLine, type Command, type CommandContext } from './command-options.js';
 
@@ -47,8 +47,12 @@ export const serveCommand: Command = {
     const overrides = { HOST: values.host, PORT: port?.toString(), KNOWLEDGE_AGENT_STORAGE_PATH: values.storage };
     const environment = { ...context.env };
     for (const [name, value] of Object.entries(overrides)) if (value !== undefined) environment[name] = value;
-    // Loaded on use: the whole service would otherwise load for every command, `--help` included.
-    const { configErrorLines, startService } = await import('../start-service.js');
+    // Loaded on use: the whole service, and zod with the configuration's schema (a third of a plain command's start-up),
+    // would otherwise load for every command, `--help` included.
+    const [{ ConfigError, loadConfig }, { configErrorLines, startService }] = await Promise.all([
+      import('../config.js'),
+      import('../start-service.js'),
+    ]);
     let config: Config;
     try {
       config = loadConfig(environment, context.cwd);

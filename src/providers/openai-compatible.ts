@@ -1,10 +1,11 @@
-// The adapter for any OpenAI-compatible API (OpenAI, Ollama, vLLM, llama.cpp's server, a test double) via the official client.
-import OpenAI from 'openai';
+// The adapter for any OpenAI-compatible API (OpenAI, Ollama, vLLM, llama.cpp's server, a test double) via the official
+// client. The client is loaded by the first request, not at start-up: its 150 modules were a tenth of every start's CPU.
+import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ToolCall } from './chat-model.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import { forEachConcurrently } from '../concurrency.js';
-import { isAbort, toProviderError } from './provider-error.js';
+import { isAbort, toProviderError, type ClientErrors } from './provider-error.js';
 
 export interface OpenAiCompatibleOptions {
   readonly apiKey: string;
@@ -41,18 +42,24 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
 }
 
 export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat: ChatModel; embeddings: EmbeddingModel } {
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseUrl ?? null,
-    maxRetries: options.maxRetries ?? 3,
-    timeout: 60_000,
-  });
+  let connection: Promise<{ client: OpenAI; errors: ClientErrors }> | undefined;
+  const connect = () =>
+    (connection ??= import('openai').then((sdk) => ({
+      client: new sdk.OpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseUrl ?? null,
+        maxRetries: options.maxRetries ?? 3,
+        timeout: 60_000,
+      }),
+      errors: sdk,
+    })));
   const batchSize = options.embeddingBatchSize ?? 64;
   const concurrency = options.embeddingConcurrency ?? 2;
 
   const embeddings: EmbeddingModel = {
     id: options.embeddingModel,
     async embed(texts, signal) {
+      const { client, errors } = await connect();
       const batches: string[][] = [];
       for (let start = 0; start < texts.length; start += batchSize) batches.push(texts.slice(start, start + batchSize));
       const results: Float32Array[][] = new Array(batches.length);
@@ -66,8 +73,8 @@ export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat
           if (vectors.length !== batch.length) throw new Error(`expected ${batch.length} embeddings, got ${vectors.length}`);
           results[batchIndex] = vectors;
         } catch (error) {
-          if (isAbort(error)) throw error;
-          throw toProviderError(error, 'embedding_failed', options.apiKey);
+          if (isAbort(error, errors)) throw error;
+          throw toProviderError(error, 'embedding_failed', options.apiKey, errors);
         }
       });
       return results.flat();
@@ -77,6 +84,7 @@ export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat
   const chat: ChatModel = {
     id: options.chatModel,
     async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+      const { client, errors } = await connect();
       const tools: ChatCompletionTool[] = request.tools.map((tool) => ({
         type: 'function',
         function: { name: tool.name, description: tool.description, parameters: tool.parameters },
@@ -109,13 +117,13 @@ export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
       } catch (error) {
-        if (isAbort(error)) throw error;
-        throw toProviderError(error, 'provider_error', options.apiKey);
+        if (isAbort(error, errors)) throw error;
+        throw toProviderError(error, 'provider_error', options.apiKey, errors);
       }
       // The client ends the iteration quietly when aborted mid-stream.
       if (request.signal?.aborted) throw request.signal.reason ?? new DOMException('aborted', 'AbortError');
       if (finishReason === undefined) {
-        throw toProviderError(new Error('the stream ended before the completion finished'), 'provider_error', options.apiKey);
+        throw toProviderError(new Error('the stream ended before the completion finished'), 'provider_error', options.apiKey, errors);
       }
       for (const [index, call] of [...pendingCalls.entries()].sort(([left], [right]) => left - right)) {
         const toolCall: ToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: call.arguments || '{}' };

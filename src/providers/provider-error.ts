@@ -1,6 +1,12 @@
 // Turns whatever a provider call threw into a KnowledgeError whose message is safe to show: never the API key.
-import { APIError, APIUserAbortError } from 'openai';
+import type { APIError, APIUserAbortError } from 'openai';
 import { KnowledgeError, type ErrorCode } from '../errors.js';
+
+/** The official client's error classes, passed in because the client is loaded only when first used. */
+export interface ClientErrors {
+  readonly APIError: typeof APIError;
+  readonly APIUserAbortError: typeof APIUserAbortError;
+}
 
 const maxMessageLength = 300;
 
@@ -11,27 +17,28 @@ export function redactSecret(message: string, secret: string | undefined): strin
   return redacted;
 }
 
-export function isAbort(error: unknown): boolean {
-  return error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
+export function isAbort(error: unknown, errors: ClientErrors): boolean {
+  return error instanceof errors.APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
 }
 
 export function toProviderError(
   error: unknown,
   code: Extract<ErrorCode, 'provider_error' | 'embedding_failed'>,
   secret: string | undefined,
+  errors: ClientErrors,
 ): KnowledgeError {
   if (error instanceof KnowledgeError) return error;
   let message: string;
-  if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
+  if (error instanceof errors.APIError && (error.status === 401 || error.status === 403)) {
     message = `the provider refused the credentials (HTTP ${error.status}); check LLM_API_KEY`;
-  } else if (error instanceof APIError && error.status !== undefined) {
+  } else if (error instanceof errors.APIError && error.status !== undefined) {
     message = `the provider answered HTTP ${error.status}: ${error.message}`;
   } else {
     message = `the provider could not be reached or broke off: ${error instanceof Error ? error.message : String(error)}`;
   }
   const safe = redactSecret(message, secret);
   return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe, {
-    temporary: isTemporary(error),
+    temporary: isTemporary(error, errors),
   });
 }
 
@@ -39,7 +46,7 @@ export function toProviderError(
  * Unreachable or timed out (the client's connection errors carry no status), overloaded, or failing on its side:
  * may pass by itself. A refusal (4xx) or a malformed answer would fail the same way again.
  */
-function isTemporary(error: unknown): boolean {
-  if (!(error instanceof APIError)) return false;
+function isTemporary(error: unknown, errors: ClientErrors): boolean {
+  if (!(error instanceof errors.APIError)) return false;
   return error.status === undefined || error.status === 408 || error.status === 429 || error.status >= 500;
 }

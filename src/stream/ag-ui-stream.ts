@@ -1,16 +1,24 @@
 // AG-UI wire format: agent events become AG-UI protocol events (RUN_STARTED … RUN_FINISHED | RUN_ERROR),
-// encoded as SSE by the official encoder.
+// encoded as SSE by the official encoder. The encoder (with its protobuf runtime, 30 modules) is loaded by the first
+// AG-UI run, not at start-up.
 import { randomUUID } from 'node:crypto';
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { EventEncoder } from '@ag-ui/encoder';
+import type { EventEncoder } from '@ag-ui/encoder';
 import type { AgentEvent } from '../agent/agent-event.js';
 import type { AgentStreamEncoder } from './agent-stream-encoder.js';
 import { variant2RetrievalResult } from './variant2-result.js';
 
-export class AgUiStream implements AgentStreamEncoder {
-  private readonly encoder = new EventEncoder();
+let encoderModule: Promise<typeof import('@ag-ui/encoder')> | undefined;
 
-  constructor(
+export class AgUiStream implements AgentStreamEncoder {
+  /** The stream of one run. */
+  static async open(threadId: string, runId: string): Promise<AgUiStream> {
+    const { EventEncoder } = await (encoderModule ??= import('@ag-ui/encoder'));
+    return new AgUiStream(new EventEncoder(), threadId, runId);
+  }
+
+  private constructor(
+    private readonly encoder: EventEncoder,
     private readonly threadId: string,
     private readonly runId: string,
   ) {}

@@ -1,6 +1,7 @@
 // Which provider failures are temporary (worth storing a document without embeddings, to embed it later) and which not.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as sdk from 'openai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { toProviderError } from '../../src/providers/provider-error.js';
 
@@ -22,7 +23,7 @@ describe('toProviderError', () => {
       ['a malformed answer', new Error('expected 3 embeddings, got 2'), false],
     ];
     for (const [name, error, temporary] of cases) {
-      const converted = toProviderError(error, 'embedding_failed', 'sk-secret');
+      const converted = toProviderError(error, 'embedding_failed', 'sk-secret', sdk);
       assert.equal(converted.code, 'embedding_failed', name);
       assert.equal(converted.temporary, temporary, name);
     }

@@ -26,7 +26,7 @@ async function streamVariant1(request: FastifyRequest, reply: FastifyReply, opti
 async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
   const input = parseBody(agUiRunInputSchema, rawBody);
   const namespace = authorizeNamespace(request, agUiNamespace(input) ?? options.defaultNamespace);
-  await streamAgentRun(request, reply, new AgUiStream(input.threadId, input.runId), (signal) =>
+  await streamAgentRun(request, reply, await AgUiStream.open(input.threadId, input.runId), (signal) =>
     options.agent.variant2Run({ namespace, messages: input.messages, platformTools: input.tools ?? [], signal }),
   );
 }
