@@ -1,104 +1,96 @@
-// Runs every *.test.ts under test/ with Node's built-in test runner, compiled to JavaScript first by
-// scripts/build-tests.mjs (dist-test/; a single file can still be run from source: node --import tsx --test <file>).
+// The test processes: every *.test.ts under test/, run by Node's built-in test runner from the test build
+// (scripts/build-tests.mjs transpiles to dist-test/; a single file can still be run from source:
+// node --import tsx --test <file>). Run directly, `node scripts/run-tests.mjs [words]` runs the test files whose path
+// contains one of the words (all when none); `npm test` runs these processes beside the checks (scripts/test.mjs).
 // Most files share a process: those under test/http/ one, all the others another, each file imported after the other
 // by a generated entry file. A process of its own cost each file about a second of CPU more (Node's start, loading the
 // service's modules, a cold JIT), as much as the tests of most files themselves. The longest files run each in a
 // process of its own (their time is mostly in child processes, a browser, fuzz loops or waiting), so that they run
-// beside the rest rather than after it. Processes run one per core (TEST_CONCURRENCY overrides it), longest first. The
-// files in `runAlone` run afterwards, one at a time, because they measure wall-clock bounds that files beside them
-// would break.
-import { availableParallelism } from 'node:os';
+// beside the rest rather than after it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { buildTests, testBuildDirectory, typeScriptFiles } from './build-tests.mjs';
 import { ensureChromium } from './ensure-chromium.mjs';
 import { ensureTestClients } from './ensure-test-clients.mjs';
-import { buildTests, testBuildDirectory, typeScriptFiles } from './build-tests.mjs';
+import { runJobs } from './jobs.mjs';
 
 const testFile = (...path) => join('test', ...path);
-/** Asserts a /health latency percentile while it ingests hostile pages. */
+/** Asserts a /health latency percentile while it ingests hostile pages: nothing may run beside it. */
 const runAlone = [testFile('http', 'hostile-pages.test.ts')];
 /**
- * The test processes in the order they start, longest first: a file that takes 10 to 45 s alone (child-process
- * restarts, PostgreSQL, the command line, the fuzzers, the browser, the local model), or a shared process. The fuzzers
- * and the local model's test also watch process-wide events (uncaught errors, warnings) that only their code may raise.
+ * The test processes, with about how long each takes beside other jobs on two cores: a file that takes 10 to 50 s
+ * (child-process restarts, PostgreSQL, the command line, the fuzzers, the browser, the local model), or a shared
+ * process. The fuzzers and the local model's test also watch process-wide events (uncaught errors, warnings) that
+ * only their code may raise. The shutdown test mostly waits out the service's 10 s shutdown deadline, so it counts for
+ * a quarter of a core.
  */
-const startOrder = [
-  testFile('durability', 'kill-restart.test.ts'),
-  testFile('cluster', 'cluster.test.ts'),
-  testFile('cli', 'cli.test.ts'),
-  { shared: 'http', holds: (file) => file.startsWith(testFile('http')) },
-  testFile('http', 'fuzz.test.ts'),
-  { shared: 'other', holds: (file) => !file.startsWith(testFile('http')) },
-  testFile('operations', 'graceful-shutdown.test.ts'),
-  testFile('web', 'playground.test.ts'),
-  testFile('http', 'fuzz-openapi.test.ts'),
-  testFile('providers', 'local-embedding-model.test.ts'),
+const processes = [
+  { file: testFile('durability', 'kill-restart.test.ts'), seconds: 48 },
+  { shared: 'other', holds: (file) => !file.startsWith(testFile('http')), seconds: 42 },
+  { file: testFile('cli', 'cli.test.ts'), seconds: 38 },
+  { shared: 'http', holds: (file) => file.startsWith(testFile('http')), seconds: 37 },
+  { file: testFile('cluster', 'cluster.test.ts'), seconds: 36 },
+  { file: testFile('http', 'fuzz.test.ts'), seconds: 31 },
+  { file: testFile('operations', 'graceful-shutdown.test.ts'), seconds: 24, cores: 0.25 },
+  { file: testFile('web', 'playground.test.ts'), seconds: 19 },
+  { file: testFile('http', 'fuzz-openapi.test.ts'), seconds: 14 },
+  { file: testFile('providers', 'local-embedding-model.test.ts'), seconds: 12 },
 ];
-const ownProcess = startOrder.filter((entry) => typeof entry === 'string');
+const ownProcess = processes.flatMap((entry) => entry.file ?? []);
 
-const concurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
-const filter = process.argv.slice(2);
-const files = typeScriptFiles('test')
-  .filter((file) => file.endsWith('.test.ts'))
-  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .sort();
-if (files.length === 0) {
-  console.error('no test files matched');
-  process.exit(1);
-}
-// The playground's browser test needs Chromium: installed here when missing (without it that test fails, it is not skipped).
-if (files.some((file) => file.endsWith('playground.test.ts'))) ensureChromium();
-// The Mastra client test drives the real @mastra/client-js, kept in test/clients/ with its own lockfile: installed
-// here when missing; a failed install stops the run (loudly) instead of skipping the test.
-if (files.some((file) => file.includes('mastra-client'))) {
-  try {
-    ensureTestClients();
-  } catch (error) {
-    console.error(error.message);
-    process.exit(1);
-  }
-}
-await buildTests();
 /** A test file's compiled counterpart in the test build. */
 const compiled = (file) => join(testBuildDirectory, file.replace(/\.ts$/, '.js'));
 
-/**
- * Writes the entry file of the `position`th process, which imports its test files in order, and returns it. Node's
- * runner starts files in the order of their names, so the names begin with the position.
- */
-function processEntry(name, testFiles, position) {
-  const entry = join(testBuildDirectory, 'processes', `${String(position).padStart(2, '0')}-${name}.test.js`);
+/** Writes the entry file of a process, which imports its test files in order, and returns it. */
+function processEntry(name, testFiles) {
+  const entry = join(testBuildDirectory, 'processes', `${name}.test.js`);
   mkdirSync(dirname(entry), { recursive: true });
   const imports = testFiles.map((file) => `import '${relative(dirname(entry), compiled(file)).split(sep).join('/')}';`);
   writeFileSync(entry, `// Generated by scripts/run-tests.mjs: the test files of one process.\n${imports.join('\n')}\n`);
   return entry;
 }
 
-function runFiles(testFiles, filesAtOnce) {
-  if (testFiles.length === 0) return 0;
-  const result = spawnSync(
-    process.execPath,
-    ['--enable-source-maps', '--test', '--test-reporter=spec', `--test-concurrency=${filesAtOnce}`, ...testFiles],
-    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-  );
-  return result.status ?? 1;
+const testJob = (name, entry, options = {}) => ({
+  name,
+  command: [process.execPath, '--enable-source-maps', '--test', '--test-reporter=spec', entry],
+  env: { NODE_ENV: 'test' },
+  ...options,
+});
+
+/**
+ * Builds the tests and returns the jobs that run the test files whose path contains one of `words` (all when there
+ * are none); throws when no file matches or what a test needs cannot be installed.
+ */
+export async function prepareTestJobs(words = []) {
+  const files = typeScriptFiles('test')
+    .filter((file) => file.endsWith('.test.ts'))
+    .filter((file) => words.length === 0 || words.some((word) => file.includes(word)))
+    .sort();
+  if (files.length === 0) throw new Error('no test files matched');
+  // The playground's browser test needs Chromium: installed here when missing (without it that test fails, it is not skipped).
+  if (files.some((file) => file.endsWith('playground.test.ts'))) ensureChromium();
+  // The Mastra client test drives the real @mastra/client-js, kept in test/clients/ with its own lockfile: installed
+  // here when missing; a failed install stops the run (loudly) instead of skipping the test.
+  if (files.some((file) => file.includes('mastra-client'))) ensureTestClients();
+  await buildTests();
+  const jobs = processes.flatMap(({ file, shared, holds, seconds, cores }) => {
+    if (file !== undefined) return files.includes(file) ? [testJob(basename(file, '.test.ts'), compiled(file), { seconds, cores })] : [];
+    const testFiles = files.filter((candidate) => holds(candidate) && !ownProcess.includes(candidate) && !runAlone.includes(candidate));
+    return testFiles.length === 0 ? [] : [testJob(`${shared} tests`, processEntry(shared, testFiles), { seconds })];
+  });
+  for (const file of files.filter((candidate) => runAlone.includes(candidate)))
+    jobs.push(testJob(basename(file, '.test.ts'), compiled(file), { alone: true }));
+  return jobs;
 }
 
-const processes = startOrder
-  .map((entry) =>
-    typeof entry === 'string'
-      ? { name: basename(entry, '.test.ts'), testFiles: files.filter((file) => file === entry) }
-      : {
-          name: entry.shared,
-          testFiles: files.filter((file) => entry.holds(file) && !ownProcess.includes(file) && !runAlone.includes(file)),
-        },
-  )
-  .filter(({ testFiles }) => testFiles.length > 0);
-const sideBySide = runFiles(
-  processes.map(({ name, testFiles }, position) => processEntry(name, testFiles, position + 1)),
-  concurrency,
-);
-// Both groups run even when the first fails, so one run reports every failure.
-const alone = runFiles(files.filter((file) => runAlone.includes(file)).map(compiled), 1);
-process.exit(sideBySide !== 0 ? sideBySide : alone);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  let jobs;
+  try {
+    jobs = await prepareTestJobs(process.argv.slice(2));
+  } catch (error) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  process.exit((await runJobs(jobs)) ? 0 : 1);
+}

@@ -1,5 +1,6 @@
-// The command line as people run it: the compiled binary (dist/cli/main.js) in a child process against a real
-// service on a loopback port (extractive answers, no provider), a token-protected one, and no service at all.
+// The command line as people run it: compiled (from the test build, and once as the package bin through npm exec), in a
+// child process against a real service on a loopback port (extractive answers, no provider), a token-protected one,
+// and no service at all.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { access, appendFile, chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findFreePort } from '../support/child-service.js';
 import { packageRoot } from '../../src/package-root.js';
-import { compiledCliEntryPoint } from '../support/compiled-entry.js';
+import { compiledCliEntryPoint, ensurePackageBuilt } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
@@ -357,6 +358,7 @@ describe('knowledge-agent command line', () => {
   });
 
   it('runs from the checkout with npm exec, as the package bin', async () => {
+    ensurePackageBuilt();
     const cache = await mkdtemp(join(tmpdir(), 'knowledge-agent-npm-cache-'));
     try {
       const result = await run(['exec', '--', 'knowledge-agent', '--help'], {

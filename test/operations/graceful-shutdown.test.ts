@@ -1,4 +1,4 @@
-// SIGTERM to the real process (dist/main.js) while an agent answer is streaming and an ingest is in flight: the stream
+// SIGTERM to the real process (the compiled main.ts) while an agent answer is streaming and an ingest is in flight: the stream
 // ends with a `shutting_down` error event and [DONE] (its provider call aborted), the ingest is answered `saved` with its
 // document on disk, a later request is refused, and the process exits 0 well within the deadline; past the deadline it
 // exits 1 with a log line.

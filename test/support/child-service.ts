@@ -1,4 +1,4 @@
-// Runs the real service as a child process (the compiled `dist/main.js`, as `npm start` does), so a test can SIGKILL it mid-write.
+// Runs the real service as a child process (the compiled main.ts, as `npm start` runs it from dist/), so a test can SIGKILL it mid-write.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

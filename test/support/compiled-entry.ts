@@ -1,7 +1,10 @@
-// The compiled service entry point (dist/main.js) for tests that run the real process, and the built playground
-// (dist/web) for the browser tests; `npm test` builds both first.
+// The compiled entry points for tests that run the real process: the service and the command line from the test
+// build (dist-test/src, which scripts/run-tests.mjs transpiles afresh before every run), the package's own build (dist/)
+// for the test that runs the package bin, and the built playground (dist/web) for the browser tests. The builds in
+// dist/ are brought up to date here when they are older than their sources, so no test drives stale code.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/package-root.js';
 
@@ -14,46 +17,54 @@ function newestModification(directory: string): number {
   );
 }
 
-/** Fails with a clear message when the build is missing or older than the sources, rather than testing stale code. */
-export function compiledEntryPoint(): string {
-  const entry = join(packageRoot, 'dist', 'main.js');
-  let built: number;
+/** When `file` was written, or 0 when it is missing. */
+function writtenAt(file: string): number {
   try {
-    built = statSync(entry).mtimeMs;
+    return statSync(file).mtimeMs;
   } catch {
-    throw new Error('dist/main.js is missing: run `npm run build` (npm test does) before tests that start the real process');
+    return 0;
   }
-  if (built < newestModification(join(packageRoot, 'src'))) {
-    throw new Error('dist/ is older than src/: run `npm run build` (npm test does) before tests that start the real process');
-  }
-  return entry;
 }
 
-/** The compiled command line (dist/cli/main.js, the package's `bin`), refusing a missing or stale build like compiledEntryPoint. */
+/** `file` of the test build, refused with a clear message when missing or older than src/, rather than testing stale code. */
+function testBuildFile(...path: string[]): string {
+  const file = join(packageRoot, 'dist-test', 'src', ...path);
+  if (writtenAt(file) < newestModification(join(packageRoot, 'src')))
+    throw new Error(`${file} is missing or older than src/: run the tests with scripts/run-tests.mjs (npm test does), which builds it`);
+  return file;
+}
+
+/** The service's entry point (main.ts), compiled. */
+export function compiledEntryPoint(): string {
+  return testBuildFile('main.js');
+}
+
+/** The command line's entry point (cli/main.ts), compiled. */
 export function compiledCliEntryPoint(): string {
-  compiledEntryPoint();
-  const entry = join(packageRoot, 'dist', 'cli', 'main.js');
-  try {
-    statSync(entry);
-  } catch {
-    throw new Error('dist/cli/main.js is missing: run `npm run build` (npm test does) before the command-line tests');
-  }
-  return entry;
+  return testBuildFile('cli', 'main.js');
+}
+
+/** Runs `node args` in the package folder; throws with its output when it fails. */
+function runNode(...args: string[]): void {
+  const result = spawnSync(process.execPath, args, { cwd: packageRoot, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`);
+}
+
+/**
+ * Builds dist/ (the package's `bin` and `main`) when it is missing or older than src/, as `npm run build` does but
+ * without its type check (npm test type-checks first); after `npm ci` (which builds it) and no change, it is left alone.
+ */
+export function ensurePackageBuilt(): void {
+  if (writtenAt(join(packageRoot, 'dist', 'cli', 'main.js')) >= newestModification(join(packageRoot, 'src'))) return;
+  runNode(createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck');
+  runNode('scripts/copy-assets.mjs');
 }
 
 /**
  * Builds the web playground into dist/web when it is missing or older than web/, so a browser test drives the page as
- * web/ holds it now; after `npm run build` (as in `npm test`) it is current and left alone.
+ * web/ holds it now; after `npm run build` it is current and left alone.
  */
 export function ensurePlaygroundBuilt(): void {
-  const built = join(packageRoot, 'dist', 'web');
-  let builtAt: number;
-  try {
-    builtAt = statSync(join(built, 'index.html')).mtimeMs;
-  } catch {
-    builtAt = 0;
-  }
-  if (builtAt >= newestModification(join(packageRoot, 'web'))) return;
-  const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: packageRoot, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`scripts/build-web.mjs failed:\n${build.stdout}${build.stderr}`);
+  if (writtenAt(join(packageRoot, 'dist', 'web', 'index.html')) >= newestModification(join(packageRoot, 'web'))) return;
+  runNode('scripts/build-web.mjs');
 }

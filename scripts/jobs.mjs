@@ -1,0 +1,112 @@
+// Runs the jobs of `npm test` (the checks and the test processes) side by side: while fewer cores are busy than there
+// are, the next job starts, the longest first (so that no long job ends the run alone), each job counting for the
+// cores it keeps busy. Jobs marked `alone` run afterwards, one at a time. A job's output is printed whole when it ends, so the
+// outputs of jobs running side by side never interleave; a quiet job's output only when it fails.
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+
+/**
+ * @typedef {object} Job
+ * @property {string} name
+ * @property {string[]} command The executable, then its arguments.
+ * @property {Record<string, string>} [env] Added to this process's environment.
+ * @property {number} [seconds] About how long it takes beside other jobs on two cores: the longest start first.
+ * @property {number} [cores] How many cores it keeps busy (1 when left out): a job that mostly waits counts for less.
+ * @property {boolean} [quiet] Its output is printed only when it fails (a check), instead of always (a test process).
+ * @property {boolean} [alone] Runs after every other job, with nothing beside it.
+ */
+
+/** Jobs side by side: one per core, or TEST_CONCURRENCY. */
+export const defaultConcurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
+
+/** npm as the one running this script when it does (npm test), else the npm on the PATH. */
+const npm = process.env.npm_execpath === undefined ? ['npm'] : [process.execPath, process.env.npm_execpath];
+
+/** The command that runs a package.json script, printing only what the script itself prints. */
+export const npmScript = (script) => [...npm, 'run', '--silent', script];
+
+/** Runs one job to its end; resolves with its exit code (non-zero for a signal or a failed start) and output. */
+function runJob(job) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(job.command[0], job.command.slice(1), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...job.env },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const finish = (code) => resolve({ job, code, output, seconds: (Date.now() - started) / 1000 });
+    child.on('error', (error) => {
+      output += `${error.message}\n`;
+      finish(1);
+    });
+    child.on('close', (code, signal) => finish(code ?? (signal === null ? 1 : 128)));
+  });
+}
+
+/** Node's test runner ends its report with `ℹ tests 12`, `ℹ pass 11`...: those counts of one job's output. */
+function testCounts(output) {
+  return Object.fromEntries(
+    [...output.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)].map(([, name, count]) => [name, Number(count)]),
+  );
+}
+
+function report({ job, code, output, seconds }) {
+  const took = `${seconds.toFixed(1)} s`;
+  if (code === 0 && job.quiet) console.log(`✔ ${job.name} (${took})`);
+  else {
+    const heading = code === 0 ? `✔ ${job.name} (${took})` : `✖ ${job.name} failed with exit code ${code} (${took})`;
+    console.log(`${heading}\n${output.trimEnd()}\n`);
+  }
+}
+
+/** Runs `jobs`, `concurrency` cores' worth at a time, then the `alone` ones; resolves true when every one passed. */
+export async function runJobs(jobs, concurrency = defaultConcurrency) {
+  const started = Date.now();
+  // Jobs that count for less than a core (they mostly wait) go first: started early, they never end the run.
+  const light = (job) => (job.cores ?? 1) < 1;
+  const waiting = jobs
+    .filter((job) => !job.alone)
+    .sort((left, right) => Number(light(right)) - Number(light(left)) || (right.seconds ?? 0) - (left.seconds ?? 0));
+  const results = [];
+  let busyCores = 0;
+  await new Promise((resolve) => {
+    const running = new Set();
+    const startMore = () => {
+      // Another job starts while fewer cores than there are are busy: beside jobs that mostly wait, one more fits.
+      while (waiting.length > 0 && busyCores < concurrency) {
+        const job = waiting.shift();
+        busyCores += job.cores ?? 1;
+        const run = runJob(job).then((result) => {
+          running.delete(run);
+          busyCores -= job.cores ?? 1;
+          results.push(result);
+          report(result);
+          startMore();
+        });
+        running.add(run);
+      }
+      if (running.size === 0) resolve();
+    };
+    startMore();
+  });
+  for (const job of jobs.filter((job) => job.alone)) {
+    const result = await runJob(job);
+    results.push(result);
+    report(result);
+  }
+
+  const failed = results.filter((result) => result.code !== 0);
+  const counts = results.map((result) => testCounts(result.output));
+  const total = (name) => counts.reduce((sum, count) => sum + (count[name] ?? 0), 0);
+  const tests =
+    total('tests') === 0
+      ? ''
+      : `; tests: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ${total('cancelled')} cancelled`;
+  console.log(
+    `${failed.length === 0 ? '✔' : '✖'} ${results.length - failed.length} of ${results.length} jobs passed in ` +
+      `${((Date.now() - started) / 1000).toFixed(1)} s${tests}${failed.length === 0 ? '' : `; failed: ${failed.map((result) => result.job.name).join(', ')}`}`,
+  );
+  return failed.length === 0;
+}
