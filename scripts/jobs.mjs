@@ -1,7 +1,7 @@
-// Runs the jobs of `npm test` (the checks and the test processes) side by side: while fewer cores are busy than there
-// are, the next job starts, the longest first (so that no long job ends the run alone), each job counting for the
-// cores it keeps busy. Jobs marked `alone` run afterwards, one at a time. A job's output is printed whole when it ends, so the
-// outputs of jobs running side by side never interleave; a quiet job's output only when it fails.
+// Runs the jobs of `npm test` (the checks and the test processes) side by side: while a core is free, the next job
+// starts, the longest first (so that no long job ends the run alone), each job counting for the cores it keeps busy.
+// Jobs marked `alone` run afterwards, one at a time. A job's output is printed whole when it ends, so the outputs of
+// jobs running side by side never interleave; a quiet job's output only when it fails.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
@@ -74,7 +74,7 @@ export async function runJobs(jobs, concurrency = defaultConcurrency) {
   await new Promise((resolve) => {
     const running = new Set();
     const startMore = () => {
-      // Another job starts while fewer cores than there are are busy: beside jobs that mostly wait, one more fits.
+      // Another job starts while a core is free; beside jobs that mostly wait, that may be one job more than cores.
       while (waiting.length > 0 && busyCores < concurrency) {
         const job = waiting.shift();
         busyCores += job.cores ?? 1;
@@ -100,13 +100,10 @@ export async function runJobs(jobs, concurrency = defaultConcurrency) {
   const failed = results.filter((result) => result.code !== 0);
   const counts = results.map((result) => testCounts(result.output));
   const total = (name) => counts.reduce((sum, count) => sum + (count[name] ?? 0), 0);
-  const tests =
-    total('tests') === 0
-      ? ''
-      : `; tests: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ${total('cancelled')} cancelled`;
-  console.log(
-    `${failed.length === 0 ? '✔' : '✖'} ${results.length - failed.length} of ${results.length} jobs passed in ` +
-      `${((Date.now() - started) / 1000).toFixed(1)} s${tests}${failed.length === 0 ? '' : `; failed: ${failed.map((result) => result.job.name).join(', ')}`}`,
-  );
+  const summary = [`${results.length - failed.length} of ${results.length} jobs passed in ${((Date.now() - started) / 1000).toFixed(1)} s`];
+  if (total('tests') > 0)
+    summary.push(`tests: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ${total('cancelled')} cancelled`);
+  if (failed.length > 0) summary.push(`failed: ${failed.map((result) => result.job.name).join(', ')}`);
+  console.log(`${failed.length === 0 ? '✔' : '✖'} ${summary.join('; ')}`);
   return failed.length === 0;
 }
