@@ -1,4 +1,4 @@
-// The command line as people run it: compiled (from the test build, and once as the package bin through npm exec), in a
+// The command line as people run it: compiled (from the test build, and as the package bin for serve and npm exec), in a
 // child process against a real service on a loopback port (extractive answers, no provider), a token-protected one,
 // and no service at all.
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findFreePort } from '../support/child-service.js';
 import { packageRoot } from '../../src/package-root.js';
-import { compiledCliEntryPoint, ensurePackageBuilt } from '../support/compiled-entry.js';
+import { compiledCliEntryPoint, packageBin } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
@@ -295,7 +295,8 @@ describe('knowledge-agent command line', () => {
     const port = await findFreePort();
     const storage = join(workspace, 'served');
     const environmentStorage = join(workspace, 'served-from-environment');
-    const server = spawn(process.execPath, [compiledCliEntryPoint(), 'serve', '--port', String(port), '--storage', storage], {
+    // The package's own build, as installed: the one test that runs the service compiled by tsc, not by the test build.
+    const server = spawn(process.execPath, [packageBin(), 'serve', '--port', String(port), '--storage', storage], {
       cwd: workspace,
       env: {
         ...inheritedEnvironment,
@@ -358,7 +359,7 @@ describe('knowledge-agent command line', () => {
   });
 
   it('runs from the checkout with npm exec, as the package bin', async () => {
-    ensurePackageBuilt();
+    packageBin();
     const cache = await mkdtemp(join(tmpdir(), 'knowledge-agent-npm-cache-'));
     try {
       const result = await run(['exec', '--', 'knowledge-agent', '--help'], {

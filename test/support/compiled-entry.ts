@@ -1,7 +1,7 @@
 // The compiled entry points for tests that run the real process: the service and the command line from the test
 // build (dist-test/src, which scripts/run-tests.mjs transpiles afresh before every run), the package's own build (dist/)
-// for the test that runs the package bin, and the built playground (dist/web) for the browser tests. The builds in
-// dist/ are brought up to date here when they are older than their sources, so no test drives stale code.
+// for the tests of the package bin, and the built playground (dist/web) for the browser tests. The builds in dist/ are
+// brought up to date here when they are older than their sources, so no test drives stale code.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -51,13 +51,17 @@ function runNode(...args: string[]): void {
 }
 
 /**
- * Builds dist/ (the package's `bin` and `main`) when it is missing or older than src/, as `npm run build` does but
- * without its type check (npm test type-checks first); after `npm ci` (which builds it) and no change, it is left alone.
+ * The package's own command line (dist/cli/main.js, its `bin`), built first when dist/ is missing or older than src/,
+ * as `npm run build` does but without its type check (npm test type-checks); after `npm ci` (which builds it) and no
+ * change, it is left alone.
  */
-export function ensurePackageBuilt(): void {
-  if (writtenAt(join(packageRoot, 'dist', 'cli', 'main.js')) >= newestModification(join(packageRoot, 'src'))) return;
-  runNode(createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck');
-  runNode('scripts/copy-assets.mjs');
+export function packageBin(): string {
+  const bin = join(packageRoot, 'dist', 'cli', 'main.js');
+  if (writtenAt(bin) < newestModification(join(packageRoot, 'src'))) {
+    runNode(createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck');
+    runNode('scripts/copy-assets.mjs');
+  }
+  return bin;
 }
 
 /**
