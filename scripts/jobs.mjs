@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
  */
 
 /** Jobs side by side: one per core, or TEST_CONCURRENCY. */
-export const defaultConcurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
+const defaultConcurrency = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10) || Math.max(2, availableParallelism());
 
 /** npm as the one running this script when it does (npm test), else the npm on the PATH. */
 const npm = process.env.npm_execpath === undefined ? ['npm'] : [process.execPath, process.env.npm_execpath];

@@ -8,12 +8,10 @@ import type { AgentEvent } from '../agent/agent-event.js';
 import type { AgentStreamEncoder } from './agent-stream-encoder.js';
 import { variant2RetrievalResult } from './variant2-result.js';
 
-let encoderModule: Promise<typeof import('@ag-ui/encoder')> | undefined;
-
 export class AgUiStream implements AgentStreamEncoder {
   /** The stream of one run. */
   static async open(threadId: string, runId: string): Promise<AgUiStream> {
-    const { EventEncoder } = await (encoderModule ??= import('@ag-ui/encoder'));
+    const { EventEncoder } = await import('@ag-ui/encoder');
     return new AgUiStream(new EventEncoder(), threadId, runId);
   }
 
