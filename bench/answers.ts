@@ -14,6 +14,7 @@ import { startBenchApp } from './bench-app.js';
 import { markdownFiles } from './ingest-speed-child.js';
 import { fastapiDocsDirectory, fastapiQuestionsFile, loadQuestionFile, type FollowUp, type GradedQuestion } from './fastapi-set.js';
 import { formatTable } from './ranking-scores.js';
+import { requireSharedData } from './shared-data.js';
 
 const routes = ['v1', 'generate', 'ag-ui'] as const;
 type Route = (typeof routes)[number];
@@ -145,6 +146,7 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
+requireSharedData('docs-fastapi');
 const { questions, follow_ups: followUps } = loadQuestionFile(options.questions);
 /** The notice of a hybrid search of the namespace (a fallback to lexical ranking), if any. */
 async function searchNotice(baseUrl: string): Promise<string | undefined> {

@@ -2,11 +2,13 @@
 // is a document (id: its path under the docs folder, loaded the way a file ingest loads it), each question a query
 // with graded page judgements (2: answers it, 1: relevant), and each question's key facts for the answer benchmark.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BeirSet } from './beir-set.js';
 import { loadDocsPages } from './chunking-study.js';
+import { sharedDataDirectory } from './shared-data.js';
 
-export const fastapiDocsDirectory = fileURLToPath(new URL('../../shared/data/docs-fastapi', import.meta.url));
+export const fastapiDocsDirectory = join(sharedDataDirectory, 'docs-fastapi');
 export const fastapiQuestionsFile = fileURLToPath(new URL('./fastapi-graded-questions.json', import.meta.url));
 
 export interface GradedQuestion {

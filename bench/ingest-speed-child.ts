@@ -14,8 +14,8 @@ import { IngestService, type IngestReport } from '../src/ingest/ingest-service.j
 import type { IngestSource } from '../src/ingest/ingest-source.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
+import { sharedDataDirectory } from './shared-data.js';
 
-export const sharedDataDirectory = resolve(fileURLToPath(new URL('../../shared/data', import.meta.url)));
 export const fastapiDirectory = join(sharedDataDirectory, 'docs-fastapi');
 export const bashManualPdf = join(sharedDataDirectory, 'pdfs', 'bash-reference-manual-5.2.pdf');
 

@@ -16,7 +16,8 @@ import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { loadSource } from '../src/ingest/load-source.js';
 import { createOpenAiCompatible } from '../src/providers/openai-compatible.js';
 import { startProviderDouble } from '../test/support/provider-double.js';
-import { bashManualPdf, fastapiDirectory, ingestFiles, markdownFiles, sharedDataDirectory, type IngestRun } from './ingest-speed-child.js';
+import { bashManualPdf, fastapiDirectory, ingestFiles, markdownFiles, type IngestRun } from './ingest-speed-child.js';
+import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -32,6 +33,7 @@ const sections = ['fastapi', 'pdf', 'embeddings'];
 if (flags.only !== undefined && !sections.includes(flags.only))
   throw new Error(`--only must be one of ${sections.join(', ')} (got ${flags.only})`);
 const wanted = (section: string): boolean => flags.only === undefined || flags.only === section;
+requireSharedData('docs-fastapi', join('pdfs', basename(bashManualPdf)));
 
 const fastapiTargetMs = 2_000;
 const pdfTargetMs = 5_000;

@@ -2,14 +2,15 @@
 // weights, a known-item test on the FastAPI docs where link texts are the queries and link targets the answers.
 // Run: npx tsx bench/lexical-quality.ts [--sweep]
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { dirname, join, normalize, relative } from 'node:path';
 import { LexicalIndex, defaultLexicalIndexOptions, type LexicalIndexOptions } from '../src/indexes/lexical-index.js';
 import { linearGain, mean, ndcgAt, recallAt, reciprocalRankAt, type RelevanceJudgments } from '../src/search/metrics.js';
 import { loadBeirSet, type BeirSet } from './beir-set.js';
 import { plainBm25Rankings } from './plain-bm25.js';
+import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
-const dataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
+requireSharedData('msmarco-trecdl-5k', 'vaswani-npl', 'docs-fastapi');
+const dataRoot = sharedDataDirectory;
 
 interface Scores {
   ndcg10: number;

@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LexicalIndex } from '../src/indexes/lexical-index.js';
 import { tokenize } from '../src/indexes/tokenize.js';
-import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../test/support/durability-documents.js';
+import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
 const chunkCount = 100_000;
 const chunksPerPage = 20;
-const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', import.meta.url));
+requireSharedData('msmarco-trecdl-5k');
+const dataRoot = `${sharedDataDirectory}/msmarco-trecdl-5k`;
 const lines = (file: string) =>
   readFileSync(`${dataRoot}/${file}`, 'utf8')
     .split('\n')

@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { embeddingModelName } from '../src/providers/select-models.js';
 import { startBenchApp } from './bench-app.js';
-import { fastapiDirectory, ingestFiles, markdownFiles, sharedDataDirectory } from './ingest-speed-child.js';
+import { fastapiDirectory, ingestFiles, markdownFiles } from './ingest-speed-child.js';
+import { sharedDataDirectory } from './shared-data.js';
 
 export interface LoadServer {
   readonly port: number;

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
+import { requireSharedData } from './shared-data.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,6 +36,9 @@ if (!['lexical', 'embedding', 'hybrid'].includes(mode)) throw new Error(`--mode 
 if (mode !== 'lexical' && !providerConfigured) {
   throw new Error(`--mode ${mode} needs a provider (LLM_API_KEY, LLM_BASE_URL): without one the pages are stored without vectors`);
 }
+
+// The server (bench/load-server.ts) holds the FastAPI pages of the shared data.
+requireSharedData('docs-fastapi');
 
 const questions = (JSON.parse(readFileSync(new URL('./fastapi-questions.json', import.meta.url), 'utf8')) as { question: string }[]).map(
   (entry) => entry.question,

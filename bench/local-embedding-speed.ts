@@ -8,9 +8,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { tokenize } from '../src/providers/local-embedding-inference.js';
 import { createLocalEmbeddingModel, defaultModelDirectory } from '../src/providers/local-embedding-model.js';
-import { fileURLToPath } from 'node:url';
+import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
-const dataRoot = fileURLToPath(new URL('../../shared/data/msmarco-trecdl-5k', import.meta.url));
+requireSharedData('msmarco-trecdl-5k');
+const dataRoot = join(sharedDataDirectory, 'msmarco-trecdl-5k');
 const documentCount = 500;
 const queryCount = 100;
 const maxTokens = 256;

@@ -9,7 +9,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { fastapiDirectory, markdownFiles, sharedDataDirectory } from './ingest-speed-child.js';
+import { fastapiDirectory, markdownFiles } from './ingest-speed-child.js';
+import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
 const { values: flags } = parseArgs({
   options: { runs: { type: 'string', default: '2' }, pages: { type: 'string' }, serve: { type: 'boolean', default: false } },
@@ -174,4 +175,7 @@ async function measure(): Promise<void> {
 
 // Last, so every helper above is initialized before it runs.
 if (flags.serve) await serve();
-else await measure();
+else {
+  requireSharedData('docs-fastapi');
+  await measure();
+}

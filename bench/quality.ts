@@ -2,7 +2,7 @@
 // own chunker, indexes and local embedding model (vectors cached in bench/.cache/). --fusion also compares the
 // fusion methods that were considered; --chunking measures chunk size and overlap on the FastAPI docs.
 // Run: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--chunking]
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocalEmbeddingModel } from '../src/providers/local-embedding-model.js';
 import { loadBeirSet } from './beir-set.js';
@@ -14,8 +14,9 @@ import { fusionComparison } from './fusion-comparison.js';
 import { plainBm25Rankings } from './plain-bm25.js';
 import { modeHits, modeRankings, prepareSet, searchModes, type PreparedSet } from './prepared-set.js';
 import { formatScore, formatTable, ndcgPerQuery, scoreRankings, type RankingScores } from './ranking-scores.js';
+import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
-const dataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
+const dataRoot = sharedDataDirectory;
 /** The FastAPI docs with bench/fastapi-graded-questions.json: pages as documents, graded page judgements. */
 const fastapiSetName = 'fastapi-questions';
 const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl', 'dbpedia-entity-5k', fastapiSetName].map((name) => resolve(dataRoot, name));
@@ -60,6 +61,13 @@ try {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(2);
 }
+// The sets of the shared data this run reads (a --set elsewhere is the caller's).
+requireSharedData(
+  ...options.sets
+    .filter((directory) => dirname(directory) === dataRoot)
+    .map((directory) => (basename(directory) === fastapiSetName ? 'docs-fastapi' : basename(directory))),
+  ...(options.chunking ? ['docs-fastapi'] : []),
+);
 const started = performance.now();
 const model = await createLocalEmbeddingModel();
 log(`model ${model.id} loaded in ${seconds(performance.now() - started)}`);

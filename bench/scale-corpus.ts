@@ -4,10 +4,10 @@
 // Not run on its own: bench/scale.ts and bench/scale-child.ts use it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../test/support/durability-documents.js';
+import { sharedDataDirectory } from './shared-data.js';
 
-export const defaultDataRoot = fileURLToPath(new URL('../../shared/data', import.meta.url));
+export const defaultDataRoot = sharedDataDirectory;
 
 export interface ScaleDocument {
   /** Unique per document number: a text source is upserted by its title. */

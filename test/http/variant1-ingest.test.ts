@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { readStoredIndex } from '../support/namespace-folder.js';
 import type { ProviderDouble } from '../support/provider-double.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
-import { sharedDataDirectory, startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { fixturesDirectory, startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface IngestResponse {
   namespace: string;
@@ -105,8 +105,8 @@ describe('POST /tools/ingest', () => {
   });
 
   it('ingests a real Markdown page and a real PDF manual from files', async () => {
-    const markdownPath = join(sharedDataDirectory, 'docs-fastapi', 'tutorial', 'query-params.md');
-    const pdfPath = join(sharedDataDirectory, 'pdfs', 'R-data-import-export-4.2.2.pdf');
+    const markdownPath = join(fixturesDirectory, 'docs-fastapi', 'tutorial', 'query-params.md');
+    const pdfPath = join(fixturesDirectory, 'pdfs', 'R-data-import-export-4.2.2.pdf');
     const result = await ingest({
       namespace: 'files',
       sources: [
@@ -143,12 +143,12 @@ describe('POST /tools/ingest', () => {
       sources: [
         { type: 'text', value: 'A good source about caching layers.', title: 'Caching' },
         { type: 'file', path: '/etc/passwd' },
-        { type: 'file', path: join(sharedDataDirectory, 'no-such-file.md') },
+        { type: 'file', path: join(fixturesDirectory, 'no-such-file.md') },
         { type: 'url', value: `${siteUrl}/missing` },
         { type: 'url', value: 'ftp://example.com/file.txt' },
         { type: 'text' },
         { type: 'video', value: 'x' },
-        { type: 'file', path: join(sharedDataDirectory, 'msmarco-trecdl-5k', 'qrels.tsv') },
+        { type: 'file', path: join(fixturesDirectory, 'msmarco-trecdl-5k', 'qrels.tsv') },
         { type: 'text', value: 'x'.repeat(200_001) },
         { type: 'text', value: '   \n  ' },
       ],

@@ -4,7 +4,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
-import { sharedDataDirectory, startServiceWithProvider, type TestService } from '../support/service.js';
+import { fixturesDirectory, startServiceWithProvider, type TestService } from '../support/service.js';
 
 interface IngestResponse {
   namespace: string;
@@ -150,7 +150,7 @@ describe('POST /api/tools/ingest', () => {
     const form = new FormData();
     form.append('namespace', 'uploads');
     form.append('sources', JSON.stringify([{ type: 'text', value: 'Uploads arrive as multipart forms.', title: 'Upload Notes' }]));
-    const pdf = await readFile(join(sharedDataDirectory, 'pdfs', 'R-intro-4.2.2.pdf'));
+    const pdf = await readFile(join(fixturesDirectory, 'pdfs', 'R-intro-4.2.2.pdf'));
     form.append('files', new Blob([pdf], { type: 'application/pdf' }), 'R-intro-4.2.2.pdf');
     form.append('files', new Blob([gettingStarted], { type: 'text/markdown' }), 'getting-started.md');
     const result = await uploadOk(form);

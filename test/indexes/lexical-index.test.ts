@@ -12,7 +12,7 @@ import {
   type LexicalSnapshot,
 } from '../../src/indexes/lexical-index.js';
 import { tokenize } from '../../src/indexes/tokenize.js';
-import { sharedDataDirectory } from '../support/shared-data.js';
+import { fixturesDirectory } from '../support/fixtures.js';
 
 const corpus: Record<string, LexicalFields> = {
   dependencies: {
@@ -268,7 +268,7 @@ function assertSameAnswers(actual: LexicalIndex, expected: LexicalIndex, queries
 }
 
 describe('LexicalIndex snapshots of real text', () => {
-  const msmarco = join(sharedDataDirectory, 'msmarco-trecdl-5k');
+  const msmarco = join(fixturesDirectory, 'msmarco-trecdl-5k');
   const readLines = (file: string) =>
     readFileSync(join(msmarco, file), 'utf8')
       .split('\n')
@@ -276,8 +276,8 @@ describe('LexicalIndex snapshots of real text', () => {
   const passages = readLines('corpus.jsonl').map((line) => JSON.parse(line) as { _id: string; text: string });
   const queries = [
     ...readLines('queries.jsonl').map((line) => (JSON.parse(line) as { text: string }).text),
-    // Phrases from every 40th passage, so that rare terms are asked for too.
-    ...passages.filter((_, number) => number % 40 === 0).map(({ text }) => text.split(/\s+/).slice(8, 13).join(' ')),
+    // Phrases from every 16th passage (125 of the fixture's 2,000), so that rare terms are asked for too.
+    ...passages.filter((_, number) => number % 16 === 0).map(({ text }) => text.split(/\s+/).slice(8, 13).join(' ')),
   ];
   const asFields = (text: string): LexicalFields => {
     const words = text.split(/\s+/);
@@ -289,6 +289,7 @@ describe('LexicalIndex snapshots of real text', () => {
   for (const [number, { _id }] of passages.entries()) if (number % 7 === 3) original.remove(_id);
 
   it('a restored index answers every query with the same hits and scores', () => {
+    assert.equal(passages.length, 2000);
     assert.ok(queries.length > 150);
     assertSameAnswers(restored(original), original, queries);
   });

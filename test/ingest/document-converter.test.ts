@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DocumentConverter } from '../../src/ingest/document-converter.js';
-import { sharedDataDirectory } from '../support/shared-data.js';
+import { fixturesDirectory } from '../support/fixtures.js';
 
 const page = (body: string) => Buffer.from(`<!doctype html><html><head><title>Guide</title></head><body>${body}</body></html>`);
 const ordinary = page('<main><h1>Guide</h1><p>Run the installer, then restart the service.</p></main>');
@@ -22,7 +22,7 @@ describe('DocumentConverter', () => {
     const html = await documents.convert(ordinary, 'html', 'https://example.com/guide.html');
     assert.equal(html.title, 'Guide');
     assert.match(html.markdown, /Run the installer/);
-    const pdf = await documents.convert(await readFile(join(sharedDataDirectory, 'pdfs', 'R-intro-4.2.2.pdf')), 'pdf');
+    const pdf = await documents.convert(await readFile(join(fixturesDirectory, 'pdfs', 'R-intro-4.2.2.pdf')), 'pdf');
     assert.ok(pdf.markdown.length > 10_000);
     assert.equal((await documents.convert(Buffer.from('# Notes\n\ntext'), 'markdown')).markdown.trim(), '# Notes\n\ntext');
   });

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pdfToMarkdown, type PdfMarkdown } from '../../src/ingest/pdf-to-markdown.js';
-import { sharedDataDirectory } from '../support/shared-data.js';
+import { fixturesDirectory } from '../support/fixtures.js';
 
-const manualsDirectory = `${join(sharedDataDirectory, 'pdfs')}/`;
+const manualsDirectory = `${join(fixturesDirectory, 'pdfs')}/`;
 
 /** Builds a minimal PDF whose pages draw the given content streams with Helvetica (/F1) and Courier (/F2). */
 function buildPdf(pageStreams: string[], options: { title?: string; trailerExtra?: string } = {}): Uint8Array {

@@ -1,10 +1,11 @@
-// The FastAPI documentation tree of the shared data (155 Markdown pages, several of them sharing a base name such as
-// index.md or middleware.md in different folders): the test material for document identity by path.
+// The FastAPI documentation tree of the test fixtures (62 of the docs' Markdown pages, several of them sharing a base name
+// such as index.md or middleware.md in different folders, with SOURCE.txt and LICENSE): the test material for
+// document identity by path.
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { sharedDataDirectory } from './shared-data.js';
+import { fixturesDirectory } from './fixtures.js';
 
-export const fastapiDocsDirectory = join(sharedDataDirectory, 'docs-fastapi');
+export const fastapiDocsDirectory = join(fixturesDirectory, 'docs-fastapi');
 
 /** Every Markdown page of the tree, as `/`-separated paths relative to it, sorted. */
 export async function fastapiPagePaths(): Promise<string[]> {

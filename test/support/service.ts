@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startProviderDouble, type ProviderDouble, type ProviderDoubleOptions } from './provider-double.js';
-import { sharedDataDirectory } from './shared-data.js';
+import { fixturesDirectory } from './fixtures.js';
 
-export { sharedDataDirectory };
+export { fixturesDirectory };
 
 export const testApiKey = 'sk-test-key-0123456789abcdef';
 
@@ -77,7 +77,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const apiKey = 'apiKey' in options ? options.apiKey : testApiKey;
   const config = loadConfig({
     KNOWLEDGE_AGENT_STORAGE_PATH: storageRoot,
-    KNOWLEDGE_AGENT_FILE_ROOTS: [sharedDataDirectory, storageRoot, tmpdir()].join(':'),
+    KNOWLEDGE_AGENT_FILE_ROOTS: [fixturesDirectory, storageRoot, tmpdir()].join(':'),
     KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'true',
     // Tests send bursts of requests; the rate limit has a test of its own.
     KNOWLEDGE_AGENT_RATE_LIMIT: '0',
