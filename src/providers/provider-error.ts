@@ -36,10 +36,13 @@ export function toProviderError(
   } else {
     message = `the provider could not be reached or broke off: ${error instanceof Error ? error.message : String(error)}`;
   }
+  return new KnowledgeError(code, safeProviderMessage(message, secret), { temporary: isTemporary(error, errors) });
+}
+
+/** A provider's message as it may be shown: without the key, and at most a few lines long. */
+export function safeProviderMessage(message: string, secret: string | undefined): string {
   const safe = redactSecret(message, secret);
-  return new KnowledgeError(code, safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe, {
-    temporary: isTemporary(error, errors),
-  });
+  return safe.length > maxMessageLength ? `${safe.slice(0, maxMessageLength)}…` : safe;
 }
 
 /**

@@ -1,4 +1,5 @@
-// Loopback HTTP test double of an OpenAI-compatible provider (embeddings, chat completions, models) with scriptable answers.
+// Loopback HTTP test double of an OpenAI-compatible provider (embeddings, chat completions, models, rerank) with
+// scriptable answers.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,11 +32,33 @@ export interface ChatScript {
   delayMs?: number;
 }
 
+/**
+ * How `/v1/rerank` answers (the shape llama.cpp's server, vLLM, Jina and Cohere share): by default each document is
+ * scored by the share of the query's words it holds, results best first, `top_n` of them, under `relevance_score`.
+ */
+export interface RerankScript {
+  /** Scores one document for the query, deterministically (e.g. by a term the test chose). */
+  score?: (query: string, document: string) => number;
+  /** Answer this HTTP status with an error body instead of scores. */
+  status?: number;
+  /** Answer 200 with a body that is not JSON, JSON without `results`, or results without scores. */
+  malformed?: 'not-json' | 'no-results' | 'no-scores';
+  /** Wait this long (milliseconds) before answering. */
+  delayMs?: number;
+  /** The field the score travels in (`score` as some servers name it). */
+  scoreField?: 'relevance_score' | 'score';
+  /** Results best first (as servers send them), in the documents' order, or worst first. */
+  order?: 'best-first' | 'document' | 'worst-first';
+}
+
 export interface ProviderDouble {
   readonly baseUrl: string;
   readonly requests: RecordedRequest[];
   chatRequests(): RecordedRequest[];
   embeddingRequests(): RecordedRequest[];
+  rerankRequests(): RecordedRequest[];
+  /** How the rerank endpoint answers from now on; null restores the default. */
+  setRerank(script: RerankScript | null): void;
   /** Queue scripts for the next chat completions, consumed in order; when the queue is empty `defaultChat` answers. */
   queueChat(...scripts: ChatScript[]): void;
   /** Or compute the script from the request body (takes precedence over the default, not over the queue). */
@@ -89,6 +112,7 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
   let embeddingRequestsInFlight = 0;
   let maxEmbeddingRequestsInFlight = 0;
   let embeddingsDownStatus: number | null = null;
+  let rerankScript: RerankScript = {};
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const method = request.method ?? 'GET';
@@ -118,6 +142,8 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
       answerEmbeddings(response, body);
     } else if (route === 'POST /v1/chat/completions') {
       await answerChat(response, body);
+    } else if (route === 'POST /v1/rerank') {
+      await answerRerank(response, body, rerankScript);
     } else {
       sendError(response, 404, `Invalid URL (${method} ${path})`);
     }
@@ -251,6 +277,10 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
     get maxEmbeddingRequestsInFlight() {
       return maxEmbeddingRequestsInFlight;
     },
+    rerankRequests: () => requests.filter((entry) => entry.method === 'POST' && entry.path === '/v1/rerank'),
+    setRerank: (script) => {
+      rerankScript = script ?? {};
+    },
     chatRequests: () => requests.filter((entry) => entry.method === 'POST' && entry.path === '/v1/chat/completions'),
     embeddingRequests: () => requests.filter((entry) => entry.method === 'POST' && entry.path === '/v1/embeddings'),
     queueChat: (...scripts) => {
@@ -283,6 +313,50 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
         server.closeAllConnections();
       }),
   };
+}
+
+async function answerRerank(response: ServerResponse, body: any, script: RerankScript): Promise<void> {
+  if (script.delayMs !== undefined && script.delayMs > 0) await sleep(script.delayMs);
+  if (response.destroyed) return;
+  if (script.status !== undefined) return sendError(response, script.status, `Scripted rerank failure (${script.status}).`);
+  if (typeof body?.model !== 'string') return sendError(response, 400, 'you must provide a model parameter');
+  if (typeof body.query !== 'string') return sendError(response, 400, '"query" must be a string', { param: 'query' });
+  const documents: unknown = body.documents;
+  if (!Array.isArray(documents) || documents.length === 0 || !documents.every((document) => typeof document === 'string')) {
+    return sendError(response, 400, '"documents" must be a non-empty array of strings', { param: 'documents' });
+  }
+  if (script.malformed === 'not-json') {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"results": [{"index": 0, "relevance_sc');
+    return;
+  }
+  if (script.malformed === 'no-results') return sendJson(response, 200, { model: body.model, data: [] });
+  const score = script.score ?? shareOfQueryWords;
+  const scored = (documents as string[]).map((document, index) => ({ index, score: score(body.query, document) }));
+  const best = [...scored].sort((left, right) => right.score - left.score || left.index - right.index);
+  const topN = Number.isInteger(body.top_n) && body.top_n > 0 ? body.top_n : scored.length;
+  const chosen = best.slice(0, topN);
+  const ordered =
+    script.order === 'document'
+      ? [...chosen].sort((left, right) => left.index - right.index)
+      : script.order === 'worst-first'
+        ? [...chosen].reverse()
+        : chosen;
+  const field = script.scoreField ?? 'relevance_score';
+  sendJson(response, 200, {
+    id: `rerank-double-${Date.now()}`,
+    model: body.model,
+    usage: { total_tokens: wordsOf((documents as string[]).join(' ')).length },
+    results: ordered.map((result) => ({ index: result.index, ...(script.malformed === 'no-scores' ? {} : { [field]: result.score }) })),
+  });
+}
+
+/** The share of the query's distinct words that the document holds, 0 to 1. */
+function shareOfQueryWords(query: string, document: string): number {
+  const queryWords = new Set(wordsOf(query));
+  if (queryWords.size === 0) return 0;
+  const documentWords = new Set(wordsOf(document));
+  return [...queryWords].filter((word) => documentWords.has(word)).length / queryWords.size;
 }
 
 interface Completion {
