@@ -8,6 +8,7 @@ import { chunkMarkdown } from './ingest/chunk-markdown.js';
 import { DocumentConverter } from './ingest/document-converter.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { packageVersion } from './package-root.js';
+import { createHttpRerankModel } from './providers/http-rerank-model.js';
 import { selectModels } from './providers/select-models.js';
 import {
   agentRoute,
@@ -38,7 +39,7 @@ import type { ClusterLayout, ClusterLayoutOptions } from './store/postgres/clust
 import { installRequestContext } from './logging/request-context.js';
 import { serverLoggingOptions } from './logging/server-logging.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
-import { instrumentModels } from './metrics/instrument-models.js';
+import { instrumentModels, instrumentReranker } from './metrics/instrument-models.js';
 import { metricsRoute } from './metrics/metrics-route.js';
 import { namespaceSizes } from './metrics/namespace-sizes.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
@@ -53,7 +54,10 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    ...serverLoggingOptions(options.logger, config.provider.apiKey === undefined ? [] : [config.provider.apiKey]),
+    ...serverLoggingOptions(
+      options.logger,
+      [config.provider.apiKey, config.rerank?.apiKey].filter((key) => key !== undefined),
+    ),
     ...serverOptions(config),
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -84,7 +88,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await store.initialize();
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
   const embedder = models.embeddings === undefined ? undefined : new ChunkEmbedder(store, models.embeddings, logError);
-  const search = new SearchService(store, embedder, config.limits.maxResults);
+  const reranking =
+    config.rerank === undefined
+      ? undefined
+      : { model: instrumentReranker(createHttpRerankModel(config.rerank), metrics), candidates: config.rerank.candidates };
+  const search = new SearchService(store, embedder, config.limits.maxResults, reranking);
   const converter = new DocumentConverter({ workers: config.conversionWorkers });
   const ingest = new IngestService({
     store,

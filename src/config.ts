@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import type { HttpRerankSettings } from './providers/http-rerank-model.js';
 import type { ProviderSettings } from './providers/select-models.js';
 import { sanitizeNamespace } from './store/namespace-name.js';
 
@@ -16,8 +17,13 @@ const optionalText = z
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 
-const integerText = (minimum: number, maximum: number) =>
-  z.string().trim().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(minimum).max(maximum));
+const integerText = (minimum: number, maximum: number, rangeMessage?: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(minimum, rangeMessage).max(maximum, rangeMessage));
 
 const booleanText = z
   .string()
@@ -68,6 +74,13 @@ const environmentSchema = z.object({
     .pipe(z.enum(['embedding', 'lexical', 'hybrid'], { error: 'must be embedding, lexical or hybrid' }))
     .default('hybrid'),
   KNOWLEDGE_AGENT_CONVERSION_WORKERS: integerText(1, 64).optional(),
+  // Reranking a search's best candidates with a rerank model (see Config.rerank); none when no model is named.
+  KNOWLEDGE_AGENT_RERANK_MODEL: optionalText,
+  KNOWLEDGE_AGENT_RERANK_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  KNOWLEDGE_AGENT_RERANK_API_KEY: optionalText,
+  KNOWLEDGE_AGENT_RERANK_CANDIDATES: integerText(5, 100, 'must be from 5 to 100').default(40),
+  // Milliseconds.
+  KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: integerText(100, 600_000, 'must be from 100 to 600000').default(10_000),
 });
 
 /**
@@ -121,6 +134,11 @@ export interface Config {
   };
   /** Worker threads converting HTML and PDF documents at once. */
   readonly conversionWorkers: number;
+  /**
+   * The rerank model that reorders every search's best candidates (a local or third-party server's `/rerank`
+   * endpoint), the key sent to it, and how many candidates it reads; undefined: no reranking.
+   */
+  readonly rerank: (HttpRerankSettings & { readonly candidates: number }) | undefined;
   readonly limits: {
     /** Bytes per file or download. */
     readonly maxSourceBytes: number;
@@ -197,6 +215,7 @@ const secretVariables: ReadonlySet<string> = new Set([
   'KNOWLEDGE_AGENT_READ_TOKENS',
   'KNOWLEDGE_AGENT_METRICS_TOKEN',
   'KNOWLEDGE_AGENT_DATABASE_URL',
+  'KNOWLEDGE_AGENT_RERANK_API_KEY',
 ]);
 
 /**
@@ -232,6 +251,16 @@ function checked<Value, Result>(problems: string[], value: Value | undefined, ch
     problems.push((error as Error).message);
     return undefined;
   }
+}
+
+/**
+ * The key sent to the rerank server: its own, or LLM_API_KEY when the reranker is reached at LLM_BASE_URL's origin
+ * (a key for one provider is never sent to another).
+ */
+function rerankApiKey(parsed: Variables, rerankBaseUrl: string): string | undefined {
+  if (parsed.KNOWLEDGE_AGENT_RERANK_API_KEY !== undefined) return parsed.KNOWLEDGE_AGENT_RERANK_API_KEY;
+  const sameServer = parsed.LLM_BASE_URL !== undefined && new URL(parsed.LLM_BASE_URL).origin === new URL(rerankBaseUrl).origin;
+  return sameServer ? parsed.LLM_API_KEY : undefined;
 }
 
 /** Parses and checks the whole environment, reporting every problem at once, one line each. */
@@ -280,6 +309,15 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     problems.push(`KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: must not exceed KNOWLEDGE_AGENT_REQUEST_TIMEOUT_MS (${headersMs} > ${requestMs})`);
   }
 
+  const rerankBaseUrl = values.KNOWLEDGE_AGENT_RERANK_BASE_URL ?? values.LLM_BASE_URL;
+  // A base URL that was set but is invalid has its own problem already.
+  const given = (name: string) => (environment[name] ?? '').trim() !== '';
+  if (values.KNOWLEDGE_AGENT_RERANK_MODEL !== undefined && !given('KNOWLEDGE_AGENT_RERANK_BASE_URL') && !given('LLM_BASE_URL')) {
+    problems.push(
+      'KNOWLEDGE_AGENT_RERANK_MODEL: needs the rerank server: set KNOWLEDGE_AGENT_RERANK_BASE_URL or LLM_BASE_URL (the official OpenAI API has no rerank endpoint)',
+    );
+  }
+
   // With no problem, every variable parsed (one that did not is a problem) and the two values derived from them are set.
   if (problems.length > 0 || defaultNamespace === undefined || storageRoot === undefined) throw new ConfigError(problems);
   const parsed = values as Variables;
@@ -314,6 +352,16 @@ export function loadConfig(environment: Record<string, string | undefined>, work
       idleMs: parsed.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
     }),
     conversionWorkers: parsed.KNOWLEDGE_AGENT_CONVERSION_WORKERS ?? defaultConversionWorkers(),
+    rerank:
+      parsed.KNOWLEDGE_AGENT_RERANK_MODEL === undefined || rerankBaseUrl === undefined
+        ? undefined
+        : Object.freeze({
+            model: parsed.KNOWLEDGE_AGENT_RERANK_MODEL,
+            baseUrl: rerankBaseUrl,
+            apiKey: rerankApiKey(parsed, rerankBaseUrl),
+            timeoutMs: parsed.KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS,
+            candidates: parsed.KNOWLEDGE_AGENT_RERANK_CANDIDATES,
+          }),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,

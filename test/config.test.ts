@@ -217,3 +217,95 @@ describe('loadConfig', () => {
     assert.match(lines[0] ?? '', /KNOWLEDGE_AGENT_TOP_K/);
   });
 });
+
+describe('loadConfig: reranking', () => {
+  let workingDirectory: string;
+  before(async () => {
+    workingDirectory = await mkdtemp(join(tmpdir(), 'knowledge-agent-config-rerank-'));
+  });
+  after(async () => {
+    await rm(workingDirectory, { recursive: true, force: true });
+  });
+  const load = (environment: Record<string, string>) => loadConfig(environment, workingDirectory);
+  const problemsOf = (environment: Record<string, string>): string[] => {
+    try {
+      load(environment);
+    } catch (error) {
+      if (error instanceof ConfigError) return [...error.problems];
+      throw error;
+    }
+    assert.fail('the configuration was accepted');
+  };
+
+  it('is off without a model, and reaches LLM_BASE_URL with its key, 40 candidates and a 10 s limit by default', () => {
+    assert.equal(load({ LLM_BASE_URL: 'http://127.0.0.1:8081/v1' }).rerank, undefined);
+    const config = load({
+      LLM_BASE_URL: 'http://127.0.0.1:8081/v1',
+      LLM_API_KEY: 'sk-one',
+      KNOWLEDGE_AGENT_RERANK_MODEL: 'bge-reranker-v2-m3',
+    });
+    assert.deepEqual(config.rerank, {
+      model: 'bge-reranker-v2-m3',
+      baseUrl: 'http://127.0.0.1:8081/v1',
+      apiKey: 'sk-one',
+      timeoutMs: 10_000,
+      candidates: 40,
+    });
+    assert.ok(Object.isFrozen(config.rerank));
+  });
+
+  it('takes its own base URL, and sends LLM_API_KEY there only when it is the same server', () => {
+    const elsewhere = load({
+      LLM_BASE_URL: 'http://127.0.0.1:8080/v1',
+      LLM_API_KEY: 'sk-chat',
+      KNOWLEDGE_AGENT_RERANK_MODEL: 'bge-reranker-v2-m3',
+      KNOWLEDGE_AGENT_RERANK_BASE_URL: 'http://127.0.0.1:8081/v1',
+      KNOWLEDGE_AGENT_RERANK_CANDIDATES: '20',
+      KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: '30000',
+    }).rerank;
+    assert.equal(elsewhere?.baseUrl, 'http://127.0.0.1:8081/v1');
+    assert.equal(elsewhere?.apiKey, undefined, 'the chat key stays with the chat server');
+    assert.equal(elsewhere?.candidates, 20);
+    assert.equal(elsewhere?.timeoutMs, 30_000);
+    const ownKey = load({
+      LLM_API_KEY: 'sk-chat',
+      KNOWLEDGE_AGENT_RERANK_MODEL: 'jina-reranker-v2-base-multilingual',
+      KNOWLEDGE_AGENT_RERANK_BASE_URL: 'https://api.jina.ai/v1',
+      KNOWLEDGE_AGENT_RERANK_API_KEY: 'jina-key',
+    }).rerank;
+    assert.equal(ownKey?.apiKey, 'jina-key');
+    const sameServer = load({
+      LLM_BASE_URL: 'http://localhost:8000/v1',
+      LLM_API_KEY: 'vllm-key',
+      KNOWLEDGE_AGENT_RERANK_MODEL: 'bge-reranker-v2-m3',
+      KNOWLEDGE_AGENT_RERANK_BASE_URL: 'http://localhost:8000/v1/',
+    }).rerank;
+    assert.equal(sameServer?.apiKey, 'vllm-key');
+  });
+
+  it('refuses a model without a rerank server, since the official OpenAI API has no rerank endpoint', () => {
+    const problems = problemsOf({ LLM_API_KEY: 'sk-x', KNOWLEDGE_AGENT_RERANK_MODEL: 'bge-reranker-v2-m3' });
+    assert.deepEqual(problems, [
+      'KNOWLEDGE_AGENT_RERANK_MODEL: needs the rerank server: set KNOWLEDGE_AGENT_RERANK_BASE_URL or LLM_BASE_URL (the official OpenAI API has no rerank endpoint)',
+    ]);
+  });
+
+  it('names each invalid rerank setting, without repeating the key', () => {
+    const problems = problemsOf({
+      KNOWLEDGE_AGENT_RERANK_MODEL: 'bge-reranker-v2-m3',
+      KNOWLEDGE_AGENT_RERANK_BASE_URL: 'ftp://reranker',
+      KNOWLEDGE_AGENT_RERANK_API_KEY: ' ',
+      KNOWLEDGE_AGENT_RERANK_CANDIDATES: '4',
+      KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: 'soon',
+    });
+    assert.deepEqual(problems, [
+      'KNOWLEDGE_AGENT_RERANK_BASE_URL: must be an http(s) URL (got "ftp://reranker")',
+      'KNOWLEDGE_AGENT_RERANK_CANDIDATES: must be from 5 to 100 (got "4")',
+      'KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: must be a whole number (got "soon")',
+    ]);
+    assert.deepEqual(problemsOf({ KNOWLEDGE_AGENT_RERANK_CANDIDATES: '101', KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: '50' }), [
+      'KNOWLEDGE_AGENT_RERANK_CANDIDATES: must be from 5 to 100 (got "101")',
+      'KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: must be from 100 to 600000 (got "50")',
+    ]);
+  });
+});

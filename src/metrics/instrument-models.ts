@@ -1,8 +1,9 @@
-// Wraps the chat and embedding models chosen at start-up so every call is counted and timed; the models themselves
+// Wraps the chat, embedding and rerank models chosen at start-up so every call is counted and timed; the models themselves
 // know nothing of metrics.
 import { performance } from 'node:perf_hooks';
 import type { ChatModel, ChatRequest, ChatStreamPart } from '../providers/chat-model.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
+import type { RerankModel } from '../providers/rerank-model.js';
 import type { SelectedModels } from '../providers/select-models.js';
 import type { ProviderCallOutcome, ServiceMetrics } from './service-metrics.js';
 
@@ -49,6 +50,24 @@ function instrumentEmbeddings(model: EmbeddingModel, metrics: ServiceMetrics): E
       }
     },
     ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
+  };
+}
+
+/** The rerank model, counted and timed as kind `rerank`. */
+export function instrumentReranker(model: RerankModel, metrics: ServiceMetrics): RerankModel {
+  return {
+    id: model.id,
+    async score(query, documents, signal) {
+      const started = performance.now();
+      try {
+        const scores = await model.score(query, documents, signal);
+        metrics.observeProviderCall('rerank', model.id, 'success', secondsSince(started));
+        return scores;
+      } catch (error) {
+        metrics.observeProviderCall('rerank', model.id, failureOutcome(signal), secondsSince(started));
+        throw error;
+      }
+    },
   };
 }
 

@@ -3,7 +3,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { IngestReport } from '../ingest/ingest-service.js';
 
-export type ProviderCallKind = 'chat' | 'embeddings';
+export type ProviderCallKind = 'chat' | 'embeddings' | 'rerank';
 /** `aborted`: the caller stopped the call (the client left, the service is shutting down). */
 export type ProviderCallOutcome = 'success' | 'error' | 'aborted';
 
@@ -61,13 +61,13 @@ export class ServiceMetrics {
   });
   private readonly providerCalls = new Counter({
     name: 'provider_calls_total',
-    help: 'Calls to the chat and embedding models, by kind, model and outcome (success, error, aborted).',
+    help: 'Calls to the chat, embedding and rerank models, by kind, model and outcome (success, error, aborted).',
     labelNames: ['kind', 'model', 'outcome'] as const,
     registers: [this.registry],
   });
   private readonly providerDuration = new Histogram({
     name: 'provider_call_duration_seconds',
-    help: 'Duration of calls to the chat (the whole streamed answer) and embedding models.',
+    help: 'Duration of calls to the chat (the whole streamed answer), embedding and rerank models.',
     labelNames: ['kind', 'model'] as const,
     buckets: providerBuckets,
     registers: [this.registry],

@@ -1,4 +1,5 @@
-// Searches a namespace by embedding (cosine), lexically (BM25), or both fused (hybrid).
+// Searches a namespace by embedding (cosine), lexically (BM25), or both fused (hybrid); with a rerank model, the
+// ranking's head is reordered by it (rerank.ts) before the results are diversified and cut to the limit.
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { ChunkEmbedder } from '../embedding/chunk-embedder.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
@@ -7,6 +8,7 @@ import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
 import { diversificationDepth, diversifyByDocument } from './diversify.js';
 import { hybridCandidateDepth, hybridRanking, medianChunkCount } from './fusion.js';
+import { rerankHits, rerankText, type SearchReranking } from './rerank.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
 
 export const searchModes = ['embedding', 'lexical', 'hybrid'] as const;
@@ -55,6 +57,8 @@ export class SearchService {
     private readonly embeddings: ChunkEmbedder | undefined,
     /** Results any search returns at most. */
     private readonly maxResults: number,
+    /** The rerank model and how many candidates it reads; undefined: results keep the ranking's order. */
+    private readonly reranking?: SearchReranking,
   ) {}
 
   async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
@@ -75,13 +79,20 @@ export class SearchService {
     if (limit <= 0 || query.trim() === '')
       return { namespace: name, mode: options.mode, hits: [], terms: [], warnings: namespace.warnings, namespaceExists: true };
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
-    const ranked = (hits: readonly ScoredHit[]) =>
-      this.resolve(namespace, diversifyByDocument(hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
-    const lexical = (notice?: string): SearchOutcome => ({
+    // Deep enough for the diversification to keep `limit` hits, and for the reranker's candidates.
+    const candidateDepth = Math.max(diversificationDepth(limit), this.reranking?.candidates ?? 0);
+    const ranked = async (hits: readonly ScoredHit[], notice?: string) => {
+      const reranked = await this.rerank(namespace, query, hits, limit, options.signal);
+      const notices = [notice, reranked.notice].filter((text) => text !== undefined);
+      return {
+        hits: this.resolve(namespace, diversifyByDocument(reranked.hits, (key) => namespace.chunk(key)?.file).slice(0, limit)),
+        ...(notices.length === 0 ? {} : { notice: notices.join('; ') }),
+      };
+    };
+    const lexical = async (notice?: string): Promise<SearchOutcome> => ({
       ...base,
       mode: 'lexical',
-      hits: ranked(namespace.searchLexical(query, diversificationDepth(limit))),
-      ...(notice === undefined ? {} : { notice }),
+      ...(await ranked(namespace.searchLexical(query, candidateDepth), notice)),
     });
     if (options.mode === 'lexical') return lexical();
 
@@ -92,9 +103,9 @@ export class SearchService {
     }
     const [vector] = await (this.embeddings as ChunkEmbedder).model.embed([query], options.signal);
     if (options.mode === 'embedding') {
-      return { ...base, mode: 'embedding', hits: ranked(namespace.searchVectors(vector as Float32Array, diversificationDepth(limit))) };
+      return { ...base, mode: 'embedding', ...(await ranked(namespace.searchVectors(vector as Float32Array, candidateDepth))) };
     }
-    const depth = Math.max(diversificationDepth(limit), fusionDepth);
+    const depth = Math.max(candidateDepth, fusionDepth);
     const fused = hybridRanking({
       lexical: namespace.searchLexical(query, depth),
       query: vector as Float32Array,
@@ -102,7 +113,24 @@ export class SearchService {
       vectorOf: (key) => namespace.vectorOf(key),
       relativeSize: this.relativeDocumentSize(namespace),
     });
-    return { ...base, mode: 'hybrid', hits: ranked(fused) };
+    return { ...base, mode: 'hybrid', ...(await ranked(fused)) };
+  }
+
+  /** The hits reordered by the rerank model, if one is configured; its failure keeps their order, with a notice. */
+  private rerank(
+    namespace: Namespace,
+    query: string,
+    hits: readonly ScoredHit[],
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ hits: readonly ScoredHit[]; notice?: string }> {
+    if (this.reranking === undefined) return Promise.resolve({ hits });
+    const textOf = (key: string) => {
+      const chunk = namespace.chunk(key);
+      const document = chunk === undefined ? undefined : namespace.document(chunk.file);
+      return chunk === undefined || document === undefined ? undefined : rerankText(document.title, chunk.headingPath, chunk.text);
+    };
+    return rerankHits(this.reranking, { query, hits, limit, textOf, signal });
   }
 
   /** A chunk's document size in chunks over the namespace's median document size (for the hybrid's size discount). */
