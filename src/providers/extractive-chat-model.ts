@@ -1,7 +1,8 @@
 // An answer model that needs no provider: it quotes the passage of the retrieved snippets that best answers the
 // question (a paragraph or list with the code block that shows how, led by the sentence that says how), starting with
 // its first sentence, each part with its [n] citation, and adds up to three further passages that cover the question
-// nearly as well and add to it, preferring pages not quoted yet. A passage may run into the text either side of its
+// nearly as well and add to it (each with its own code block: "To upgrade one package:" shows its command even after
+// another passage showed code), preferring pages not quoted yet. A passage may run into the text either side of its
 // snippet (its neighbouring chunks, cited under the snippet's number), where a chunk boundary cut it. Grounded by
 // construction; used with KNOWLEDGE_AGENT_MODEL=extractive.
 import { queryTerms, tokenize } from '../indexes/tokenize.js';
@@ -155,12 +156,7 @@ function cite(text: string, number: number): string {
  * of its section that says how when that comes shortly before it. Blocks in `quoted` (already in the answer) are not
  * quoted again. Empty when the passage would say nothing new.
  */
-function passage(
-  candidate: Candidate,
-  question: ReadonlySet<string>,
-  withCode: boolean,
-  quoted: Set<string>,
-): { text: string; hasCode: boolean } {
+function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Set<string>): string {
   const { blocks, start, snippet } = candidate;
   const parts: string[] = [];
   let prose = 0;
@@ -189,7 +185,7 @@ function passage(
     if (previous.kind !== 'paragraph' || isLabel(previous) || quoted.has(previous.text) || first <= start - maxLeanBack) break;
     first--;
   }
-  if (quoted.has((blocks[first] as SnippetBlock).text)) return { text: '', hasCode: false };
+  if (quoted.has((blocks[first] as SnippetBlock).text)) return '';
   // A passage that describes the case is led by the sentence of its section that says how, when that comes shortly
   // before it ("In these cases you can use `root_path`.", and then what the cases are).
   if (!instructs(blocks[start] as SnippetBlock)) {
@@ -208,11 +204,11 @@ function passage(
     // A label right before a code block is the tab or caption of that code ("**Python 3.10+**"); before prose it titles
     // an aside, which the passage does not run into.
     if (isLabel(block)) {
-      if (withCode && !hasCode && blocks[index + 1]?.kind === 'code') continue;
+      if (!hasCode && blocks[index + 1]?.kind === 'code') continue;
       break;
     }
     if (block.kind === 'code') {
-      if (withCode && !hasCode && block.text.length <= maxCodeChars) {
+      if (!hasCode && block.text.length <= maxCodeChars) {
         parts.push(block.text);
         quoted.add(block.text);
         hasCode = true;
@@ -233,7 +229,7 @@ function passage(
     // A sentence ending in a colon introduces what follows; otherwise the passage goes on to reach the code block or,
     // when it has not said how yet, the instruction ("use `x`") that follows what it describes.
     const ahead = blocks.slice(index + 1, index + 1 + reach);
-    const showsHowAhead = ahead.some((next) => (withCode && next.kind === 'code') || (!shown && isProse(next) && instructs(next)));
+    const showsHowAhead = ahead.some((next) => next.kind === 'code' || (!shown && isProse(next) && instructs(next)));
     if (index >= start && !lastIntroduces && !showsHowAhead) break;
   }
   if (lastIntroduces) {
@@ -253,7 +249,7 @@ function passage(
     const how = blocks[howIndex];
     if (how !== undefined) {
       const code = blocks[howIndex + 1];
-      const showsCode = withCode && !hasCode && code?.kind === 'code' && code.text.length <= maxCodeChars;
+      const showsCode = !hasCode && code?.kind === 'code' && code.text.length <= maxCodeChars;
       parts.push(
         how.text.trimEnd().endsWith(':') && !showsCode ? `${cite(how.text, snippet.number).slice(0, -1)}.` : cite(how.text, snippet.number),
       );
@@ -261,7 +257,6 @@ function passage(
       if (showsCode) {
         parts.push(code.text);
         quoted.add(code.text);
-        hasCode = true;
       }
     }
   }
@@ -274,7 +269,7 @@ function passage(
     if (tokenize(section).some((term) => !said.has(term))) parts.unshift(`**${section}**`);
     quoted.add(heading.text);
   }
-  return { text: parts.join('\n\n'), hasCode };
+  return parts.join('\n\n');
 }
 
 export function extractiveAnswer(request: ChatRequest): string {
@@ -283,7 +278,6 @@ export function extractiveAnswer(request: ChatRequest): string {
   const remaining = candidates(request, questionTerms);
   const answer: string[] = [];
   const quoted = new Set<string>();
-  let hasCode = false;
   const chosen: Candidate[] = [];
   const page = (candidate: Candidate): string | number => candidate.snippet.title ?? candidate.snippet.number;
   const adjusted = (candidate: Candidate): number =>
@@ -303,10 +297,9 @@ export function extractiveAnswer(request: ChatRequest): string {
       const known = new Set(chosen.flatMap((kept) => [...kept.terms]));
       if (![...candidate.terms].some((term) => !known.has(term))) continue;
     }
-    const next = passage(candidate, question, !hasCode, quoted);
-    if (next.text === '') continue;
-    answer.push(next.text);
-    hasCode ||= next.hasCode;
+    const next = passage(candidate, question, quoted);
+    if (next === '') continue;
+    answer.push(next);
     chosen.push(candidate);
     order();
   }

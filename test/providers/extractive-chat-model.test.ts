@@ -225,6 +225,21 @@ describe('extractive chat model, more of what was retrieved', () => {
     for (const number of [1, 2, 3, 4]) assert.match(text, new RegExp(`\\[${number}\\]`), text);
   });
 
+  it('shows the code block of each passage, not only of the first', async () => {
+    const text = await answer('how do I upgrade one package in the lockfile?', [
+      {
+        title: 'Dependabot',
+        text: 'Dependabot updates the lockfile when you add `package-ecosystem`:\n\n```yaml\npackage-ecosystem: "uv"\n```',
+      },
+      {
+        title: 'Locking',
+        text: 'To upgrade one package in the lockfile, keeping the others:\n\n```console\n$ uv lock --upgrade-package <package>\n```',
+      },
+    ]);
+    assert.match(text, /package-ecosystem: "uv"/);
+    assert.match(text, /keeping the others \[2\]:\n\n```console\n\$ uv lock --upgrade-package <package>\n```/);
+  });
+
   it('quotes a passage of a page not quoted yet before a slightly better one of a page already quoted', async () => {
     const text = await answer('how do I set the cookie max age?', [
       {
