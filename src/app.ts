@@ -114,6 +114,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     search,
     topK: config.topK,
     retrieval: config.retrieval,
+    coverageCheck: config.coverageCheck,
     mention: config.mention,
     storagePath: config.storagePath,
     shutdown: shutdownSignal,

@@ -73,6 +73,7 @@ const environmentSchema = z.object({
     .toLowerCase()
     .pipe(z.enum(['embedding', 'lexical', 'hybrid'], { error: 'must be embedding, lexical or hybrid' }))
     .default('hybrid'),
+  KNOWLEDGE_AGENT_COVERAGE_CHECK: booleanText.default(true),
   KNOWLEDGE_AGENT_CONVERSION_WORKERS: integerText(1, 64).optional(),
   // Reranking a search's best candidates with a rerank model (see Config.rerank); none when no model is named.
   KNOWLEDGE_AGENT_RERANK_MODEL: optionalText,
@@ -105,6 +106,8 @@ export interface Config {
   readonly topK: number;
   /** How the agent retrieves its snippets. */
   readonly retrieval: 'embedding' | 'lexical' | 'hybrid';
+  /** Whether questions whose snippets fall below the relevance floor are answered "not covered" (agent/coverage.ts). */
+  readonly coverageCheck: boolean;
   readonly defaultNamespace: string;
   /** Storage root as configured (used in reported paths), and its absolute form. */
   readonly storagePath: string;
@@ -334,6 +337,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
     }),
     topK: parsed.KNOWLEDGE_AGENT_TOP_K,
     retrieval: parsed.KNOWLEDGE_AGENT_RETRIEVAL,
+    coverageCheck: parsed.KNOWLEDGE_AGENT_COVERAGE_CHECK,
     defaultNamespace,
     storagePath: parsed.KNOWLEDGE_AGENT_STORAGE_PATH,
     storageRoot,

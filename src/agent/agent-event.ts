@@ -17,4 +17,5 @@ export type AgentEvent =
   /** The model called a tool the platform supplied; the platform runs it and calls the agent again. */
   | { readonly type: 'frontend-tool-call'; readonly toolCallId: string; readonly toolName: string; readonly argumentsText: string }
   | { readonly type: 'error'; readonly code: ErrorCode; readonly message: string }
-  | { readonly type: 'finish'; readonly text: string; readonly sources: readonly string[] };
+  /** `covered`: false when the answer says the docs do not cover the question (then `sources` is empty). */
+  | { readonly type: 'finish'; readonly text: string; readonly sources: readonly string[]; readonly covered: boolean };

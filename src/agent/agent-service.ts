@@ -1,4 +1,5 @@
 // Prepares agent runs for both variants: the namespace, the query, the sanitized history and the retriever.
+import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ChatModel, ToolDefinition } from '../providers/chat-model.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { SearchMode, SearchOutcome, SearchService } from '../search/search-service.js';
@@ -16,6 +17,8 @@ export interface AgentServiceOptions {
   readonly topK: number;
   /** How the agent retrieves (KNOWLEDGE_AGENT_RETRIEVAL). */
   readonly retrieval: SearchMode;
+  /** Answer "not covered" when the snippets fall below the relevance floor (KNOWLEDGE_AGENT_COVERAGE_CHECK). */
+  readonly coverageCheck: boolean;
   readonly mention: string;
   /** The storage root as configured, for the storage paths reported in matches. */
   readonly storagePath: string;
@@ -32,8 +35,11 @@ export interface AgentRequest {
 
 /** The whole of a Variant 2 run, for the non-streaming generate endpoint. */
 export interface GeneratedAnswer {
+  readonly runId: string;
   readonly text: string;
   readonly sources: readonly string[];
+  /** False when the answer says the docs do not cover the question. */
+  readonly covered: boolean;
   readonly retrieval:
     | {
         readonly toolCallId: string;
@@ -90,6 +96,7 @@ export class AgentService {
     let text = '';
     let retrieval: GeneratedAnswer['retrieval'];
     let sources: readonly string[] = [];
+    let covered = true;
     const platformToolCalls: GeneratedAnswer['platformToolCalls'][number][] = [];
     for await (const event of this.variant2Run(request)) {
       if (event.type === 'retrieval-start')
@@ -97,12 +104,12 @@ export class AgentService {
       else if (event.type === 'retrieval-result' && retrieval !== undefined)
         retrieval = { ...retrieval, snippets: event.snippets, ...(event.notice === undefined ? {} : { notice: event.notice }) };
       else if (event.type === 'text-delta') text += event.delta;
-      else if (event.type === 'finish') sources = event.sources;
+      else if (event.type === 'finish') ({ sources, covered } = event);
       else if (event.type === 'frontend-tool-call')
         platformToolCalls.push({ toolCallId: event.toolCallId, toolName: event.toolName, argumentsText: event.argumentsText });
       else if (event.type === 'error') throw new KnowledgeError(event.code, event.message);
     }
-    return { text, sources, retrieval, platformToolCalls };
+    return { runId: `run_${randomUUID()}`, text, sources, covered, retrieval, platformToolCalls };
   }
 
   private retrieve(namespace: string, query: string, signal: AbortSignal): Promise<SearchOutcome> {
@@ -117,7 +124,7 @@ export class AgentService {
   ): AsyncGenerator<AgentEvent> {
     const chat = this.chatModel();
     const standaloneQuery = (signal: AbortSignal) => this.standaloneQuery(chat, history, query, signal);
-    const storagePath = this.options.storagePath;
+    const { storagePath, coverageCheck } = this.options;
     return withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {
       yield* runAgent({
         namespace: request.namespace,
@@ -131,9 +138,11 @@ export class AgentService {
             snippets: toSnippets(outcome, storagePath),
             namespaceExists: outcome.namespaceExists,
             ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
+            ...(outcome.relevance === undefined ? {} : { relevance: outcome.relevance }),
           };
         },
         sourceLabel: retrieval.sourceLabel,
+        coverageCheck,
         chat,
         signal: runSignal,
       });

@@ -6,7 +6,9 @@ import { unclosedFence } from '../markdown/code-context.js';
 import type { ChatMessage, ChatModel, ToolCall, ToolDefinition } from '../providers/chat-model.js';
 import type { AgentEvent } from './agent-event.js';
 import { createCitationFilter, formatSourcesLine } from './citation-filter.js';
+import { closestPages, notCoveredSentence, passesRelevanceFloor, saysNotCovered } from './coverage.js';
 import { missingNamespaceAnswer, nothingFoundAnswer, systemPrompt } from './prompt.js';
+import type { RelevanceEvidence } from '../search/relevance.js';
 import type { Snippet } from '../search/snippet.js';
 
 /** What the retrieval step found: the numbered snippets, and whether the namespace exists at all. */
@@ -16,6 +18,8 @@ export interface Retrieval {
   readonly namespaceExists: boolean;
   /** The search's notice (a ranking fallback, or the missing namespace), passed on with the retrieval's result. */
   readonly notice?: string;
+  /** How well the snippets match the query; absent when nothing was searched. */
+  readonly relevance?: RelevanceEvidence;
 }
 
 export interface AgentRunInput {
@@ -30,6 +34,8 @@ export interface AgentRunInput {
   readonly retrieve: (namespace: string, query: string, signal: AbortSignal) => Promise<Retrieval>;
   /** What the Sources line lists for a cited snippet: its title (Variant 1) or file name (Variant 2). */
   readonly sourceLabel: (snippet: Snippet) => string;
+  /** Whether snippets below the relevance floor are answered as "not covered" without asking the model. */
+  readonly coverageCheck: boolean;
   readonly chat: ChatModel;
   readonly signal: AbortSignal;
 }
@@ -74,14 +80,19 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
   };
 
   const messageId = `msg_${randomUUID()}`;
-  // Without snippets there is nothing to ground an answer on; the model is still asked when it may call a platform tool.
+  // Without snippets, or with none that is about the question, there is nothing to ground an answer on: the answer says
+  // so and suggests the closest pages. The model is still asked when it may call a platform tool.
   const emptyAnswer = retrieval.namespaceExists ? nothingFoundAnswer(input.namespace) : missingNamespaceAnswer(input.namespace);
-  if (snippets.length === 0 && input.platformTools.length === 0) {
-    const text = `${emptyAnswer}\n\n${formatSourcesLine([])}`;
+  const belowFloor =
+    input.coverageCheck && snippets.length > 0 && retrieval.relevance !== undefined && !passesRelevanceFloor(retrieval.relevance);
+  if ((snippets.length === 0 || belowFloor) && input.platformTools.length === 0) {
+    const text = [snippets.length === 0 ? emptyAnswer : notCoveredSentence(input.namespace), closestPages(snippets), formatSourcesLine([])]
+      .filter((part) => part !== '')
+      .join('\n\n');
     yield { type: 'text-start', messageId };
     yield { type: 'text-delta', messageId, delta: text };
     yield { type: 'text-end', messageId };
-    yield { type: 'finish', text, sources: [] };
+    yield { type: 'finish', text, sources: [], covered: false };
     return;
   }
 
@@ -126,16 +137,22 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
     for (const call of platformCalls) {
       yield { type: 'frontend-tool-call', toolCallId: call.id, toolName: call.name, argumentsText: call.arguments };
     }
-    yield { type: 'finish', text: answer, sources: [] };
+    yield { type: 'finish', text: answer, sources: [], covered: true };
     return;
   }
 
   const body = filter.finish();
-  const sources = [...new Set(filter.citedNumbers.map((number) => input.sourceLabel(snippets[number - 1] as Snippet)))];
+  const full = answer + body;
+  // The model's own "the docs do not cover this" cites nothing as an answer; the closest pages follow as suggestions.
+  const covered = full.trim() !== '' && !saysNotCovered(full, filter.citedNumbers.length);
+  const sources = covered ? [...new Set(filter.citedNumbers.map((number) => input.sourceLabel(snippets[number - 1] as Snippet)))] : [];
   // An answer cut off inside a code block gets the block closed, so the Sources line stays outside it.
-  const fence = unclosedFence(answer + body);
-  const closing = `${answer + body === '' ? emptyAnswer : body}${fence === undefined ? '' : `\n${fence}`}\n\n${formatSourcesLine(sources)}`;
+  const fence = unclosedFence(full);
+  const suggestions = covered ? '' : closestPages(snippets);
+  const closing = [`${full === '' ? emptyAnswer : body}${fence === undefined ? '' : `\n${fence}`}`, suggestions, formatSourcesLine(sources)]
+    .filter((part, index) => index === 0 || part !== '')
+    .join('\n\n');
   yield* emit(closing);
   yield { type: 'text-end', messageId };
-  yield { type: 'finish', text: answer, sources };
+  yield { type: 'finish', text: answer, sources, covered };
 }

@@ -3,6 +3,7 @@
 // stderr (`knowledge-agent: ...`) and exit code 1, or 2 for a command line that is not valid.
 import { packageVersion } from '../package-root.js';
 import { askCommand } from './ask-command.js';
+import { evalCommand } from './eval-command.js';
 import { CliError, UsageError, exitCodes } from './cli-error.js';
 import type { Command, CommandContext } from './command-options.js';
 import { ingestCommand } from './ingest-command.js';
@@ -11,7 +12,15 @@ import { namespacesCommand } from './namespaces-command.js';
 import { searchCommand } from './search-command.js';
 import { serveCommand } from './serve-command.js';
 
-const commands: readonly Command[] = [serveCommand, ingestCommand, searchCommand, askCommand, namespacesCommand, migrateCommand];
+const commands: readonly Command[] = [
+  serveCommand,
+  ingestCommand,
+  searchCommand,
+  askCommand,
+  evalCommand,
+  namespacesCommand,
+  migrateCommand,
+];
 
 function topLevelHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
@@ -29,6 +38,7 @@ Examples:
   knowledge-agent ingest docs/ --namespace handbook
   knowledge-agent search "token rotation" --namespace handbook
   knowledge-agent ask "how often do tokens rotate?" --namespace handbook
+  knowledge-agent eval --namespace handbook --questions questions.jsonl
   knowledge-agent namespaces`;
 }
 

@@ -176,6 +176,11 @@ export class LexicalIndex {
     return true;
   }
 
+  /** How many live chunks hold `term` (an index term, as tokenize gives it); 0 for a term the index has not seen. */
+  chunksWithTerm(term: string): number {
+    return this.documentFrequency[this.termIdOf.get(term) ?? -1] ?? 0;
+  }
+
   /** The query's terms that occur in the index, for callers that excerpt or highlight. */
   matchedTerms(query: string): string[] {
     return queryTerms(query).filter((term) => (this.documentFrequency[this.termIdOf.get(term) ?? -1] ?? 0) > 0);

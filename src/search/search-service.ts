@@ -8,6 +8,7 @@ import type { Namespace } from '../store/namespace.js';
 import { sanitizeNamespace } from '../store/namespace-name.js';
 import { diversificationDepth, diversifyByDocument } from './diversify.js';
 import { hybridCandidateDepth, hybridRanking, medianChunkCount } from './fusion.js';
+import { relevanceEvidence, type RelevanceEvidence } from './relevance.js';
 import { rerankHits, rerankText, type SearchReranking } from './rerank.js';
 import type { RetrievedChunk } from './retrieved-chunk.js';
 
@@ -33,6 +34,8 @@ export interface SearchOutcome {
   readonly notice?: string;
   /** False when no namespace of that name exists: nothing was searched, and nothing was created. */
   readonly namespaceExists: boolean;
+  /** How well the hits match the query (see relevance.ts); absent when nothing was searched. */
+  readonly relevance?: RelevanceEvidence;
 }
 
 /**
@@ -43,6 +46,8 @@ export function missingNamespaceNotice(namespace: string): string {
   return `the namespace "${namespace}" does not exist: nothing has been ingested into it`;
 }
 
+/** Nearest chunks whose mean similarity is the background a question's best match is measured against (relevance.ts). */
+const backgroundDepth = 30;
 /** Candidates taken from each list before fusing (see fusion.ts). */
 const fusionDepth = hybridCandidateDepth;
 /** Pending chunks embedded while a search waits; a larger backlog is embedded in the background. */
@@ -81,18 +86,31 @@ export class SearchService {
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
     // Deep enough for the diversification to keep `limit` hits, and for the reranker's candidates.
     const candidateDepth = Math.max(diversificationDepth(limit), this.reranking?.candidates ?? 0);
-    const ranked = async (hits: readonly ScoredHit[], notice?: string) => {
+    /** `embedded`: the query's vector and its nearest chunks by cosine (how similar the namespace is to it at large). */
+    const ranked = async (
+      hits: readonly ScoredHit[],
+      embedded?: { vector: Float32Array; nearest: readonly ScoredHit[] },
+      notice?: string,
+    ) => {
       const reranked = await this.rerank(namespace, query, hits, limit, options.signal);
+      const resolved = this.resolve(namespace, diversifyByDocument(reranked.hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
       const notices = [notice, reranked.notice].filter((text) => text !== undefined);
+      const model = this.embeddings?.model.id;
       return {
-        hits: this.resolve(namespace, diversifyByDocument(reranked.hits, (key) => namespace.chunk(key)?.file).slice(0, limit)),
+        hits: resolved,
+        relevance: relevanceEvidence(
+          query,
+          resolved,
+          namespace,
+          embedded === undefined || model === undefined ? undefined : { ...embedded, model },
+        ),
         ...(notices.length === 0 ? {} : { notice: notices.join('; ') }),
       };
     };
     const lexical = async (notice?: string): Promise<SearchOutcome> => ({
       ...base,
       mode: 'lexical',
-      ...(await ranked(namespace.searchLexical(query, candidateDepth), notice)),
+      ...(await ranked(namespace.searchLexical(query, candidateDepth), undefined, notice)),
     });
     if (options.mode === 'lexical') return lexical();
 
@@ -102,18 +120,21 @@ export class SearchService {
       return lexical(`${unavailable}; these results are ranked lexically`);
     }
     const [vector] = await (this.embeddings as ChunkEmbedder).model.embed([query], options.signal);
+    const queryVector = vector as Float32Array;
     if (options.mode === 'embedding') {
-      return { ...base, mode: 'embedding', ...(await ranked(namespace.searchVectors(vector as Float32Array, candidateDepth))) };
+      const nearest = namespace.searchVectors(queryVector, Math.max(candidateDepth, backgroundDepth));
+      return { ...base, mode: 'embedding', ...(await ranked(nearest.slice(0, candidateDepth), { vector: queryVector, nearest })) };
     }
     const depth = Math.max(candidateDepth, fusionDepth);
+    const nearest = namespace.searchVectors(queryVector, depth);
     const fused = hybridRanking({
       lexical: namespace.searchLexical(query, depth),
-      query: vector as Float32Array,
-      embedding: namespace.searchVectors(vector as Float32Array, depth),
+      query: queryVector,
+      embedding: nearest,
       vectorOf: (key) => namespace.vectorOf(key),
       relativeSize: this.relativeDocumentSize(namespace),
     });
-    return { ...base, mode: 'hybrid', ...(await ranked(fused)) };
+    return { ...base, mode: 'hybrid', ...(await ranked(fused, { vector: queryVector, nearest })) };
   }
 
   /** The hits reordered by the rerank model, if one is configured; its failure keeps their order, with a notice. */

@@ -140,6 +140,10 @@ export class NamespaceIndex {
     return this.lexical.matchedTerms(query);
   }
 
+  chunksWithTerm(term: string): number {
+    return this.lexical.chunksWithTerm(term);
+  }
+
   private put(document: StoredDocument): void {
     const before = this.documentsByFile.get(document.file);
     if (before !== undefined && before.hash === document.hash && before.chunks.length === document.chunks.length) {

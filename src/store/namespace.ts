@@ -144,6 +144,11 @@ export class Namespace {
     return this.index.matchedTerms(query);
   }
 
+  /** How many chunks hold an index term (see tokenize). */
+  chunksWithTerm(term: string): number {
+    return this.index.chunksWithTerm(term);
+  }
+
   /** Resolves once every change queued so far is written. */
   async settle(): Promise<void> {
     await this.enqueue(async () => undefined);

@@ -82,7 +82,15 @@ export class AgUiStream implements AgentStreamEncoder {
       case 'error':
         return [{ type: EventType.RUN_ERROR, code: event.code, message: event.message } as BaseEvent];
       case 'finish':
-        return [{ type: EventType.RUN_FINISHED, threadId: this.threadId, runId: this.runId } as BaseEvent];
+        // `result` carries what a client needs besides the text: whether the docs cover the question, and the cited sources.
+        return [
+          {
+            type: EventType.RUN_FINISHED,
+            threadId: this.threadId,
+            runId: this.runId,
+            result: { covered: event.covered, sources: event.sources },
+          } as BaseEvent,
+        ];
     }
   }
 }

@@ -60,7 +60,7 @@ export class MastraStream implements AgentStreamEncoder {
       case 'finish': {
         const stepResult = { reason: this.finishReason, isContinued: false, warnings: [] };
         // Token counts are not known here (providers report them differently); the cited file names are.
-        const metadata = { sources: event.sources };
+        const metadata = { sources: event.sources, covered: event.covered };
         return [
           this.frame('step-finish', { messageId: this.messageId, stepResult, output: { usage: {} }, metadata }),
           this.frame('finish', { stepResult, output: { usage: {} }, metadata, messages: { all: [], user: [], nonUser: [] } }),

@@ -39,13 +39,15 @@ export class OpenAiChatStream implements AgentStreamEncoder {
 
   constructor(private readonly model: string) {}
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  private chunk(delta: Record<string, unknown>, finish?: { reason: string; covered: boolean }): string {
     return frame({
       id: this.id,
       object: 'chat.completion.chunk',
       created: this.created,
       model: this.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish?.reason ?? null }],
+      // Not an OpenAI field: whether the docs cover the question, on the last chunk.
+      ...(finish === undefined ? {} : { covered: finish.covered }),
     });
   }
 
@@ -70,7 +72,7 @@ export class OpenAiChatStream implements AgentStreamEncoder {
         ];
       }
       case 'finish':
-        return [this.chunk({}, this.finishReason)];
+        return [this.chunk({}, { reason: this.finishReason, covered: event.covered })];
       case 'error':
         return this.failed(event.code, event.message);
       default:
@@ -88,7 +90,7 @@ export class OpenAiChatStream implements AgentStreamEncoder {
   }
 
   /** The whole answer as one `chat.completion` (a request with `stream: false`). */
-  completion(text: string, toolCalls: readonly OpenAiToolCall[]) {
+  completion(text: string, toolCalls: readonly OpenAiToolCall[], covered: boolean) {
     const calls = toolCalls.length > 0;
     return {
       id: this.id,
@@ -108,6 +110,7 @@ export class OpenAiChatStream implements AgentStreamEncoder {
           finish_reason: calls ? ('tool_calls' as const) : ('stop' as const),
         },
       ],
+      covered,
     };
   }
 }

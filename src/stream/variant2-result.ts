@@ -8,10 +8,21 @@ export interface Variant2Result {
   readonly title: string;
   readonly score: number;
   readonly excerpt: string;
+  /** Where the document came from (its URL or path as ingested). */
+  readonly origin: string;
+  /** The headings above the passage, outermost first. */
+  readonly headings: readonly string[];
 }
 
 export function toVariant2Result(snippet: Snippet): Variant2Result {
-  return { file: snippet.file, title: snippet.title, score: snippet.score, excerpt: snippet.preview };
+  return {
+    file: snippet.file,
+    title: snippet.title,
+    score: snippet.score,
+    excerpt: snippet.preview,
+    origin: snippet.origin,
+    headings: snippet.headingPath,
+  };
 }
 
 /** The retrieval tool's result in generate and AG-UI answers; `warnings` as /api/tools/searchDocs answers them. */

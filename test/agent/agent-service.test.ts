@@ -39,7 +39,15 @@ describe('AgentService', () => {
   let parts: ServiceParts;
 
   const agent = (options: Partial<AgentServiceOptions> & Pick<AgentServiceOptions, 'chat'>) =>
-    new AgentService({ search: parts.search, topK: 2, retrieval: 'hybrid', mention: '@knowledge', storagePath, ...options });
+    new AgentService({
+      search: parts.search,
+      topK: 2,
+      retrieval: 'hybrid',
+      coverageCheck: true,
+      mention: '@knowledge',
+      storagePath,
+      ...options,
+    });
 
   before(async () => {
     parts = await createServiceParts({ embeddings: createFakeEmbeddingModel() });

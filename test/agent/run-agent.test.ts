@@ -41,6 +41,7 @@ interface RunOptions {
   readonly retrieval?: Retrieval | Error;
   readonly platformTools?: readonly ToolDefinition[];
   readonly signal?: AbortSignal;
+  readonly coverageCheck?: boolean;
   /** Called with each event as it is yielded, before the run goes on. */
   readonly onEvent?: (event: AgentEvent) => void;
 }
@@ -58,6 +59,7 @@ async function run(options: RunOptions): Promise<AgentEvent[]> {
       return retrieval;
     },
     sourceLabel: (cited) => cited.title,
+    coverageCheck: options.coverageCheck ?? true,
     chat: options.chat,
     signal: options.signal ?? new AbortController().signal,
   };
@@ -89,7 +91,12 @@ describe('runAgent', () => {
       answerText(events),
       'Employees get twenty-five days [1]. Reports are due in thirty days [2].\n\nSources: Vacation Policy, Expense Reports',
     );
-    assert.deepEqual(events.at(-1), { type: 'finish', text: answerText(events), sources: ['Vacation Policy', 'Expense Reports'] });
+    assert.deepEqual(events.at(-1), {
+      type: 'finish',
+      text: answerText(events),
+      sources: ['Vacation Policy', 'Expense Reports'],
+      covered: true,
+    });
   });
 
   it('asks the model with the numbered snippets in the system prompt, the history after it, and the grounding', async () => {
@@ -116,10 +123,63 @@ describe('runAgent', () => {
     assert.match(answerText(await run({ chat })), /```sh\nvacation --days 25\n```\n\nSources: Vacation Policy$/);
   });
 
-  it('answers that nothing was found when the model says nothing', async () => {
+  it('answers that nothing was found when the model says nothing, suggesting the closest pages', async () => {
     const chat = createFakeChatModel();
     chat.queue({ deltas: [] });
-    assert.equal(answerText(await run({ chat })), 'I could not find anything about this in the "handbook" documentation.\n\nSources: none');
+    const events = await run({ chat });
+    assert.equal(
+      answerText(events),
+      'I could not find anything about this in the "handbook" documentation.\n\n' +
+        'The closest pages, in case they help:\n- [Vacation Policy](https://handbook.example/vacation-policy.md)\n' +
+        '- [Expense Reports](https://handbook.example/expense-reports.md)\n\nSources: none',
+    );
+    assert.deepEqual(events.at(-1), { type: 'finish', text: answerText(events), sources: [], covered: false });
+  });
+
+  it('answers "not covered" without asking the model when the snippets fall below the relevance floor', async () => {
+    const chat = createFakeChatModel();
+    const weak = { snippets: handbook, namespaceExists: true, relevance: { termCoverage: 0.1, similarity: 0.2 } };
+    const events = await run({ chat, retrieval: weak });
+    assert.deepEqual(chat.requests, []);
+    const text = answerText(events);
+    assert.match(text, /^The "handbook" documentation does not seem to cover this/);
+    assert.match(text, /The closest pages, in case they help:\n- \[Vacation Policy\]\(https:\/\/handbook\.example\/vacation-policy\.md\)/);
+    assert.doesNotMatch(text, /\[\d+\]/);
+    assert.match(text, /\n\nSources: none$/);
+    assert.deepEqual(events.at(-1), { type: 'finish', text, sources: [], covered: false });
+  });
+
+  it('asks the model when the snippets pass the floor, and when the check is off', async () => {
+    const strong = { snippets: handbook, namespaceExists: true, relevance: { termCoverage: 0.9, similarity: 0.8 } };
+    const chat = createFakeChatModel();
+    chat.queue({ deltas: ['Twenty-five days [1].'] });
+    const passed = await run({ chat, retrieval: strong });
+    assert.equal((passed.at(-1) as Extract<AgentEvent, { type: 'finish' }>).covered, true);
+    const unchecked = createFakeChatModel();
+    unchecked.queue({ deltas: ['Twenty-five days [1].'] });
+    const weak = { snippets: handbook, namespaceExists: true, relevance: { termCoverage: 0, similarity: 0 } };
+    const events = await run({ chat: unchecked, retrieval: weak, coverageCheck: false });
+    assert.equal(answerText(events), 'Twenty-five days [1].\n\nSources: Vacation Policy');
+  });
+
+  it('signals the model\'s own "not covered" answer: no sources, the closest pages suggested', async () => {
+    const chat = createFakeChatModel();
+    chat.queue({ deltas: ['The documentation does not cover ', 'parental leave.'] });
+    const events = await run({ chat });
+    assert.equal(
+      answerText(events),
+      'The documentation does not cover parental leave.\n\nThe closest pages, in case they help:\n' +
+        '- [Vacation Policy](https://handbook.example/vacation-policy.md)\n- [Expense Reports](https://handbook.example/expense-reports.md)\n\nSources: none',
+    );
+    assert.deepEqual(events.at(-1), { type: 'finish', text: answerText(events), sources: [], covered: false });
+  });
+
+  it('keeps an answer that cites the docs as covered even when it mentions what they do not cover', async () => {
+    const chat = createFakeChatModel();
+    chat.queue({ deltas: ['The handbook does not mention carry-over, but employees get twenty-five days [1].'] });
+    const events = await run({ chat });
+    assert.deepEqual((events.at(-1) as Extract<AgentEvent, { type: 'finish' }>).sources, ['Vacation Policy']);
+    assert.equal((events.at(-1) as Extract<AgentEvent, { type: 'finish' }>).covered, true);
   });
 
   it('without snippets says so without asking the model, for an empty namespace and for a missing one', async () => {
@@ -166,7 +226,7 @@ describe('runAgent', () => {
       'finish',
     ]);
     assert.equal(answerText(events), 'Opening a ticket [1].');
-    assert.deepEqual(events.at(-1), { type: 'finish', text: 'Opening a ticket [1].', sources: [] });
+    assert.deepEqual(events.at(-1), { type: 'finish', text: 'Opening a ticket [1].', sources: [], covered: true });
   });
 
   it('ends with an error event after the text so far when the provider fails mid-stream', async () => {

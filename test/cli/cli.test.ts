@@ -247,6 +247,58 @@ describe('knowledge-agent command line', () => {
     assert.equal(json.stderr, '');
   });
 
+  it('evaluates a question file: retrieval, answers and abstention, a table, JSON, and floors that fail the run', async () => {
+    const questions = join(workspace, 'questions.jsonl');
+    await writeFile(
+      questions,
+      [
+        '{"id":"cache","question":"how long are responses cached?","pages":{"caching.txt":2},"key_facts":["five minutes"]}',
+        '{"id":"tokens","question":"how often do access tokens rotate?","pages":{"ops/tokens.html":2},"key_facts":["ninety days"]}',
+        '{"id":"bread","question":"Which sourdough hydration suits a rye starter?","out_of_scope":true}',
+      ].join('\n'),
+    );
+    const table = await cli(['eval', '--namespace', 'cli', '--questions', 'questions.jsonl']);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^namespace "cli", 3 questions \(2 in scope, 1 out of scope\); ranking hybrid$/m);
+    assert.match(table.stdout, /^answers +good 2 \(100%\)/m);
+    assert.match(table.stdout, /^abstention out-of-scope refused 1 \(100%\) +in-scope refused 0 \(0%\)$/m);
+    assert.match(table.stdout, /^cache +good +1\.00 +caching\.txt +how long are responses cached\?$/m);
+
+    const json = await cli(['eval', '-n', 'cli', '-q', questions, '--json', '--min-good', '100%', '--min-ndcg', '0.9']);
+    assert.equal(json.code, 0, json.stderr);
+    const summary = JSON.parse(json.stdout) as {
+      retrieval: { ndcg10: number };
+      answers: { good: number };
+      questions: { id: string; covered: boolean }[];
+    };
+    assert.equal(summary.retrieval.ndcg10, 1);
+    assert.equal(summary.answers.good, 2);
+    assert.deepEqual(
+      summary.questions.map((question) => [question.id, question.covered]),
+      [
+        ['cache', true],
+        ['tokens', true],
+        ['bread', false],
+      ],
+    );
+
+    // A floor the figures do not reach fails the run (for CI); a bad floor or file is a usage error.
+    await appendFile(
+      questions,
+      '\n{"id":"backups","question":"when are backups kept?","pages":{"backups.html":2},"key_facts":["thirty days"]}\n',
+    );
+    const below = await cli(['eval', '-n', 'cli', '-q', 'questions.jsonl', '--min-good', '0.9']);
+    assert.equal(below.code, 1);
+    assert.match(below.stderr, /^knowledge-agent: good answers 2 of 3 are below --min-good 0\.9$/m);
+    const badFloor = await cli(['eval', '-n', 'cli', '-q', 'questions.jsonl', '--min-ndcg', '2']);
+    assert.equal(badFloor.code, 2);
+    assert.match(badFloor.stderr, /--min-ndcg must be a share between 0 and 1/);
+    await writeFile(join(workspace, 'broken.jsonl'), '{"question":"x"}\n');
+    const broken = await cli(['eval', '-n', 'cli', '-q', 'broken.jsonl']);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /^knowledge-agent: broken\.jsonl:1: give pages/);
+  });
+
   it('explains a wrong mention instead of printing nothing', async () => {
     const result = await cli(['ask', 'how long are responses cached?', '-n', 'cli', '--mention', '@docs']);
     assert.equal(result.code, 1);

@@ -67,8 +67,14 @@ export const generateBodySchema = z
   .loose();
 
 export const generateResponseSchema = z.object({
+  runId: z.string().describe("The run's id: give feedback on the answer with it."),
   text: z.string().describe('The answer, citing snippets as [n]; its last line is `Sources: <file names>` or `Sources: none`.'),
   sources: z.array(z.string()).describe('File names of the cited snippets.'),
+  covered: z
+    .boolean()
+    .describe(
+      'True when the answer answers from the docs; false when it says the docs do not cover the question (then `sources` is empty and the closest pages are only suggested in the text).',
+    ),
   toolCalls: z
     .array(
       z.object({

@@ -35,8 +35,10 @@ export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (ap
         signal: abortedWhenClientLeaves(reply),
       });
       return {
+        runId: answer.runId,
         text: answer.text,
         sources: answer.sources,
+        covered: answer.covered,
         toolCalls:
           answer.retrieval === undefined
             ? []

@@ -138,7 +138,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
         type: 'function' as const,
         function: { name: call.toolName, arguments: call.argumentsText },
       }));
-      return new OpenAiChatStream(body.model).completion(answer.text, toolCalls);
+      return new OpenAiChatStream(body.model).completion(answer.text, toolCalls, answer.covered);
     },
   );
 };

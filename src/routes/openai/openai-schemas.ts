@@ -77,6 +77,11 @@ export const chatCompletionSchema = z.object({
       finish_reason: z.enum(['stop', 'tool_calls']),
     }),
   ),
+  covered: z
+    .boolean()
+    .describe(
+      'Not an OpenAI field: false when the answer says the docs do not cover the question (it then cites nothing and suggests the closest pages). The last streamed chunk carries it too.',
+    ),
 });
 
 export const openAiErrorSchema = z

@@ -59,6 +59,8 @@ export const searchDocsResultSchema = z
     title: z.string(),
     score: z.number(),
     excerpt: z.string().describe('Centred on the matching terms.'),
+    origin: z.string().describe('Where the document came from: its URL, or its path or upload name as ingested.'),
+    headings: z.array(z.string()).describe('The headings above the passage, outermost first.'),
   })
   .meta({ id: 'SearchDocsResult' });
 

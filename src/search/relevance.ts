@@ -1,0 +1,66 @@
+// How well a search's best hits match the question, measured the same way on any namespace: the evidence the agent's
+// "not in these docs" check weighs (agent/coverage.ts). A ranking always returns something; this says whether it is
+// about the question at all.
+import { cosineSimilarity } from '../indexes/cosine.js';
+import { inverseDocumentFrequency } from '../indexes/bm25.js';
+import { queryTerms, tokenize } from '../indexes/tokenize.js';
+import type { ScoredHit } from '../indexes/scored-hit.js';
+import type { RetrievedChunk } from './retrieved-chunk.js';
+
+export interface RelevanceEvidence {
+  /**
+   * The largest share of the question's words, each weighed by its rarity in the namespace, that one hit holds in its
+   * title, headings and text: 0 to 1. A word the namespace never uses weighs most, so "JVM heap size" asked of Python
+   * docs stays low however well "size" matches.
+   */
+  readonly termCoverage: number;
+  /** The best cosine similarity of the question's embedding to a hit's; absent when the ranking used no embeddings. */
+  readonly similarity?: number;
+  /**
+   * How far the best hit's similarity stands above the mean similarity of the question's 30 nearest chunks. Steadier
+   * across namespaces than the similarity itself: some collections are close to every question of their field.
+   */
+  readonly similarityMargin?: number;
+  /** The embedding model the similarity comes from: similarities of different models are on different scales. */
+  readonly embeddingModel?: string;
+}
+
+/** What the evidence is measured against: the namespace's statistics and the hits' vectors. */
+export interface RelevanceContext {
+  readonly chunkCount: number;
+  readonly chunksWithTerm: (term: string) => number;
+  readonly vectorOf: (chunkId: string) => Float32Array | undefined;
+}
+
+/** Nearest chunks the similarity margin is measured against. */
+const backgroundSize = 30;
+
+export function relevanceEvidence(
+  query: string,
+  hits: readonly RetrievedChunk[],
+  context: RelevanceContext,
+  /** The query's vector, the model that embedded it, and its nearest chunks by cosine, best first. */
+  embedded?: { readonly vector: Float32Array; readonly model: string; readonly nearest: readonly ScoredHit[] },
+): RelevanceEvidence {
+  const queryVector = embedded?.vector;
+  const weights = queryTerms(query).map((term) => ({
+    term,
+    weight: inverseDocumentFrequency(Math.max(1, context.chunkCount), context.chunksWithTerm(term)),
+  }));
+  const total = weights.reduce((sum, { weight }) => sum + weight, 0);
+  let termCoverage = 0;
+  let similarity: number | undefined;
+  for (const { chunk, document } of hits) {
+    if (total > 0) {
+      const words = new Set(tokenize(`${document.title}\n${chunk.headingPath.join('\n')}\n${chunk.text}`));
+      const held = weights.reduce((sum, { term, weight }) => sum + (words.has(term) ? weight : 0), 0);
+      termCoverage = Math.max(termCoverage, held / total);
+    }
+    const vector = queryVector === undefined ? undefined : context.vectorOf(chunk.id);
+    if (queryVector !== undefined && vector !== undefined) similarity = Math.max(similarity ?? -1, cosineSimilarity(queryVector, vector));
+  }
+  if (similarity === undefined || embedded === undefined) return { termCoverage };
+  const background = embedded.nearest.slice(0, backgroundSize);
+  const backgroundMean = background.reduce((sum, hit) => sum + hit.score, 0) / Math.max(1, background.length);
+  return { termCoverage, similarity, similarityMargin: similarity - backgroundMean, embeddingModel: embedded.model };
+}

@@ -1,0 +1,81 @@
+// The "not in these docs" decision: the relevance floor over a search's evidence, the model's own "not covered"
+// answer, and how the closest pages are offered instead of cited.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { closestPages, pageLabel, passesRelevanceFloor, relevanceFloor, saysNotCovered } from '../../src/agent/coverage.js';
+import { noAnswer } from '../../src/providers/extractive-chat-model.js';
+import { localEmbeddingModelId } from '../../src/providers/local-embedding-model.js';
+import type { Snippet } from '../../src/search/snippet.js';
+
+const page = (title: string, origin: string): Snippet => ({
+  number: 1,
+  chunkId: `${title}#0`,
+  title,
+  file: `${title.toLowerCase()}.md`,
+  headingPath: [title],
+  text: '',
+  score: 1,
+  origin,
+  storagePath: `/storage/docs/${title.toLowerCase()}.md`,
+  preview: '',
+});
+
+describe('relevance floor', () => {
+  const fitted = (similarityMargin: number, termCoverage: number) => ({
+    termCoverage,
+    similarity: 0.6,
+    similarityMargin,
+    embeddingModel: localEmbeddingModelId,
+  });
+
+  it('weighs the similarity margin and the term coverage together for the model it was fitted on', () => {
+    const { combined, termWeight } = relevanceFloor;
+    assert.equal(passesRelevanceFloor(fitted(combined, 0)), true);
+    assert.equal(passesRelevanceFloor(fitted(combined - 0.01, 0)), false);
+    assert.equal(passesRelevanceFloor(fitted(combined - 0.05, 0.05 / termWeight)), true);
+  });
+
+  it('uses the term coverage alone without embeddings, or with a model whose similarities were not fitted', () => {
+    const { lexical } = relevanceFloor;
+    assert.equal(passesRelevanceFloor({ termCoverage: lexical }), true);
+    assert.equal(passesRelevanceFloor({ termCoverage: lexical - 0.01 }), false);
+    const otherModel = { termCoverage: lexical - 0.01, similarity: 0.99, similarityMargin: 0.9, embeddingModel: 'text-embedding-3-small' };
+    assert.equal(passesRelevanceFloor(otherModel), false);
+    assert.equal(passesRelevanceFloor({ ...otherModel, termCoverage: lexical }), true);
+  });
+});
+
+describe("the model's own 'not covered'", () => {
+  it('is an opening that says the docs do not answer, with nothing cited', () => {
+    assert.equal(saysNotCovered(noAnswer, 0), true);
+    assert.equal(saysNotCovered('The documentation does not cover this: it never mentions parental leave.', 0), true);
+    assert.equal(saysNotCovered("The docs don't mention a JVM heap setting.", 0), true);
+    assert.equal(saysNotCovered('I could not find anything about heap sizes in these snippets.', 0), true);
+    assert.equal(saysNotCovered('There is no information on that in the snippets.', 0), true);
+  });
+
+  it('is not an answer that cites the docs, or one that only later says what is missing', () => {
+    assert.equal(saysNotCovered('The docs do not mention carry-over, but you get twenty-five days [1].', 1), false);
+    assert.equal(saysNotCovered('Use `max_connections`. The handbook does not cover other limits.', 0), false);
+    assert.equal(saysNotCovered('Set `max_connections` in config.yaml.', 0), false);
+  });
+});
+
+describe('closest pages', () => {
+  it('names each page once by its title, linked to its URL when it came from the web, at most three', () => {
+    assert.equal(pageLabel(page('Deploy', 'https://docs.example.com/deploy')), '[Deploy](https://docs.example.com/deploy)');
+    assert.equal(pageLabel(page('Notes', '/srv/docs/notes.md')), 'Notes');
+    const snippets = [
+      page('Deploy', 'https://docs.example.com/deploy'),
+      page('Deploy', 'https://docs.example.com/deploy'),
+      page('Notes', 'notes.md'),
+      page('Tokens', 'tokens.md'),
+      page('Backups', 'backups.md'),
+    ];
+    assert.equal(
+      closestPages(snippets),
+      'The closest pages, in case they help:\n- [Deploy](https://docs.example.com/deploy)\n- Notes\n- Tokens',
+    );
+    assert.equal(closestPages([]), '');
+  });
+});

@@ -1,0 +1,66 @@
+// The evidence of how well a search's hits match its question: rarity-weighted term coverage and the similarity margin.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { relevanceEvidence, type RelevanceContext } from '../../src/search/relevance.js';
+import type { RetrievedChunk } from '../../src/search/retrieved-chunk.js';
+import type { StoredDocument } from '../../src/store/stored-document.js';
+
+function hit(title: string, text: string, id = `${title}:0`): RetrievedChunk {
+  const document = {
+    file: `${title}.md`,
+    title,
+    origin: 'text',
+    hash: 'sha256:0',
+    ingestedAt: '',
+    fileSize: 0,
+    fileModifiedMs: 0,
+    chunks: [],
+  };
+  return { chunk: { id, file: document.file, headingPath: [title], text }, document: document as unknown as StoredDocument, score: 1 };
+}
+
+/** A namespace of 100 chunks where "server" is in 60 of them and "timeout" in 2; other words in none. */
+const namespace = (vectors: Record<string, Float32Array> = {}): RelevanceContext => ({
+  chunkCount: 100,
+  chunksWithTerm: (term) => ({ server: 60, timeout: 2, configur: 10 })[term] ?? 0,
+  vectorOf: (id) => vectors[id],
+});
+
+describe('relevanceEvidence', () => {
+  it("weighs each question word by its rarity in the namespace, and takes the best hit's share", () => {
+    const question = 'configure the server timeout';
+    const common = relevanceEvidence(question, [hit('Servers', 'Start the server with a port.')], namespace());
+    const rare = relevanceEvidence(
+      question,
+      [hit('Servers', 'Start the server.'), hit('Timeouts', 'The timeout is 30 seconds.')],
+      namespace(),
+    );
+    assert.ok(rare.termCoverage > common.termCoverage, `${rare.termCoverage} > ${common.termCoverage}`);
+    // A word the namespace never uses ("the" aside) keeps the coverage low however well the rest matches.
+    const unknown = relevanceEvidence('configure the server grpc timeout', [hit('All', 'configure the server timeout')], namespace());
+    assert.ok(unknown.termCoverage < 0.75, String(unknown.termCoverage));
+    assert.equal(relevanceEvidence(question, [], namespace()).termCoverage, 0);
+    assert.equal(common.similarity, undefined);
+  });
+
+  it("measures the best hit's similarity against the mean of the nearest chunks, naming the model", () => {
+    const vector = (x: number, y: number) => Float32Array.from([x, y]);
+    const evidence = relevanceEvidence(
+      'server timeout',
+      [hit('A', 'server', 'a'), hit('B', 'timeout', 'b')],
+      namespace({ a: vector(1, 0), b: vector(0, 1) }),
+      {
+        vector: vector(1, 0),
+        model: 'test-model',
+        nearest: [
+          { key: 'a', score: 1 },
+          { key: 'x', score: 0.5 },
+          { key: 'y', score: 0 },
+        ],
+      },
+    );
+    assert.equal(evidence.similarity, 1);
+    assert.ok(Math.abs((evidence.similarityMargin ?? 0) - 0.5) < 1e-6);
+    assert.equal(evidence.embeddingModel, 'test-model');
+  });
+});
