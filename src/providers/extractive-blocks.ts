@@ -58,6 +58,30 @@ export function tableRows(table: string, question: ReadonlySet<string>): string 
   return [header, separator, ...(matching.length > 0 ? matching : rows).slice(0, maxTableRows)].join('\n');
 }
 
+const listItemStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
+
+/**
+ * The items of a list too long to quote whole, cut at item boundaries to about `budget` characters: the items that hold
+ * words of the question, in order, or the first ones when none does; at least one.
+ */
+export function listItems(list: string, question: ReadonlySet<string>, budget: number): string {
+  const items: string[] = [];
+  for (const line of list.split('\n')) {
+    if (items.length === 0 || listItemStart.test(line)) items.push(line);
+    else items[items.length - 1] += `\n${line}`;
+  }
+  const trimmed = items.map((item) => item.trimEnd());
+  const matching = trimmed.filter((item) => tokenize(item).some((term) => question.has(term)));
+  const kept: string[] = [];
+  let length = 0;
+  for (const item of matching.length > 0 ? matching : trimmed) {
+    if (kept.length > 0 && length + item.length > budget) break;
+    kept.push(item);
+    length += item.length;
+  }
+  return kept.join('\n');
+}
+
 /** The blocks of a snippet's text and of the text before and after it, each with the words of its headings. */
 export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
   const title = snippet.title ?? '';

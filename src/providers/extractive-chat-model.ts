@@ -15,6 +15,7 @@ import {
   isLabel,
   isProse,
   leansOnPrevious,
+  listItems,
   snippetBlocks,
   tableRows,
   type SnippetBlock,
@@ -224,7 +225,19 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
       }
       break;
     }
-    if (prose > 0 && prose + block.text.length > maxProseChars) break;
+    if (prose > 0 && prose + block.text.length > maxProseChars) {
+      // A long list the passage runs into is quoted in part (its items that the question names), not dropped with the
+      // sentence that introduces it.
+      if (block.kind === 'list') {
+        const items = listItems(block.text, question, maxProseChars - prose);
+        parts.push(cite(items, snippet.number));
+        quoted.add(block.text);
+        shown ||= instructs({ ...block, text: items });
+        lastIntroduces = false;
+        lastIndex = index;
+      }
+      break;
+    }
     quote(block);
     // A sentence ending in a colon introduces what follows; otherwise the passage goes on to reach the code block or,
     // when it has not said how yet, the instruction ("use `x`") that follows what it describes.

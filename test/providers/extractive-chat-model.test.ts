@@ -206,6 +206,15 @@ describe('extractive chat model, context a passage needs', () => {
     assert.ok(text.startsWith('**`FileResponse`**\n\nAsynchronously streams a file from disk as the response [1].'), text);
   });
 
+  it('quotes the items of a long list its sentence introduces that the question names, not none of them', async () => {
+    const filler = 'word '.repeat(60).trim();
+    const text = await answer('how do I clear the cache?', [
+      `If you run into caching issues, there are a few escape hatches:\n\n- To clear the cache, run \`tool cache clean\`.\n- To refresh data, pass \`--refresh\`, ${filler}.\n- To reinstall, pass \`--reinstall\`, ${filler}.\n- To clear one entry of the cache, run \`tool cache clean <name>\`, ${filler}.`,
+    ]);
+    assert.match(text, /escape hatches \[1\]:\n\n- To clear the cache, run `tool cache clean`\.\n- To clear one entry of the cache/);
+    assert.doesNotMatch(text, /--reinstall/);
+  });
+
   it('does not run a passage past a thematic break', async () => {
     const text = await answer('how do I await the client call?', [
       'You can await the client call with `await client.get()` like this:\n\n---\n\nUnrelated closing words.',
