@@ -10,8 +10,11 @@ for (const [network, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation (TEST-NET-1): private networks use these ranges too
   ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24], // documentation (TEST-NET-3)
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
@@ -30,6 +33,7 @@ for (const [network, prefix] of [
   ['2001::', 32], // Teredo embeds an IPv4 address
   ['2002::', 16], // 6to4 likewise
   ['fec0::', 10], // deprecated site-local
+  ['2001:db8::', 32], // documentation
 ] as const) {
   refused.addSubnet(network, prefix, 'ipv6');
 }

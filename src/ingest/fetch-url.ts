@@ -56,6 +56,9 @@ function parseHttpUrl(text: string): URL {
   return url;
 }
 
+/** How to allow what the address policy refused, for docs served on an intranet. */
+const allowPrivateHint = '; to ingest from private networks, start the service with KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS=true';
+
 function requestOnce(
   url: URL,
   limits: FetchLimits,
@@ -65,7 +68,7 @@ function requestOnce(
   const isRefused = limits.isRefusedAddress ?? isRefusedAddress;
   // Node connects to IP literals without a lookup, so they are checked here.
   if (!limits.allowPrivateAddresses && isIP(hostname) !== 0 && isRefused(hostname)) {
-    return Promise.reject(new KnowledgeError('url_not_allowed', `${url.host} is not a public address`));
+    return Promise.reject(new KnowledgeError('url_not_allowed', `${url.host} is not a public address${allowPrivateHint}`));
   }
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -126,7 +129,7 @@ export async function fetchUrl(text: string, limits: FetchLimits): Promise<Fetch
     } catch (error) {
       if (error instanceof KnowledgeError) throw error;
       const cause = error as NodeJS.ErrnoException;
-      if (cause.code === 'ADDRESS_REFUSED') throw new KnowledgeError('url_not_allowed', cause.message);
+      if (cause.code === 'ADDRESS_REFUSED') throw new KnowledgeError('url_not_allowed', `${cause.message}${allowPrivateHint}`);
       if (signal.aborted) throw new KnowledgeError('fetch_failed', `${url.href} did not answer within ${limits.timeoutMs} ms`);
       throw new KnowledgeError('fetch_failed', `${url.href} could not be fetched (${cause.code ?? cause.message})`);
     }

@@ -41,6 +41,13 @@ const refused: ReadonlyArray<readonly [address: string, why: string]> = [
   ['64:ff9b::a00:1', 'NAT64 of 10.0.0.1'],
   ['64:ff9b::7f00:1', 'NAT64 of 127.0.0.1'],
   ['2002:7f00:1::1', '6to4 of 127.0.0.1'],
+  ['192.0.2.10', 'documentation TEST-NET-1 192.0.2/24'],
+  ['198.51.100.7', 'documentation TEST-NET-2 198.51.100/24'],
+  ['203.0.113.255', 'documentation TEST-NET-3 203.0.113/24, end'],
+  ['198.18.0.1', 'benchmarking 198.18/15'],
+  ['198.19.255.255', 'benchmarking 198.18/15, end'],
+  ['2001:db8::1', 'IPv6 documentation 2001:db8::/32'],
+  ['2001:db8:ffff:ffff::1', 'IPv6 documentation, end of 2001:db8::/32'],
 ];
 
 const allowed: ReadonlyArray<readonly [address: string, why: string]> = [

@@ -157,6 +157,10 @@ describe('fetchUrl: non-public addresses are refused unless allowed', () => {
     () => 'http://[fe80::1]/',
     () => 'http://[64:ff9b::a00:1]/',
     () => 'https://10.0.0.1/',
+    () => 'http://192.0.2.1/',
+    () => 'http://198.51.100.1/',
+    () => 'http://203.0.113.1/',
+    () => 'http://[2001:db8::1]/',
   ];
   for (const urlFor of literals) {
     test(`${urlFor('PORT')} is refused at once, before any connection`, async (context) => {
@@ -164,7 +168,10 @@ describe('fetchUrl: non-public addresses are refused unless allowed', () => {
       const attempts = refuseConnections(context);
       const { settled, elapsedMs } = await timed(fetchUrl(urlFor(Number(new URL(site.url).port)), refusePrivate));
       assert.equal(settled.status, 'rejected');
-      if (settled.status === 'rejected') assert.equal((settled.reason as { code?: string }).code, 'url_not_allowed');
+      if (settled.status === 'rejected') {
+        assert.equal((settled.reason as { code?: string }).code, 'url_not_allowed');
+        assert.match((settled.reason as Error).message, /is not a public address; .*KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS=true$/);
+      }
       assert.deepEqual(attempts, []);
       assert.deepEqual(site.requests, []);
       assert.ok(elapsedMs < 1_000, `took ${Math.round(elapsedMs)} ms`);
@@ -174,7 +181,11 @@ describe('fetchUrl: non-public addresses are refused unless allowed', () => {
   test('a host NAME that resolves to loopback is refused: the check is on the resolved address', async (context) => {
     const site = await siteFor(context, { '/': { body: 'internal' } });
     const url = `http://localhost:${new URL(site.url).port}/`;
-    await assert.rejects(fetchUrl(url, refusePrivate), { code: 'url_not_allowed', message: /localhost resolves to a non-public address/ });
+    await assert.rejects(fetchUrl(url, refusePrivate), {
+      code: 'url_not_allowed',
+      message:
+        /localhost resolves to a non-public address; to ingest from private networks, start the service with KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS=true$/,
+    });
     assert.deepEqual(site.requests, []);
   });
 
