@@ -17,6 +17,7 @@ import {
   generateRoute,
   healthRoute,
   installAccessControl,
+  installEncodedBodyRefusal,
   installErrorHandling,
   installRateLimit,
   installUnreadBodyRelease,
@@ -71,6 +72,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installUnreadBodyRelease(app, config.limits.maxBodyBytes);
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
   await installRateLimit(app, config.rateLimitPerMinute);
+  installEncodedBodyRefusal(app);
   await app.register(apiReference, { version: packageVersion, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined)
     app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');

@@ -11,6 +11,7 @@ export { playgroundRoute } from './playground-route.js';
 export {
   apiReference,
   installAccessControl,
+  installEncodedBodyRefusal,
   installErrorHandling,
   installRateLimit,
   installUnreadBodyRelease,

@@ -66,6 +66,32 @@ describe('health and errors', () => {
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
   });
 
+  it('answers a compressed body with a JSON 415 naming Content-Encoding, on JSON, multipart and MCP routes', async () => {
+    const { gzipSync } = await import('node:zlib');
+    for (const [path, contentType] of [
+      ['/tools/ingest', 'application/json'],
+      ['/api/tools/ingest', 'multipart/form-data; boundary=x'],
+      ['/mcp', 'application/json'],
+    ] as const) {
+      const response = await fetch(`${service.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, 'content-encoding': 'gzip', accept: 'application/json, text/event-stream' },
+        body: gzipSync(JSON.stringify({ sources: [{ type: 'text', value: 'compressed' }] })),
+      });
+      assert.equal(response.status, 415, path);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      assert.equal(error.code, 'unsupported_media_type');
+      assert.match(error.message, /Content-Encoding "gzip" are not accepted: send the body uncompressed/);
+    }
+    // identity is no encoding at all.
+    const plain = await fetch(`${service.baseUrl}/tools/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body: JSON.stringify({ query: 'anything' }),
+    });
+    assert.equal(plain.status, 200);
+  });
+
   it('answers an oversized body with a JSON 413', async () => {
     const response = await service.post('/tools/ingest', { sources: [{ type: 'text', value: 'x'.repeat(9_000_000) }] });
     assert.equal(response.status, 413);

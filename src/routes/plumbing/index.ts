@@ -2,6 +2,7 @@
 // parsing (JSON schemas and multipart forms), the API reference, and the writers of streamed answers (SSE, NDJSON).
 export { authorizeNamespace, authorizeNamespaceForWriting, installAccessControl, mayAccess } from './access-control.js';
 export { abortedWhenClientLeaves } from './client-abort.js';
+export { installEncodedBodyRefusal } from './encoded-body.js';
 export { installErrorHandling, knownFailure, toKnowledgeError } from './error-handler.js';
 export { readMultipartForm, multipartOptions, type FormFile, type MultipartLimits } from './multipart.js';
 export { apiReference, errorBodySchema, jsonSuccess, type RouteDocumentation } from './openapi.js';
