@@ -1,6 +1,6 @@
 // Turns the paths and URLs given to `ingest` into sources to send: folders walked for documents, files checked
 // against the service's type and size limits first (so nothing is uploaded that would be refused), then batched.
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** The extensions the service converts (src/ingest/convert-document.ts); others are not documents. */
@@ -95,12 +95,24 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
   const seen = new Set<string>();
   let ignored = 0;
 
-  /** `folder`: the folder given on the command line that the file was found in; undefined for a file given itself. */
-  const addFile = async (path: string, folder: string | undefined) => {
+  /**
+   * `folder`: the folder given on the command line that the file was found in, with its real path (symbolic links
+   * resolved); undefined for a file given itself.
+   */
+  const addFile = async (path: string, folder: { path: string; real: string } | undefined) => {
     const named = folder === undefined;
     if (seen.has(path)) return;
     seen.add(path);
     const label = labelOf(path, cwd);
+    // A link found in a folder is followed only to a file inside that folder: a link to ~/.ssh/id_rsa placed in a docs
+    // folder would otherwise make the key searchable. A file named on the command line is taken as named.
+    if (folder !== undefined) {
+      const real = await realpath(path).catch(() => undefined);
+      if (real !== undefined && relative(folder.real, real).split(sep)[0] === '..') {
+        local.push({ label, status: 'skipped', reason: `a symbolic link to ${real}, outside the folder ${labelOf(folder.path, cwd)}` });
+        return;
+      }
+    }
     if (named && !isDocumentName(path)) {
       local.push({ label, status: 'skipped', reason: `unsupported file type (accepted: ${documentExtensions.join(', ')})` });
       return;
@@ -121,7 +133,7 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
       });
       return;
     }
-    const uploadName = (folder === undefined ? basename(path) : relative(folder, path)).split(sep).join('/');
+    const uploadName = (folder === undefined ? basename(path) : relative(folder.path, path)).split(sep).join('/');
     sources.push({ kind: 'file', label, path, uploadName, bytes: info.size });
   };
 
@@ -151,8 +163,9 @@ export async function collectSources(inputs: readonly string[], cwd: string): Pr
       continue;
     }
     if (info.isDirectory()) {
+      const folder = { path, real: await realpath(path) };
       await walk(path, {
-        document: (file) => addFile(file, path),
+        document: (file) => addFile(file, folder),
         other: () => void ignored++,
         unreadable: (folder, error) =>
           local.push({ label: labelOf(folder, cwd), status: 'failed', reason: `cannot read the folder: ${describeFileError(error)}` }),
