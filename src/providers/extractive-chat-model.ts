@@ -42,8 +42,12 @@ const codeBlockBonus = 0.12;
 const inlineCodeBonus = 0.1;
 const instructionBonus = 0.2;
 const maxPassages = 4;
-/** How much lower a further passage scores when its page is already quoted: the answer draws on more of the pages found. */
-const quotedPagePenalty = 0.05;
+/**
+ * How much lower a further passage scores when its page is already quoted: the answer draws on more of the pages found
+ * when their passages are about as good, a tie-breaker that does not outweigh what a passage covers (a manual in one
+ * PDF is one page, so every passage after the first would pay it).
+ */
+const quotedPagePenalty = 0.01;
 /** How many blocks ahead a passage looks for the code or instruction it goes on to. */
 const reach = 2;
 /** How many paragraphs back a passage goes for the ones it leans on ("But if you need..."). */
