@@ -31,7 +31,7 @@ const maxCodeChars = 1500;
 /** A further passage is quoted when it scores at least this share of the best one. */
 const furtherPassageShare = 0.4;
 /** How much a snippet's rank lowers its passages' scores, per rank. */
-const rankPenalty = 0.04;
+const rankPenalty = 0.03;
 /** How much lower a passage of the text next to a snippet scores than one of the snippet itself. */
 const neighbourPenalty = 0.1;
 const headingWeight = 0.3;
