@@ -1,4 +1,4 @@
-// The error catalogue and the README's error documentation stay in step.
+// The error catalogue and the API documentation's error table (docs/api.md) stay in step.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,12 +6,12 @@ import { describe, it } from 'node:test';
 import { errorCatalogue, type ErrorCode } from '../src/errors.js';
 import { packageRoot } from '../src/package-root.js';
 
-const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
-const errorsStart = readme.indexOf('## Errors');
-const errorsSection = readme.slice(errorsStart, readme.indexOf('\n## ', errorsStart + 1));
+const apiDocs = readFileSync(join(packageRoot, 'docs', 'api.md'), 'utf8');
+const errorsStart = apiDocs.indexOf('## Errors');
+const errorsSection = apiDocs.slice(errorsStart, apiDocs.indexOf('\n## ', errorsStart + 1));
 
 describe('error catalogue', () => {
-  it('documents every code in the README, with its status when it ends a request', () => {
+  it('documents every code in docs/api.md, with its status when it ends a request', () => {
     const tableRows = new Map(
       [...errorsSection.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1] as string, Number(match[2])]),
     );
@@ -20,6 +20,6 @@ describe('error catalogue', () => {
       if (documented !== undefined) assert.equal(documented, entry.status, `${code} status`);
       else assert.match(errorsSection, new RegExp(`\`${code}\``), `${code} is documented`);
     }
-    for (const code of tableRows.keys()) assert.ok(code in errorCatalogue, `README lists ${code}, which the catalogue lacks`);
+    for (const code of tableRows.keys()) assert.ok(code in errorCatalogue, `docs/api.md lists ${code}, which the catalogue lacks`);
   });
 });
