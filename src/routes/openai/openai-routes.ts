@@ -56,13 +56,13 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
       schema: {
         tags: ['OpenAI-compatible'],
         summary: 'List the models (OpenAI-compatible)',
-        description: "One model per namespace the token may read, `knowledge/<namespace>`, and always the default namespace's.",
+        description: 'One model per namespace that exists and that the token may read, `knowledge/<namespace>`.',
         documentation: { success: jsonSuccess('The models.', modelListSchema), errorBody },
       },
       config: { access: 'read' },
     },
     async (request) => {
-      const names = new Set([options.defaultNamespace, ...(await options.catalog.namespaces()).map((summary) => summary.name)]);
+      const names = new Set((await options.catalog.namespaces()).map((summary) => summary.name));
       return {
         object: 'list' as const,
         data: [...names]
