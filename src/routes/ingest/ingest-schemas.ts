@@ -28,7 +28,7 @@ const storedStatusSchema = z
 const perSourceErrorFields = {
   source: z.string().describe('The URL, path, file name or `sources[i]` label of the source.'),
   error: z.string().describe('Why it failed, for people.'),
-  code: z.string().describe('A per-source code of the error table (README, Errors), such as `fetch_failed`.'),
+  code: z.string().describe('A per-source code of the error table (docs/api.md, Errors), such as `fetch_failed`.'),
 };
 
 /** The version an `updated` document replaced: same source, so same file, other content. */

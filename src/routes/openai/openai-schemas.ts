@@ -94,7 +94,7 @@ export const openAiErrorSchema = z
           "OpenAI's error type: invalid_request_error, authentication_error, permission_error, not_found_error, rate_limit_error or server_error.",
         ),
       param: z.null(),
-      code: z.string().describe('A code of the error table (README, Errors).'),
+      code: z.string().describe('A code of the error table (docs/api.md, Errors).'),
     }),
   })
   .meta({

@@ -52,7 +52,7 @@ const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
 export const errorBodySchema = z
   .object({
     error: z.object({
-      code: z.enum(errorCodes).describe('A code of the error table (README, Errors).'),
+      code: z.enum(errorCodes).describe('A code of the error table (docs/api.md, Errors).'),
       message: z.string().describe('What went wrong, for people; a 400 names the field.'),
     }),
   })
