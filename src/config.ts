@@ -266,18 +266,38 @@ function rerankApiKey(parsed: Variables, rerankBaseUrl: string): string | undefi
   return sameServer ? parsed.LLM_API_KEY : undefined;
 }
 
+/** The namespace a grant's name stands for once sanitized as requests are, or undefined when none does. */
+function namespaceAsGranted(namespace: string): string | undefined {
+  try {
+    return sanitizeNamespace(namespace);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses and checks the whole environment, reporting every problem at once, one line each. */
 export function loadConfig(environment: Record<string, string | undefined>, workingDirectory = process.cwd()): Config {
   const { values, problems } = parseVariables(environment);
 
   const grants = (name: 'KNOWLEDGE_AGENT_WRITE_TOKENS' | 'KNOWLEDGE_AGENT_READ_TOKENS') =>
     checked(problems, values[name], (text) => {
+      let parsed: TokenGrants;
       try {
-        return parseTokenGrants(text);
+        parsed = parseTokenGrants(text);
       } catch (error) {
         // The message names the variable and never quotes the value: it holds secrets.
         throw new Error(`${name}: ${(error as Error).message}`, { cause: error });
       }
+      // Requests name namespaces after sanitizing; a grant written otherwise ("team.docs") would never match one.
+      for (const namespace of parsed.flatMap((grant) => [...grant.namespaces])) {
+        if (namespace === '*') continue;
+        const sanitized = namespaceAsGranted(namespace);
+        if (sanitized !== namespace)
+          throw new Error(
+            `${name}: the namespace ${JSON.stringify(namespace)} is not a namespace name (letters, digits, - and _, at most 64)${sanitized === undefined ? '' : `; requests for it use ${JSON.stringify(sanitized)}`}`,
+          );
+      }
+      return parsed;
     });
   const writeTokens = grants('KNOWLEDGE_AGENT_WRITE_TOKENS');
   const readTokens = grants('KNOWLEDGE_AGENT_READ_TOKENS');

@@ -58,6 +58,24 @@ describe('loadConfig', () => {
     assert.equal(both.provider.temperature, 0);
   });
 
+  it('refuses a grant of a namespace that requests can never name, saying which name they use', () => {
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs,team.docs;omni:*' }, workingDirectory),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems[0] ===
+          'KNOWLEDGE_AGENT_READ_TOKENS: the namespace "team.docs" is not a namespace name (letters, digits, - and _, at most 64); requests for it use "teamdocs"' &&
+        !error.problems[0].includes('reader-token'),
+    );
+    assert.throws(
+      () => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:...' }, workingDirectory),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^KNOWLEDGE_AGENT_WRITE_TOKENS: the namespace "\.\.\." is not a namespace name[^;]*$/.test(error.problems[0] ?? ''),
+    );
+    assert.equal(loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:team-docs,team_2' }, workingDirectory).readTokens?.length, 1);
+  });
+
   it('reports every invalid value at once, each naming its variable', () => {
     assert.throws(
       () =>
