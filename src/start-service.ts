@@ -42,6 +42,17 @@ export async function startService(config: Config): Promise<void> {
     await app.close();
     throw error;
   }
+  const address = app.server.address();
+  if (address !== null && typeof address !== 'string') {
+    // Where a person goes next; an unspecified host is reached through loopback from this machine.
+    const host = ['0.0.0.0', '::'].includes(address.address)
+      ? 'localhost'
+      : address.family === 'IPv6'
+        ? `[${address.address}]`
+        : address.address;
+    const base = `http://${host}:${address.port}`;
+    app.log.info(`playground at ${base}/, API reference at ${base}/docs (OpenAPI: ${base}/openapi.json)`);
+  }
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

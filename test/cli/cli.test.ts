@@ -373,6 +373,12 @@ describe('knowledge-agent command line', () => {
       assert.equal(listing?.code, 0, `${listing?.stderr}\n${output}`);
       assert.match(listing?.stdout ?? '', /^no namespaces yet/);
       assert.match(output, new RegExp(`Server listening at http://127\\.0\\.0\\.1:${port}`));
+      assert.match(
+        output,
+        new RegExp(
+          `playground at http://127\\.0\\.0\\.1:${port}/, API reference at http://127\\.0\\.0\\.1:${port}/docs \\(OpenAPI: http://127\\.0\\.0\\.1:${port}/openapi\\.json\\)`,
+        ),
+      );
       await access(storage);
       await assert.rejects(access(environmentStorage), { code: 'ENOENT' });
     } finally {
