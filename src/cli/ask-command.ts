@@ -85,6 +85,7 @@ export const askCommand: Command = {
 
     let answer = '';
     let query: string | undefined;
+    let searched: string | undefined;
     let matches: unknown[] = [];
     let events = 0;
     let done = false;
@@ -105,6 +106,7 @@ export const askCommand: Command = {
         switch (event.type) {
           case 'tool_call_start':
             query = event.args.query;
+            searched = event.args.namespace;
             if (!json) context.stderr.write(`searching "${event.args.query ?? ''}"`);
             searchLineOpen = !json;
             break;
@@ -139,6 +141,12 @@ export const askCommand: Command = {
       );
     }
     if (json) context.stdout.write(`${JSON.stringify({ question, query: query ?? null, answer, matches }, null, 2)}\n`);
+    // Nothing found may mean the namespace does not exist (a typo): that is an error, for scripts as for people.
+    if (matches.length === 0 && searched !== undefined) {
+      const listing = await client.json<{ namespaces: { name: string }[] }>('/tools/namespaces');
+      if (!listing.namespaces.some((namespace) => namespace.name === searched))
+        throw new CliError(`there is no namespace "${searched}" (knowledge-agent namespaces lists them)`);
+    }
     return exitCodes.ok;
   },
 };

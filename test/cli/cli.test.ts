@@ -299,6 +299,13 @@ describe('knowledge-agent command line', () => {
     assert.match(broken.stderr, /^knowledge-agent: broken\.jsonl:1: give pages/);
   });
 
+  it('asks a namespace that does not exist: the answer says so, and the command exits 1', async () => {
+    const result = await cli(['ask', 'how long are responses cached?', '--namespace', 'no-such-namespace']);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /The namespace "no-such-namespace" does not exist/);
+    assert.match(result.stderr, /^knowledge-agent: there is no namespace "no-such-namespace" \(knowledge-agent namespaces lists them\)$/m);
+  });
+
   it('explains a wrong mention instead of printing nothing', async () => {
     const result = await cli(['ask', 'how long are responses cached?', '-n', 'cli', '--mention', '@docs']);
     assert.equal(result.code, 1);
