@@ -21,6 +21,8 @@ export interface BeirSet {
   /** Only the queries that have judgments. */
   readonly queries: readonly BeirQuery[];
   readonly judgments: ReadonlyMap<string, RelevanceJudgments>;
+  /** What a chunk is judged as, when not its document (a section of a manual judged per section). */
+  readonly unitOf?: (documentId: string, headingPath: readonly string[]) => string;
 }
 
 function nonEmptyLines(directory: string, file: string): string[] {

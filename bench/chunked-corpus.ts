@@ -21,6 +21,8 @@ export interface CorpusChunk {
   readonly documentId: string;
   readonly text: string;
   readonly headingPath: readonly string[];
+  /** What the chunk is judged and ranked as: its document, or a section of it (bench/site-set.ts). */
+  readonly unit: string;
 }
 
 export interface ChunkedCorpus {
@@ -51,6 +53,7 @@ export async function indexCorpus(
   cacheLabel: string,
   chunkOptions: Partial<ChunkOptions> = {},
   embedOptions: EmbedOptions = {},
+  unitOf: (documentId: string, headingPath: readonly string[]) => string = (documentId) => documentId,
 ): Promise<ChunkedCorpus> {
   const started = performance.now();
   const chunks: CorpusChunk[] = [];
@@ -60,7 +63,13 @@ export async function indexCorpus(
     titleOf.set(document.id, document.title);
     chunkMarkdown(document.text, chunkOptions).forEach((chunk, ordinal) => {
       const key = `${document.id}:${ordinal}`;
-      chunks.push({ key, documentId: document.id, text: chunk.text, headingPath: chunk.headingPath });
+      chunks.push({
+        key,
+        documentId: document.id,
+        text: chunk.text,
+        headingPath: chunk.headingPath,
+        unit: unitOf(document.id, chunk.headingPath),
+      });
       // The same fields as Namespace.indexChunk.
       lexical.add(key, { title: document.title, headings: chunk.headingPath.join(' '), body: chunk.text });
     });
@@ -109,15 +118,15 @@ export async function runQueries(
   return { lists, embedMilliseconds: embedded.milliseconds, searchMilliseconds: performance.now() - started };
 }
 
-/** Chunk hits to document ids, each document at the rank of its best chunk. */
+/** Chunk hits to the units judged (document ids, or sections), each at the rank of its best chunk. */
 export function documentRanking(hits: readonly ScoredHit[], corpus: ChunkedCorpus, count: number): string[] {
   const ranking: string[] = [];
   const seen = new Set<string>();
   for (const hit of hits) {
-    const documentId = corpus.chunkByKey.get(hit.key)?.documentId;
-    if (documentId === undefined || seen.has(documentId)) continue;
-    seen.add(documentId);
-    ranking.push(documentId);
+    const unit = corpus.chunkByKey.get(hit.key)?.unit;
+    if (unit === undefined || seen.has(unit)) continue;
+    seen.add(unit);
+    ranking.push(unit);
     if (ranking.length === count) break;
   }
   return ranking;

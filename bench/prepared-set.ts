@@ -6,7 +6,7 @@ import type { ScoredHit } from '../src/indexes/scored-hit.js';
 import { hybridRanking, type HybridSettings } from '../src/search/fusion.js';
 import type { BeirSet } from './beir-set.js';
 import { documentRanking, indexCorpus, runQueries, type ChunkedCorpus, type QueryLists } from './chunked-corpus.js';
-import type { QueryRanking } from './ranking-scores.js';
+import type { FirstTen, QueryRanking } from './ranking-scores.js';
 
 export const searchModes = ['lexical', 'embedding', 'hybrid'] as const;
 export type SearchMode = (typeof searchModes)[number];
@@ -48,7 +48,7 @@ export async function prepareSet(
   listDepth: number,
   report: (message: string) => void,
 ): Promise<PreparedSet> {
-  const corpus = await indexCorpus(set.documents, model, set.name, {}, { report });
+  const corpus = await indexCorpus(set.documents, model, set.name, {}, { report }, set.unitOf);
   const queries = await runQueries(
     corpus,
     set.queries.map((query) => query.text),
@@ -83,11 +83,15 @@ export function modeHits(
   return diversifyByDocument(ranked, corpus.documentOf).slice(0, limit);
 }
 
-/** Each query's documents for a search of limit 10 and one of limit 100 (a document ranks by its best chunk). */
-export function modeRankings(prepared: PreparedSet, mode: SearchMode, fusion: HybridFusion): QueryRanking[] {
+function checkDepth(prepared: PreparedSet, fusion: HybridFusion): void {
   const needed = Math.max(400, fusion.depth);
   if (prepared.listDepth < needed)
     throw new RangeError(`lists of ${prepared.listDepth} chunks cannot emulate a fusion depth of ${fusion.depth}`);
+}
+
+/** Each query's documents for a search of limit 10 and one of limit 100 (a document ranks by its best chunk). */
+export function modeRankings(prepared: PreparedSet, mode: SearchMode, fusion: HybridFusion): QueryRanking[] {
+  checkDepth(prepared, fusion);
   return prepared.set.queries.map((query, index) => {
     const lists = prepared.lists[index] as QueryLists;
     return {
@@ -96,6 +100,15 @@ export function modeRankings(prepared: PreparedSet, mode: SearchMode, fusion: Hy
       top100: documentRanking(modeHits(lists, prepared.corpus, mode, 100, fusion), prepared.corpus, 100),
     };
   });
+}
+
+/** Each query's first 10 documents for a search of limit 10 only: all nDCG@10 reads, at a fraction of the work. */
+export function firstTenRankings(prepared: PreparedSet, mode: SearchMode, fusion: HybridFusion): FirstTen[] {
+  checkDepth(prepared, fusion);
+  return prepared.set.queries.map((query, index) => ({
+    queryId: query.id,
+    top10: documentRanking(modeHits(prepared.lists[index] as QueryLists, prepared.corpus, mode, 10, fusion), prepared.corpus, 10),
+  }));
 }
 
 /** The service's hybrid ranking (src/search/fusion.ts), its vector searches run against the set's VectorIndex. */

@@ -1,60 +1,74 @@
-// Retrieval quality of the service's lexical, embedding and hybrid ranking on BEIR-layout sets, indexed through its
-// own chunker, indexes and local embedding model (vectors cached in bench/.cache/). --fusion also compares the
-// fusion methods that were considered; --chunking measures chunk size and overlap on the FastAPI docs.
-// Run: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--chunking]
+// Retrieval quality of the service's lexical, embedding and hybrid ranking on the development sites (bench/sites.ts,
+// judged questions of bench/questions/) and BEIR-layout sets, indexed through its own chunker, indexes and local
+// embedding model (vectors cached in bench/.cache/). --cv chooses the hybrid setting leave-one-set-out; --fusion
+// compares the fusion methods that were considered; --chunking measures chunk size and overlap on the FastAPI docs.
+// Run: npx tsx bench/quality.ts [--site NAME ...] [--set DIR ...] [--only] [--cv] [--fusion] [--chunking]
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocalEmbeddingModel } from '../src/providers/local-embedding-model.js';
-import { loadBeirSet } from './beir-set.js';
+import { loadBeirSet, type BeirSet } from './beir-set.js';
 import { loadQuestions, runChunkingStudy } from './chunking-study.js';
 import { crossValidate, formatDifference, pairedDifference } from './cross-validation.js';
-import { loadFastapiSet } from './fastapi-set.js';
 import { serviceHybrid } from './fusion-candidates.js';
 import { fusionComparison } from './fusion-comparison.js';
 import { plainBm25Rankings } from './plain-bm25.js';
 import { modeHits, modeRankings, prepareSet, searchModes, type PreparedSet } from './prepared-set.js';
 import { formatScore, formatTable, ndcgPerQuery, scoreRankings, type RankingScores } from './ranking-scores.js';
 import { requireSharedData, sharedDataDirectory } from './shared-data.js';
+import { loadSiteSet } from './site-set.js';
+import { chosenSites, sites, type Site } from './sites.js';
 
 const dataRoot = sharedDataDirectory;
-/** The FastAPI docs with bench/fastapi-graded-questions.json: pages as documents, graded page judgements. */
-const fastapiSetName = 'fastapi-questions';
-const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl', 'dbpedia-entity-5k', fastapiSetName].map((name) => resolve(dataRoot, name));
+const defaultSets = ['msmarco-trecdl-5k', 'vaswani-npl', 'dbpedia-entity-5k'].map((name) => resolve(dataRoot, name));
 /** nDCG@10 of plain BM25 as shared/data/README.md states it. */
 const readmeBaselines: Readonly<Record<string, number>> = { 'msmarco-trecdl-5k': 0.576, 'vaswani-npl': 0.374 };
 /** Chunks kept per query list: enough for Recall@100 and for every fusion depth compared. */
 const listDepth = 1000;
 
-const usage = 'usage: npx tsx bench/quality.ts [--set DIR ...] [--only] [--fusion] [--cv] [--chunking]';
+const usage = 'usage: npx tsx bench/quality.ts [--site NAME ...] [--set DIR ...] [--only] [--cv] [--fusion] [--chunking]';
 
-function parseArguments(argv: readonly string[]): { sets: string[]; fusion: boolean; crossValidation: boolean; chunking: boolean } {
+interface Options {
+  readonly sites: Site[];
+  readonly sets: string[];
+  readonly fusion: boolean;
+  readonly crossValidation: boolean;
+  readonly chunking: boolean;
+}
+
+function parseArguments(argv: readonly string[]): Options {
   const extra: string[] = [];
+  const siteNames: string[] = [];
   let only = false;
   let fusion = false;
   let crossValidation = false;
   let chunking = false;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
-    if (argument === '--set') {
-      const directory = argv[++index];
-      if (directory === undefined) throw new Error(`--set needs a directory\n${usage}`);
-      extra.push(resolve(directory));
+    if (argument === '--set' || argument === '--site') {
+      const value = argv[++index];
+      if (value === undefined) throw new Error(`${argument} needs a ${argument === '--set' ? 'directory' : 'site name'}\n${usage}`);
+      if (argument === '--set') extra.push(resolve(value));
+      else siteNames.push(value);
     } else if (argument === '--only') only = true;
     else if (argument === '--fusion') fusion = true;
     else if (argument === '--cv') crossValidation = true;
     else if (argument === '--chunking') chunking = true;
     else throw new Error(`unknown argument ${argument}\n${usage}`);
   }
-  // A --set with the name of a default set replaces it; others are added after the defaults.
+  // Without --only, every site and default set is read; a --set with the name of a default set replaces it.
   const names = new Set(extra.map((directory) => basename(directory)));
   const sets = [...(only ? [] : defaultSets.filter((directory) => !names.has(basename(directory)))), ...extra];
-  return { sets, fusion, crossValidation, chunking };
+  const known = new Set(sites.map((site) => site.name));
+  const unknown = siteNames.find((name) => !known.has(name));
+  if (unknown !== undefined) throw new Error(`unknown site ${unknown}: choose from ${[...known].join(', ')}\n${usage}`);
+  const picked = only ? siteNames : siteNames.length > 0 ? siteNames : sites.map((site) => site.name);
+  return { sites: picked.length === 0 ? [] : chosenSites(picked), sets, fusion, crossValidation, chunking };
 }
 
 const seconds = (milliseconds: number): string => `${(milliseconds / 1000).toFixed(1)} s`;
 const log = (message: string): void => console.log(message);
 
-let options: ReturnType<typeof parseArguments>;
+let options: Options;
 try {
   options = parseArguments(process.argv.slice(2));
 } catch (error) {
@@ -63,9 +77,7 @@ try {
 }
 // The sets of the shared data this run reads (a --set elsewhere is the caller's).
 requireSharedData(
-  ...options.sets
-    .filter((directory) => dirname(directory) === dataRoot)
-    .map((directory) => (basename(directory) === fastapiSetName ? 'docs-fastapi' : basename(directory))),
+  ...options.sets.filter((directory) => dirname(directory) === dataRoot).map((directory) => basename(directory)),
   ...(options.chunking ? ['docs-fastapi'] : []),
 );
 const started = performance.now();
@@ -75,8 +87,12 @@ const chosen = serviceHybrid();
 
 const prepared: PreparedSet[] = [];
 const rows: string[][] = [];
-for (const directory of options.sets) {
-  const set = basename(directory) === fastapiSetName ? await loadFastapiSet() : loadBeirSet(directory);
+const loaders: (() => Promise<BeirSet>)[] = [
+  ...options.sites.map((site) => () => loadSiteSet(site)),
+  ...options.sets.map((directory) => () => Promise.resolve(loadBeirSet(directory))),
+];
+for (const load of loaders) {
+  const set = await load();
   const setStarted = performance.now();
   log(`${set.name}: ${set.documents.length} documents, ${set.queries.length} judged queries`);
   const ready = await prepareSet(set, model, listDepth, log);
@@ -91,14 +107,6 @@ for (const directory of options.sets) {
       `query vectors ${seconds(timings.queryEmbedMilliseconds)}; lexical + vector search ${listDepth} deep ${perQuery(timings.searchMilliseconds)}; ` +
       `hybrid ranking from those lists ${perQuery(performance.now() - hybridStarted)}; set total ${seconds(performance.now() - setStarted)}`,
   );
-  const baseline = scoreRankings(
-    plainBm25Rankings(set, 100).map((ranking, index) => ({
-      queryId: set.queries[index]?.id ?? '',
-      top10: ranking.slice(0, 10),
-      top100: ranking,
-    })),
-    set.judgments,
-  );
   const readme = readmeBaselines[set.name];
   const row = (label: string, scores: RankingScores): string[] => [
     set.name,
@@ -106,7 +114,18 @@ for (const directory of options.sets) {
     ...[scores.ndcg10, scores.recall10, scores.recall100, scores.mrr10].map(formatScore),
     formatScore(readme),
   ];
-  rows.push([...row('plain BM25 (README baseline, recomputed)', baseline), '', '']);
+  // A manual judged per section has no whole-document baseline.
+  if (set.unitOf === undefined) {
+    const baseline = scoreRankings(
+      plainBm25Rankings(set, 100).map((ranking, index) => ({
+        queryId: set.queries[index]?.id ?? '',
+        top10: ranking.slice(0, 10),
+        top100: ranking,
+      })),
+      set.judgments,
+    );
+    rows.push([...row('plain BM25 (README baseline, recomputed)', baseline), '', '']);
+  }
   const rankings = Object.fromEntries(searchModes.map((mode) => [mode, modeRankings(ready, mode, chosen)])) as Record<
     (typeof searchModes)[number],
     ReturnType<typeof modeRankings>
@@ -139,7 +158,7 @@ if (options.fusion && prepared.length > 0) {
 
 if (options.crossValidation && prepared.length > 1) {
   log('');
-  log(crossValidate(prepared));
+  log(crossValidate(prepared, log));
 }
 
 if (options.chunking) {

@@ -29,8 +29,11 @@ export function scoreRankings(rankings: readonly QueryRanking[], judgments: Read
   };
 }
 
+/** A query's first 10 answers: all nDCG@10 needs. */
+export type FirstTen = Pick<QueryRanking, 'queryId' | 'top10'>;
+
 /** Per-query nDCG@10, for paired comparisons. */
-export function ndcgPerQuery(rankings: readonly QueryRanking[], judgments: ReadonlyMap<string, RelevanceJudgments>): number[] {
+export function ndcgPerQuery(rankings: readonly FirstTen[], judgments: ReadonlyMap<string, RelevanceJudgments>): number[] {
   return rankings.map((ranking) => ndcgAt(ranking.top10, judgments.get(ranking.queryId) ?? noJudgments, 10));
 }
 
