@@ -70,6 +70,8 @@ describe('POST /agent (AG-UI)', () => {
       .map((event) => event.delta)
       .join('');
     assert.equal(text.split('\n').at(-1), 'Sources: restarting.md');
+    // RUN_FINISHED's result says whether the docs cover the question, and what the answer cites.
+    assert.deepEqual(events.at(-1)?.result, { covered: true, sources: ['restarting.md'] });
     assert.ok(!events.some((event) => (event as unknown) === '[DONE]'), 'no [DONE] in AG-UI');
   });
 

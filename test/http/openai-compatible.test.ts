@@ -59,6 +59,7 @@ describe('OpenAI-compatible API', () => {
     assert.equal(completion.model, 'knowledge/handbook');
     const choice = completion.choices[0];
     assert.equal(choice?.finish_reason, 'stop');
+    assert.equal((completion as unknown as { covered: boolean }).covered, true);
     assert.match(choice?.message.content ?? '', /Tokens rotate every 90 days in handbook \[1\]/);
     assert.match(choice?.message.content ?? '', /\n\nSources: token-rotation\.md$/);
     // The client's system message never reaches the provider; the service's grounding prompt does.
@@ -74,13 +75,16 @@ describe('OpenAI-compatible API', () => {
     });
     let text = '';
     const finishReasons: (string | null)[] = [];
+    const covered: (boolean | undefined)[] = [];
     let chunks = 0;
     for await (const chunk of stream) {
       chunks++;
       assert.equal(chunk.object, 'chat.completion.chunk');
       text += chunk.choices[0]?.delta.content ?? '';
       finishReasons.push(chunk.choices[0]?.finish_reason ?? null);
+      if (chunk.choices[0]?.finish_reason) covered.push((chunk as unknown as { covered?: boolean }).covered);
     }
+    assert.deepEqual(covered, [true], 'the last chunk says the docs cover the question');
     assert.ok(chunks > 3);
     assert.match(
       text,
