@@ -85,22 +85,51 @@ export function chunkMarkdown(markdown: string, options: Partial<ChunkOptions> =
   const resolved = resolveOptions(options);
   const sections = parseSections(normalizeLines(markdown));
   const chunks: MarkdownChunk[] = [];
+  // Headings carried into the next section's first chunk take at most half a chunk: beyond that (thousands of empty
+  // headings in a row) they are a chunk of their own, so no chunk outgrows the limit and nothing is copied over and over.
+  const carryLimit = Math.floor(resolved.maxChars / 2);
   let carried: string[] = [];
+  let carriedLength = 0;
+  const joined = (length: number, part: string) => length + (length === 0 ? 0 : blockSeparator.length) + part.length;
   sections.forEach((section, index) => {
     const context = section.headingText === '' ? carried : [...carried, section.headingText];
+    const contextLength = section.headingText === '' ? carriedLength : joined(carriedLength, section.headingText);
     carried = [];
+    carriedLength = 0;
     const next = sections[index + 1];
     // A heading with no body of its own (at most an introduction such as "It offers:" or `//// tab | Test`)
     // introduces what follows, so it travels into the next section's first chunk instead of standing alone.
     if (section.level > 0 && next !== undefined && next.level >= section.level && section.blocks.every(isLeadIn)) {
-      carried = [...context, ...section.blocks.map(renderBlock)];
+      const introduction = section.blocks.map(renderBlock);
+      const length = introduction.reduce(joined, contextLength);
+      if (length <= carryLimit) {
+        carried = [...context, ...introduction];
+        carriedLength = length;
+      } else {
+        pushBounded([...context, ...introduction].join(blockSeparator), section.headingPath, resolved.maxChars, chunks);
+      }
     } else if (section.blocks.length > 0) {
-      packSection(context.join(blockSeparator), section, resolved, chunks);
+      // A heading longer than the carry limit (one enormous line) is a chunk of its own rather than every chunk's lead.
+      if (contextLength > carryLimit) pushBounded(context.join(blockSeparator), section.headingPath, resolved.maxChars, chunks);
+      packSection(contextLength > carryLimit ? '' : context.join(blockSeparator), section, resolved, chunks);
     } else if (context.length > 0) {
-      chunks.push({ text: context.join(blockSeparator), headingPath: [...section.headingPath] });
+      pushBounded(context.join(blockSeparator), section.headingPath, resolved.maxChars, chunks);
     }
   });
   return chunks;
+}
+
+/** Adds `text` as chunks of at most `maxChars`, cut at the last whitespace before the limit (anywhere when there is none). */
+function pushBounded(text: string, headingPath: readonly string[], maxChars: number, output: MarkdownChunk[]): void {
+  let rest = text;
+  while (rest.length > maxChars) {
+    const space = rest.lastIndexOf(' ', maxChars);
+    const newline = rest.lastIndexOf('\n', maxChars);
+    const cut = Math.max(space, newline) > 0 ? Math.max(space, newline) : maxChars;
+    output.push({ text: rest.slice(0, cut).trimEnd(), headingPath: [...headingPath] });
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest !== '') output.push({ text: rest, headingPath: [...headingPath] });
 }
 
 function resolveOptions(options: Partial<ChunkOptions>): ChunkOptions {

@@ -311,6 +311,33 @@ describe('chunkMarkdown sizes and blocks', () => {
   });
 });
 
+describe('chunkMarkdown on runs of empty headings and enormous headings', () => {
+  const { maxChars } = defaultChunkOptions;
+
+  test('40,000 empty headings in a row become chunks within the limit that keep every heading, in order', () => {
+    const chunks = chunkMarkdown(Array.from({ length: 40_000 }, (_, index) => `###### h${index}`).join('\n'));
+    assert.ok(
+      chunks.every((chunk) => chunk.text.length <= maxChars),
+      `longest ${Math.max(...chunks.map((chunk) => chunk.text.length))}`,
+    );
+    const headings = chunks.flatMap((chunk) => chunk.text.match(/h\d+/g) ?? []);
+    assert.equal(headings.length, 40_000);
+    assert.equal(headings[39_999], 'h39999');
+  });
+
+  test('empty headings carried into a section lead its first chunk only up to half a chunk', () => {
+    const chunks = chunkMarkdown(`# Guide\n\n${'## step\n'.repeat(2_000)}The body of the last step.`);
+    assert.ok(chunks.every((chunk) => chunk.text.length <= maxChars));
+    assert.match(chunks.at(-1)?.text ?? '', /The body of the last step\.$/);
+  });
+
+  test('a heading longer than a chunk is cut into chunks of its own, and the body still gets its chunk', () => {
+    const chunks = chunkMarkdown(`# ${'word '.repeat(100_000)}\n\nThe body.`);
+    assert.ok(chunks.every((chunk) => chunk.text.length <= maxChars));
+    assert.equal(chunks.at(-1)?.text, 'The body.');
+  });
+});
+
 describe('chunkMarkdown overlap', () => {
   test('consecutive chunks of a section share a tail that starts on a word boundary', () => {
     const options = { maxChars: 300, overlapChars: 80 };
