@@ -133,3 +133,44 @@ export function unclosedFence(markdown: string): string | undefined {
   tracker.feed(markdown);
   return tracker.unclosedFence();
 }
+
+/** A code span of one line: `start` is its opening backtick, `end` is just past its closing one. */
+export interface CodeSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The code spans of one line as CommonMark pairs them: a backtick string opens a span that the next string of the
+ * same length closes, and one that no such string follows is literal text, as is a backtick after a backslash.
+ * (`CodeContextTracker` closes an unpaired span at the end of its line instead: a stream cannot look ahead.) Linear:
+ * each string is paired through a table of the next string of each length.
+ */
+export function codeSpans(line: string): CodeSpan[] {
+  const runs: { start: number; length: number; escaped: boolean }[] = [];
+  for (let index = line.indexOf('`'); index !== -1; index = line.indexOf('`', index)) {
+    const start = index;
+    while (line.charCodeAt(index) === 96) index++;
+    let backslashes = 0;
+    while (line.charCodeAt(start - backslashes - 1) === 92) backslashes++;
+    runs.push({ start, length: index - start, escaped: backslashes % 2 === 1 });
+  }
+  // For each string, the index of the next string as long as it (an escaped one opens with one backtick fewer).
+  const next = new Array<number>(runs.length);
+  const nextOfLength = new Map<number, number>();
+  for (let index = runs.length - 1; index >= 0; index--) {
+    const run = runs[index] as (typeof runs)[number];
+    next[index] = nextOfLength.get(run.escaped ? run.length - 1 : run.length) ?? -1;
+    nextOfLength.set(run.length, index);
+  }
+  const spans: CodeSpan[] = [];
+  for (let index = 0; index < runs.length; index++) {
+    const run = runs[index] as (typeof runs)[number];
+    const close = run.escaped && run.length === 1 ? -1 : (next[index] as number);
+    if (close === -1) continue;
+    const closing = runs[close] as (typeof runs)[number];
+    spans.push({ start: run.escaped ? run.start + 1 : run.start, end: closing.start + closing.length });
+    index = close;
+  }
+  return spans;
+}
