@@ -8,6 +8,13 @@ import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess } from './p
 export type McpRouteOptions = McpServices;
 
 const jsonRpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') }).describe('A JSON-RPC 2.0 message of the Model Context Protocol.');
+const jsonRpcError = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    error: z.looseObject({ code: z.number().int(), message: z.string() }),
+    id: z.union([z.string(), z.number(), z.null()]),
+  })
+  .meta({ id: 'JsonRpcError', description: "The MCP transport's refusal, as a JSON-RPC error (not the service's error body)." });
 
 const description =
   'The Model Context Protocol (Streamable HTTP transport, stateless: no session id). Tools: `search_docs` (namespace, query, mode, top_k), ' +
@@ -36,6 +43,13 @@ export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, opti
           success: {
             description: "The JSON-RPC response, as JSON or as Server-Sent Events (the client's Accept header chooses).",
             content: { 'application/json': z.looseObject({ jsonrpc: z.literal('2.0') }), 'text/event-stream': z.string() },
+          },
+          otherResponses: {
+            202: { description: 'The body held only notifications or responses: accepted, with nothing to answer (an empty body).' },
+            406: {
+              description: 'The Accept header does not accept both `application/json` and `text/event-stream`.',
+              content: { 'application/json': jsonRpcError },
+            },
           },
         },
       },

@@ -286,8 +286,10 @@ describe('API reference', () => {
       for (const [status, response] of Object.entries(responses)) {
         assert.equal(typeof (response as JsonObject).description, 'string', `${key} ${status} has a description`);
         if (status === '200') continue;
+        // MCP's transport answers its own refusals: an empty 202 for a notification, a JSON-RPC error for a missing Accept.
+        if (path === '/mcp' && status === '202') continue;
         // The OpenAI-compatible routes answer OpenAI's error shape, which holds the contract's code and message.
-        const body = path.startsWith('/v1/') ? 'OpenAiErrorBody' : 'ErrorBody';
+        const body = path.startsWith('/v1/') ? 'OpenAiErrorBody' : path === '/mcp' && status === '406' ? 'JsonRpcError' : 'ErrorBody';
         assert.deepEqual(
           mediaSchema((response as JsonObject).content, 'application/json'),
           { $ref: `#/components/schemas/${body}` },
@@ -630,6 +632,31 @@ describe('API reference', () => {
       '/v1/chat/completions',
       await request('post', '/v1/chat/completions', { body: { model: 'knowledge/guide', messages: [] }, headers: reader }),
     );
+
+    // /mcp: the transport's own answers are documented too: 406 without the Accept it needs, 202 for a notification.
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    await assertDocumented(
+      'post',
+      '/mcp',
+      await request('post', '/mcp', { body: initialize, headers: { ...reader, accept: 'application/json' } }),
+    );
+    await assertDocumented(
+      'post',
+      '/mcp',
+      await request('post', '/mcp', { body: initialize, headers: { ...reader, accept: 'application/json, text/event-stream' } }),
+    );
+    const notification = await request('post', '/mcp', {
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+      headers: { ...reader, accept: 'application/json, text/event-stream' },
+    });
+    assert.equal(notification.status, 202);
+    assert.equal(await notification.text(), '');
+    assert.ok(isObject((operation('post', '/mcp').responses as JsonObject)['202']));
   });
 
   it('serves /docs as HTML whose scripts and styles all come from this server, with no other host named', async () => {

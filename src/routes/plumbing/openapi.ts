@@ -27,6 +27,10 @@ export interface RouteDocumentation {
    * with the zod serializer, validate) every reply, and streamed replies are written to the socket directly.
    */
   readonly success: { readonly description: string; readonly content: Readonly<Record<string, z.ZodType>> };
+  /** Responses other than 200 and the error catalogue's, by status (MCP's 202 and JSON-RPC errors); no content: an empty body. */
+  readonly otherResponses?: Readonly<
+    Record<string, { readonly description: string; readonly content?: Readonly<Record<string, z.ZodType>> }>
+  >;
   /** Error codes of this route beyond the ones `commonErrors` derives from how the route is declared. */
   readonly errors?: readonly ErrorCode[];
   /** The error body's schema and its example, when it is not the contract's (the OpenAI-compatible routes). */
@@ -178,11 +182,29 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
             ),
           },
           ...errorResponses(errors, documentation.errorBody?.schema ?? errorBodySchema),
+          ...Object.fromEntries(
+            Object.entries(documentation.otherResponses ?? {}).flatMap(([status, { description, content }]) =>
+              content === undefined
+                ? []
+                : [
+                    [
+                      status,
+                      {
+                        description,
+                        content: Object.fromEntries(Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema }])),
+                      },
+                    ],
+                  ],
+            ),
+          ),
         },
       },
     });
     // Each error response shows its own code in the example (the schema's first code would be shown otherwise).
     const responses = documented.schema.response as Record<string, { content: Record<string, Record<string, unknown>> }>;
+    // A response without a body has no schema for the zod transform to convert: it is added as it is.
+    for (const [status, { description, content }] of Object.entries(documentation.otherResponses ?? {}))
+      if (content === undefined) (responses as Record<string, unknown>)[status] = { description };
     for (const [status, [code = 'internal_error']] of errors) {
       const media = responses[status]?.content['application/json'];
       if (media !== undefined) media.example = (documentation.errorBody?.example ?? errorBody)(code, errorCatalogue[code].description);
