@@ -29,7 +29,31 @@ const healthResponseSchema = z.object({
   namespaces: z.array(z.string()).optional().describe('Only when reading is open.'),
 });
 
+/**
+ * How long /health waits for the namespace listing before answering with the last one read. Reading the storage
+ * root's folder takes well under a millisecond, but it queues behind the file writes and fsyncs of ingests in the
+ * I/O thread pool, and under heavy disk writeback that took over 100 ms: a health check must not wait on the disk.
+ */
+const namespaceListingBudgetMs = 20;
+
 export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, options) => {
+  let lastListing: string[] | undefined;
+  const namespaceListing = async (): Promise<string[]> => {
+    const reading = options.store.namespaceNames().then((names) => (lastListing = names));
+    const known = lastListing;
+    if (known === undefined) return reading;
+    // A listing that arrives late still updates the next answer; its failure then has no request left to fail.
+    reading.catch((error: unknown) => app.log.warn({ err: error }, 'listing the namespaces for /health failed'));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string[]>((resolve) => {
+      timer = setTimeout(() => resolve(known), namespaceListingBudgetMs);
+    });
+    try {
+      return await Promise.race([reading, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   app.get(
     '/health',
     {
@@ -50,7 +74,7 @@ export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, o
         agent: options.chatModel === undefined ? 'not initialized (no LLM_API_KEY)' : 'ready',
         chat_model: options.chatModel ?? null,
         embedding_model: options.embeddingModel ?? null,
-        ...(options.listNamespaces ? { namespaces: await options.store.namespaceNames() } : {}),
+        ...(options.listNamespaces ? { namespaces: await namespaceListing() } : {}),
       };
     },
   );
