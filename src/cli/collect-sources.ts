@@ -209,9 +209,16 @@ function withUniqueUploadNames(
   return { sources: unique, local: [...local, ...rejected] };
 }
 
+/** How the service crawls a URL source (`ingest --crawl`): the bounds left out take the service's defaults. */
+export interface CrawlPlan {
+  readonly maxPages?: number;
+  readonly maxDepth?: number;
+  readonly prune: boolean;
+}
+
 export type Batch =
   | { readonly kind: 'files'; readonly sources: readonly Extract<PlannedSource, { kind: 'file' }>[] }
-  | { readonly kind: 'urls'; readonly sources: readonly Extract<PlannedSource, { kind: 'url' }>[] };
+  | { readonly kind: 'urls'; readonly sources: readonly Extract<PlannedSource, { kind: 'url' }>[]; readonly crawl?: CrawlPlan };
 
 export interface BatchLimits {
   /** Files per upload request (the service takes at most 50). */
@@ -224,8 +231,11 @@ export interface BatchLimits {
 
 export const defaultBatchLimits: BatchLimits = { maxFiles: 20, maxBytes: 4_000_000, maxUrls: 10 };
 
-/** Files grouped in order by count and size, then URLs by count. */
-export function planBatches(sources: readonly PlannedSource[], limits: BatchLimits = defaultBatchLimits): Batch[] {
+/**
+ * Files grouped in order by count and size, then URLs by count; with `crawl`, each URL is crawled in a request of its
+ * own (the pages of one request's crawls share one page budget at the service).
+ */
+export function planBatches(sources: readonly PlannedSource[], limits: BatchLimits = defaultBatchLimits, crawl?: CrawlPlan): Batch[] {
   const batches: Batch[] = [];
   let files: Extract<PlannedSource, { kind: 'file' }>[] = [];
   let bytes = 0;
@@ -241,7 +251,9 @@ export function planBatches(sources: readonly PlannedSource[], limits: BatchLimi
   }
   if (files.length > 0) batches.push({ kind: 'files', sources: files });
   const urls = sources.filter((source): source is Extract<PlannedSource, { kind: 'url' }> => source.kind === 'url');
-  for (let start = 0; start < urls.length; start += limits.maxUrls)
-    batches.push({ kind: 'urls', sources: urls.slice(start, start + limits.maxUrls) });
+  if (crawl !== undefined) for (const url of urls) batches.push({ kind: 'urls', sources: [url], crawl });
+  else
+    for (let start = 0; start < urls.length; start += limits.maxUrls)
+      batches.push({ kind: 'urls', sources: urls.slice(start, start + limits.maxUrls) });
   return batches;
 }

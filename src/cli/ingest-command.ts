@@ -3,10 +3,11 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerError, UsageError, exitCodes } from './cli-error.js';
 import { KnowledgeAgentClient } from './client.js';
-import { collectSources, documentExtensions, planBatches, type Batch } from './collect-sources.js';
+import { collectSources, defaultBatchLimits, documentExtensions, planBatches, type Batch, type CrawlPlan } from './collect-sources.js';
 import {
   connectionHelp,
   connectionOptions,
+  integerOption,
   parseCommandLine,
   resolveConnection,
   type Command,
@@ -16,7 +17,7 @@ import { replacedLine, summaryLine } from './ingest-progress.js';
 import { createReporter, IngestTally, type IngestReporter } from './ingest-reporter.js';
 import { sendBatch, type BatchOutcome } from './ingest-requests.js';
 
-const help = `Usage: knowledge-agent ingest <path or URL>... [--namespace NAME]
+const help = `Usage: knowledge-agent ingest <path or URL>... [--namespace NAME] [--crawl [--max-pages N] [--max-depth N] [--prune]]
 
 Uploads documents to the Knowledge Agent. Folders are walked for ${documentExtensions.join(' ')} files
 (hidden folders and node_modules are left out); http(s) URLs are downloaded by the service.
@@ -30,14 +31,40 @@ source is printed (saved / updated / skipped / failed). The last line is the sum
   saved N, updated N, skipped N, failed N
 The exit code is 1 when any source failed.
 
+With --crawl, each URL is the start of a site crawl by the service: it follows the links of the same
+origin under the URL's folder (or reads it as a sitemap), honouring robots.txt, and prints a line per page.
+With --prune as well, the documents of pages under that folder that a complete crawl no longer finds are
+removed (printed as "removed"); a crawl cut short by --max-pages removes nothing.
+
 Options:
   -n, --namespace NAME   namespace to ingest into (default: the service's default namespace)
+      --crawl            crawl the site from each URL given
+      --max-pages N      with --crawl: at most N pages per URL, 1 to 1000 (default 50)
+      --max-depth N      with --crawl: follow links at most N steps from the URL, 0 to 10 (default 2)
+      --prune            with --crawl: remove the documents of pages the crawl no longer finds
 
 ${connectionHelp}
 
 Examples:
   knowledge-agent ingest docs/ --namespace handbook
-  knowledge-agent ingest README.md https://example.com/guide.html`;
+  knowledge-agent ingest README.md https://example.com/guide.html
+  knowledge-agent ingest https://docs.example.com/guide/ --crawl --max-pages 200 --prune -n guide`;
+
+/** The crawl the options ask for, or undefined without --crawl (the crawl options alone are a usage error). */
+function crawlPlan(values: { crawl?: boolean; prune?: boolean; 'max-pages'?: string; 'max-depth'?: string }): CrawlPlan | undefined {
+  const maxPages = integerOption('max-pages', values['max-pages'], 1, 1000, 'ingest');
+  const maxDepth = integerOption('max-depth', values['max-depth'], 0, 10, 'ingest');
+  if (values.crawl !== true) {
+    const given = [
+      values.prune === true ? '--prune' : undefined,
+      maxPages === undefined ? undefined : '--max-pages',
+      maxDepth === undefined ? undefined : '--max-depth',
+    ].filter((option) => option !== undefined);
+    if (given.length > 0) throw new UsageError(`${given.join(', ')}: only with --crawl (they bound a crawl of the URLs given)`, 'ingest');
+    return undefined;
+  }
+  return { ...(maxPages === undefined ? {} : { maxPages }), ...(maxDepth === undefined ? {} : { maxDepth }), prune: values.prune === true };
+}
 
 /** Errors that every further request would meet too: the run stops at the first. */
 const fatalCodes = new Set(['unauthorized', 'forbidden', 'invalid_namespace', 'invalid_request', 'not_found']);
@@ -49,13 +76,15 @@ async function runBatch(
   namespace: string | undefined,
   reporter: IngestReporter,
 ): Promise<void> {
-  const reported = new Set<number>();
+  // Kept across retries of the batch: an outcome already shown is not shown again.
+  const reported = new Set<string>();
   const report = (outcome: BatchOutcome) => {
     const source = batch.sources[outcome.index];
-    if (source === undefined || reported.has(outcome.index)) return;
-    reported.add(outcome.index);
+    const key = `${outcome.index} ${outcome.page ?? ''}`;
+    if (source === undefined || reported.has(key)) return;
+    reported.add(key);
     reporter.outcome({
-      label: source.label,
+      label: outcome.page ?? source.label,
       status: outcome.status,
       ...(outcome.chunks === undefined ? {} : { chunks: outcome.chunks }),
       ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
@@ -90,7 +119,14 @@ export const ingestCommand: Command = {
     const { values, positionals } = parseCommandLine('ingest', () =>
       parseArgs({
         args: [...args],
-        options: { ...connectionOptions, namespace: { type: 'string', short: 'n' } },
+        options: {
+          ...connectionOptions,
+          namespace: { type: 'string', short: 'n' },
+          crawl: { type: 'boolean' },
+          'max-pages': { type: 'string' },
+          'max-depth': { type: 'string' },
+          prune: { type: 'boolean' },
+        },
         allowPositionals: true,
         strict: true,
       }),
@@ -100,10 +136,13 @@ export const ingestCommand: Command = {
       return exitCodes.ok;
     }
     if (positionals.length === 0) throw new UsageError('ingest: give at least one file, folder or URL', 'ingest');
+    const crawl = crawlPlan(values);
     const client = new KnowledgeAgentClient(resolveConnection(values, context.env, 'ingest'));
     const namespace = values.namespace;
 
     const collected = await collectSources(positionals, context.cwd);
+    if (crawl !== undefined && !collected.sources.some((source) => source.kind === 'url'))
+      throw new UsageError('--crawl: give the URL of a site to crawl (files and folders are not crawled)', 'ingest');
     if (collected.ignored > 0) {
       context.stderr.write(
         `left out ${collected.ignored} file${collected.ignored === 1 ? '' : 's'} that ${collected.ignored === 1 ? 'is' : 'are'} not ${documentExtensions.join(' ')}\n`,
@@ -125,7 +164,7 @@ export const ingestCommand: Command = {
     process.once('SIGINT', interrupt);
     try {
       reporter.begin(total, collected.local);
-      for (const batch of planBatches(collected.sources)) await runBatch(client, batch, namespace, reporter);
+      for (const batch of planBatches(collected.sources, defaultBatchLimits, crawl)) await runBatch(client, batch, namespace, reporter);
     } finally {
       reporter.end();
       process.off('SIGINT', interrupt);

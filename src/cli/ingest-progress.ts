@@ -1,7 +1,8 @@
 // What `ingest` prints, as pure functions: the progress bar's line (files, chunks, rate, ETA), one plain line per
 // source, and the closing summary. The terminal drawing itself is in ingest-reporter.ts.
 
-export type SourceStatus = 'saved' | 'updated' | 'skipped' | 'failed';
+/** `removed`: a page a crawl with `--prune` no longer found, whose document the service removed. */
+export type SourceStatus = 'saved' | 'updated' | 'skipped' | 'failed' | 'removed';
 
 export interface SourceOutcome {
   /** The path or URL as the user gave it (relative to the working directory). */
@@ -113,6 +114,8 @@ export function replacedLine(files: readonly string[]): string | undefined {
   return `replaced ${plural(files.length, 'stored document')}: ${named}${more}`;
 }
 
+/** `saved N, updated N, skipped N, failed N`, then `, removed N` when a pruning crawl removed documents. */
 export function summaryLine(counts: StatusCounts): string {
-  return `saved ${counts.saved}, updated ${counts.updated}, skipped ${counts.skipped}, failed ${counts.failed}`;
+  const removed = counts.removed > 0 ? `, removed ${counts.removed}` : '';
+  return `saved ${counts.saved}, updated ${counts.updated}, skipped ${counts.skipped}, failed ${counts.failed}${removed}`;
 }

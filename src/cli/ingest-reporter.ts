@@ -5,7 +5,7 @@ import { outcomeLine, progressLine, type SourceOutcome, type StatusCounts } from
 
 /** The running totals, whichever way they are shown. */
 export class IngestTally {
-  readonly counts: StatusCounts = { saved: 0, updated: 0, skipped: 0, failed: 0 };
+  readonly counts: StatusCounts = { saved: 0, updated: 0, skipped: 0, failed: 0, removed: 0 };
   /** Chunks written by saved and updated documents. */
   chunks = 0;
   done = 0;
@@ -94,9 +94,12 @@ class TerminalReporter implements IngestReporter {
 
   outcome(outcome: SourceOutcome): void {
     this.tally.add(outcome);
-    // Failures, replacements and local decisions are worth a line above the bar; other stored documents show in its counts.
-    if (outcome.status === 'failed' || outcome.status === 'updated' || outcome.reason !== undefined || outcome.warning !== undefined)
-      this.bars?.log(`${outcomeLine(outcome)}\n`);
+    // Failures, replacements, removals and local decisions are worth a line above the bar; other stored documents show
+    // in its counts.
+    const routine = (outcome.status === 'saved' || outcome.status === 'skipped') && outcome.reason === undefined;
+    if (!routine || outcome.warning !== undefined) this.bars?.log(`${outcomeLine(outcome)}\n`);
+    // A crawl finds more pages than the URLs it started from.
+    if (this.tally.done > this.total) this.bar?.setTotal((this.total = this.tally.done));
     this.bar?.update(this.tally.done);
   }
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { CliError, ServerError } from './cli-error.js';
 import { brokenStreamError, type KnowledgeAgentClient } from './client.js';
-import { maxUploadBytes, type Batch } from './collect-sources.js';
+import { maxUploadBytes, type Batch, type CrawlPlan } from './collect-sources.js';
 import type { SourceStatus } from './ingest-progress.js';
 import { readJsonLines } from './stream-reader.js';
 
@@ -18,6 +18,8 @@ export interface ReplacedDocument {
 /** What the service said about the source at `index` of the batch. */
 export interface BatchOutcome {
   readonly index: number;
+  /** For a crawl: the page this outcome is about (a crawl's one source yields an outcome per page). */
+  readonly page?: string;
   readonly status: SourceStatus;
   readonly chunks?: number;
   readonly reason?: string;
@@ -42,13 +44,15 @@ type ProgressLine =
   | {
       type: 'document';
       index: number;
+      source: string;
       status: 'saved' | 'updated' | 'skipped';
       chunks: number;
       replaced?: ReplacedDocument;
       warning?: string;
     }
-  | { type: 'failed'; index: number; code: string; error: string }
-  | { type: 'skipped' | 'removed'; index: number }
+  | { type: 'failed'; index: number; source: string; code: string; error: string }
+  | { type: 'skipped'; index: number }
+  | { type: 'removed'; index: number; source: string }
   | { type: 'result'; result: Variant2IngestResponse }
   | { type: 'error'; error: { code: string; message: string } };
 
@@ -117,17 +121,21 @@ export async function sendBatch(
   namespace: string | undefined,
   report: (outcome: BatchOutcome) => void,
 ): Promise<void> {
-  const reported = new Set<number>();
+  // An outcome per source, or per page of a crawl.
+  const reported = new Set<string>();
   const once = (outcome: BatchOutcome) => {
-    if (reported.has(outcome.index)) return;
-    reported.add(outcome.index);
+    const key = `${outcome.index} ${outcome.page ?? ''}`;
+    if (reported.has(key)) return;
+    reported.add(key);
     report(outcome);
   };
+  const crawl = batch.kind === 'urls' ? batch.crawl : undefined;
+  const pageOf = (source: string) => (crawl === undefined ? {} : { page: source });
 
   // Request index -> batch index (files that could not be read are not in the request).
   let requestIndexes: number[];
   let names: string[];
-  let body: FormData | { namespace?: string; sources: { type: 'url'; value: string }[] };
+  let body: FormData | { namespace?: string; sources: { type: 'url'; value: string; crawl?: CrawlPlan }[] };
   if (batch.kind === 'files') {
     const { form, sent, unreadable } = await buildForm(batch, namespace);
     for (const file of unreadable) once({ index: file.index, status: 'failed', reason: file.reason });
@@ -140,7 +148,7 @@ export async function sendBatch(
     names = batch.sources.map((source) => source.url);
     body = {
       ...(namespace === undefined ? {} : { namespace }),
-      sources: batch.sources.map((source) => ({ type: 'url', value: source.url })),
+      sources: batch.sources.map((source) => ({ type: 'url', value: source.url, ...(crawl === undefined ? {} : { crawl }) })),
     };
   }
   const toBatchIndex = (requestIndex: number) => requestIndexes[requestIndex];
@@ -164,18 +172,20 @@ export async function sendBatch(
       for await (const value of readJsonLines(response.body)) {
         const line = value as ProgressLine;
         if (line.type === 'error') throw new ServerError(line.error.code, line.error.message, response.status);
-        if (line.type !== 'document' && line.type !== 'failed') continue;
+        if (line.type === 'result' || line.type === 'skipped') continue;
         const index = toBatchIndex(line.index);
         if (index === undefined) continue;
-        if (line.type === 'document') {
+        if (line.type === 'removed') once({ index, ...pageOf(line.source), status: 'removed', reason: 'no longer found by the crawl' });
+        else if (line.type === 'document') {
           once({
             index,
+            ...pageOf(line.source),
             status: line.status,
             chunks: line.chunks,
             ...(line.replaced === undefined ? {} : { replaced: line.replaced }),
             ...(line.warning === undefined ? {} : { warning: line.warning }),
           });
-        } else once({ index, status: 'failed', reason: line.error });
+        } else once({ index, ...pageOf(line.source), status: 'failed', reason: line.error });
       }
     }
   } catch (error) {
@@ -183,5 +193,7 @@ export async function sendBatch(
     if (error instanceof SyntaxError) throw new CliError('the service sent ingest progress that is not JSON', undefined, { cause: error });
     throw brokenStreamError(client.connection.baseUrl, error);
   }
-  for (const index of requestIndexes) once({ index, status: 'failed', reason: 'the service did not report this source' });
+  const answered = new Set([...reported].map((key) => Number(key.split(' ')[0])));
+  const unreported = crawl === undefined ? 'the service did not report this source' : 'the crawl found no page it could ingest';
+  for (const index of requestIndexes) if (!answered.has(index)) once({ index, status: 'failed', reason: unreported });
 }

@@ -112,7 +112,15 @@ describe('ingest output lines', () => {
       outcomeLine({ label: 'e.md', status: 'saved', chunks: 2, warning: 'stored without embeddings: the provider answered HTTP 503' }),
       'saved  e.md  2 chunks, stored without embeddings: the provider answered HTTP 503',
     );
-    assert.equal(summaryLine({ saved: 3, updated: 1, skipped: 2, failed: 0 }), 'saved 3, updated 1, skipped 2, failed 0');
+    assert.equal(summaryLine({ saved: 3, updated: 1, skipped: 2, failed: 0, removed: 0 }), 'saved 3, updated 1, skipped 2, failed 0');
+    assert.equal(
+      outcomeLine({ label: 'https://example.com/docs/old.html', status: 'removed', reason: 'no longer found by the crawl' }),
+      'removed  https://example.com/docs/old.html  no longer found by the crawl',
+    );
+    assert.equal(
+      summaryLine({ saved: 3, updated: 0, skipped: 5, failed: 1, removed: 2 }),
+      'saved 3, updated 0, skipped 5, failed 1, removed 2',
+    );
   });
 
   it('names what an update replaced, on its line and before the summary', () => {
@@ -172,6 +180,23 @@ describe('ingest batches', () => {
       ],
     );
     assert.deepEqual(planBatches([]), []);
+  });
+
+  it('crawls each URL in a request of its own, with the crawl asked for', () => {
+    const crawl = { maxPages: 20, prune: true };
+    const batches = planBatches([url('https://example.com/a/'), file('a.md', 100), url('https://example.com/b/')], undefined, crawl);
+    assert.deepEqual(
+      batches.map((batch) => [
+        batch.kind,
+        batch.sources.map((source) => source.label).join(' '),
+        batch.kind === 'urls' ? batch.crawl : undefined,
+      ]),
+      [
+        ['files', 'a.md', undefined],
+        ['urls', 'https://example.com/a/', crawl],
+        ['urls', 'https://example.com/b/', crawl],
+      ],
+    );
   });
 });
 

@@ -128,6 +128,16 @@ describe('knowledge-agent command line', () => {
     assert.equal(badLimit.code, 2);
     assert.match(badLimit.stderr, /--limit: must be a whole number from 0 to 20/);
     assert.equal((await run(['ingest'])).code, 2);
+    const pruneAlone = await run(['ingest', 'https://example.com/docs/', '--prune']);
+    assert.equal(pruneAlone.code, 2);
+    assert.match(pruneAlone.stderr, /--prune: only with --crawl/);
+    const crawlFiles = await run(['ingest', 'README.md', '--crawl']);
+    assert.equal(crawlFiles.code, 2);
+    assert.match(crawlFiles.stderr, /--crawl: give the URL of a site to crawl/);
+    assert.match(
+      (await run(['ingest', 'https://example.com/', '--crawl', '--max-pages', '0'])).stderr,
+      /--max-pages: must be a whole number from 1 to 1000/,
+    );
     assert.equal((await run(['ask'])).code, 2);
     assert.equal((await run(['search', 'x', '--url', 'ftp://example.com'])).code, 2);
   });
@@ -149,7 +159,7 @@ describe('knowledge-agent command line', () => {
 
   it('skips unchanged documents, updates changed ones, and reports local refusals with exit code 1', async () => {
     const again = await cli(['ingest', 'docs', '--namespace', 'cli']);
-    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.equal(lines(again.stdout).at(-1), 'saved 0, updated 0, skipped 3, failed 0');
     assert.ok(lines(again.stdout).includes('skipped  docs/deployment.md  unchanged'));
 
@@ -210,6 +220,49 @@ describe('knowledge-agent command line', () => {
       ['a/README.md', 'a-alpha.md'],
       ['b/README.md', 'b-beta.md'],
     ]);
+  });
+
+  it('crawls a site with --crawl, a line per page, and --prune removes the pages it no longer finds', async () => {
+    const pages = new Map([
+      ['a.html', 'Alerts page the on-call engineer within five minutes of an outage.'],
+      ['b.html', 'Backups of the alert history are kept for a year.'],
+    ]);
+    const site = createServer((request, response) => {
+      const name = (request.url ?? '/').replace('/site/', '');
+      const text = name === '' ? 'Operations guide.' : pages.get(name);
+      if (text === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      const links = name === '' ? [...pages.keys()].map((page) => `<a href="${page}">${page}</a>`).join(' ') : '';
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        `<!doctype html><html><head><title>${name || 'Operations'}</title></head><body><main><h1>${name || 'Operations'}</h1><p>${text}</p>${links}</main></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const root = `http://127.0.0.1:${(site.address() as AddressInfo).port}/site/`;
+      const first = await cli(['ingest', root, '--crawl', '--max-pages', '10', '-n', 'crawled']);
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      const output = lines(first.stdout);
+      for (const page of ['', 'a.html', 'b.html']) assert.ok(output.includes(`saved  ${root}${page}  1 chunk`), first.stdout);
+      assert.equal(output.at(-1), 'saved 3, updated 0, skipped 0, failed 0');
+
+      pages.delete('b.html');
+      const again = await cli(['ingest', root, '--crawl', '--prune', '-n', 'crawled']);
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.ok(lines(again.stdout).includes(`removed  ${root}b.html  no longer found by the crawl`), again.stdout);
+      assert.equal(lines(again.stdout).at(-1), 'saved 0, updated 1, skipped 1, failed 0, removed 1');
+      const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=crawled`)).json()) as {
+        documents: { source: string }[];
+      };
+      assert.deepEqual(listing.documents.map((document) => document.source).sort(), [root, `${root}a.html`]);
+    } finally {
+      await new Promise((resolve) => site.close(resolve));
+      // The namespace listing below counts this suite's namespaces.
+      await fetch(`${service.baseUrl}/api/namespaces/crawled`, { method: 'DELETE' });
+    }
   });
 
   it('searches: numbered matches with title, score, source and excerpt, or the JSON response', async () => {
@@ -457,7 +510,10 @@ describe('knowledge-agent command line against a token-protected service', () =>
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook',
+      },
     }));
     workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
     await writeFile(join(workspace, 'vacation.md'), '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.\n');
@@ -475,26 +531,26 @@ describe('knowledge-agent command line against a token-protected service', () =>
       anonymous.stderr,
       'knowledge-agent: unauthorized: this route needs a token: send Authorization: Bearer <token> or X-API-Key: <token> (pass --token or set KNOWLEDGE_AGENT_TOKEN)\n',
     );
-    const wrong = await cli(['ingest', 'vacation.md', '-n', 'handbook', '--token', 'reader-token']);
+    const wrong = await cli(['ingest', 'vacation.md', '-n', 'handbook', '--token', 'reader-token-for-tests']);
     assert.equal(wrong.code, 1);
     assert.equal(wrong.stderr, 'knowledge-agent: unauthorized: the token is not valid for this route\n');
     assert.equal(wrong.stdout, '');
 
-    const ingest = await cli(['ingest', 'vacation.md', '-n', 'handbook'], { KNOWLEDGE_AGENT_TOKEN: 'writer-token' });
+    const ingest = await cli(['ingest', 'vacation.md', '-n', 'handbook'], { KNOWLEDGE_AGENT_TOKEN: 'writer-token-for-tests' });
     assert.equal(ingest.code, 0, ingest.stderr);
     assert.deepEqual(lines(ingest.stdout), ['saved  vacation.md  1 chunk', 'saved 1, updated 0, skipped 0, failed 0']);
-    const forbidden = await cli(['ingest', 'vacation.md', '-n', 'other'], { KNOWLEDGE_AGENT_TOKEN: 'writer-token' });
+    const forbidden = await cli(['ingest', 'vacation.md', '-n', 'other'], { KNOWLEDGE_AGENT_TOKEN: 'writer-token-for-tests' });
     assert.equal(forbidden.code, 1);
     assert.equal(forbidden.stderr, 'knowledge-agent: forbidden: the token does not grant access to the namespace "other"\n');
 
-    const listing = await cli(['namespaces', '--token', 'reader-token']);
+    const listing = await cli(['namespaces', '--token', 'reader-token-for-tests']);
     assert.equal(listing.code, 0, listing.stderr);
     assert.match(listing.stdout, /^handbook\s+1\s+1\s/m);
   });
 
   it('prints the error of a broken answer stream and exits 1', async () => {
     provider.queueChat({ text: 'Employees get twenty-five days and more words here', breakAfterChunks: 3 });
-    const result = await cli(['ask', 'how many vacation days?', '-n', 'handbook', '--token', 'reader-token']);
+    const result = await cli(['ask', 'how many vacation days?', '-n', 'handbook', '--token', 'reader-token-for-tests']);
     assert.equal(result.code, 1);
     const [search, error, ...rest] = lines(result.stderr);
     assert.match(search ?? '', /^searching "how many vacation days\?" -> 1 snippet$/);
