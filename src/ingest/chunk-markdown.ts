@@ -52,15 +52,15 @@ type BoundaryKind = 'item' | 'line' | 'sentence' | 'word';
 const blockSeparator = '\n\n';
 const atxHeadingPattern = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
 const setextUnderlinePattern = /^ {0,3}(?:=+|-+)$/;
-const thematicBreakPattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}$/;
 const listItemPattern = /^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/;
 const listMarkerAtPattern = /(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/y;
 const quotePattern = /^ {0,3}>/;
 const htmlBlockPattern = /^ {0,3}<\/?[A-Za-z!?]/;
 const listMarkers = '*+-0123456789';
-const tableDelimiterPattern = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?$/;
-const headingAttributesPattern = /[ \t]*\{:?[ \t]*[#.][^{}]*\}$/;
-const closingHashesPattern = /(?:^|[ \t]+)#+$/;
+const tableDelimiterCellPattern = /^[ \t]*:?-+:?[ \t]*$/;
+/** A heading names a chunk in its heading path with at most this many characters (its chunk holds all of it). */
+const headingPathMaxChars = 300;
+const headingAttributesPattern = /^\{:?[ \t]*[#.][^{}]*\}$/;
 // A chunk that starts mid-line must not start with something a renderer would read as a heading or fence.
 const unsafeStartPattern = /(?:#{1,6}(?:[ \t]|$)|`{3}|~{3})/y;
 const wordCharacterPattern = /[\p{L}\p{N}]/u;
@@ -83,6 +83,17 @@ const cutPreferences: Record<ProseStyle, BoundaryKind[]> = {
 
 export function chunkMarkdown(markdown: string, options: Partial<ChunkOptions> = {}): MarkdownChunk[] {
   const resolved = resolveOptions(options);
+  const chunks: MarkdownChunk[] = [];
+  // Blocks are cut at sentences, words and lines; what has none of them within a chunk (a word, a code line or a table
+  // row longer than a chunk) is cut at the limit itself, so that no chunk is longer than maxChars.
+  for (const chunk of packChunks(markdown, resolved)) {
+    if (chunk.text.length <= resolved.maxChars) chunks.push(chunk);
+    else pushBounded(chunk.text, chunk.headingPath, resolved.maxChars, chunks);
+  }
+  return chunks;
+}
+
+function packChunks(markdown: string, resolved: ChunkOptions): MarkdownChunk[] {
   const sections = parseSections(normalizeLines(markdown));
   const chunks: MarkdownChunk[] = [];
   // Headings carried into the next section's first chunk take at most half a chunk: beyond that (thousands of empty
@@ -119,14 +130,18 @@ export function chunkMarkdown(markdown: string, options: Partial<ChunkOptions> =
   return chunks;
 }
 
-/** Adds `text` as chunks of at most `maxChars`, cut at the last whitespace before the limit (anywhere when there is none). */
+/**
+ * Adds `text` as chunks of at most `maxChars`, cut at the last whitespace before the limit (at the limit when there is
+ * none, but never between the two halves of a surrogate pair).
+ */
 function pushBounded(text: string, headingPath: readonly string[], maxChars: number, output: MarkdownChunk[]): void {
   let rest = text;
   while (rest.length > maxChars) {
     const space = rest.lastIndexOf(' ', maxChars);
     const newline = rest.lastIndexOf('\n', maxChars);
-    const cut = Math.max(space, newline) > 0 ? Math.max(space, newline) : maxChars;
-    output.push({ text: rest.slice(0, cut).trimEnd(), headingPath: [...headingPath] });
+    const cut = Math.max(space, newline) > 0 ? Math.max(space, newline) : cutAt(rest, maxChars).length;
+    const piece = rest.slice(0, cut).trimEnd();
+    if (piece !== '') output.push({ text: piece, headingPath: [...headingPath] });
     rest = rest.slice(cut).trimStart();
   }
   if (rest !== '') output.push({ text: rest, headingPath: [...headingPath] });
@@ -172,7 +187,7 @@ function parseSections(lines: string[]): Section[] {
   const startSection = (level: number, text: string, headingText: string): void => {
     closeOpenBlock();
     while (headingStack.length > 0 && (headingStack[headingStack.length - 1]?.level ?? 0) >= level) headingStack.pop();
-    headingStack.push({ level, text });
+    headingStack.push({ level, text: cutAt(text, headingPathMaxChars) });
     sections.push({ level, headingPath: headingStack.map((heading) => heading.text), headingText, blocks: [] });
   };
 
@@ -210,7 +225,7 @@ function parseSections(lines: string[]): Section[] {
       startSection(level, cleanHeadingText(textLines.join(' ')), [...textLines, line].join('\n'));
       continue;
     }
-    if ('-*_'.includes(marker) && thematicBreakPattern.test(line)) {
+    if ('-*_'.includes(marker) && isThematicBreak(line)) {
       closeOpenBlock();
       currentBlocks().push({ kind: 'prose', style: 'break', text: line, overlapLength: 0 });
     } else if (marker === '>' && quotePattern.test(line)) addLine('quote', line);
@@ -247,14 +262,55 @@ function codeBlock(opener: string, closer: string, lines: string[]): Block {
 function makeBlock(kind: Exclude<ProseStyle, 'break'> | 'table', lines: string[]): Block {
   while (lines[lines.length - 1] === '') lines.pop();
   if (kind !== 'table') return { kind: 'prose', style: kind, text: lines.join('\n'), overlapLength: 0 };
-  const headerRows = lines.length >= 2 && tableDelimiterPattern.test(lines[1] as string) ? 2 : 0;
+  const headerRows = lines.length >= 2 && isTableDelimiter(lines[1] as string) ? 2 : 0;
   return { kind: 'lines', style: 'table', before: lines.slice(0, headerRows), after: [], lines, from: headerRows, overlapLines: 0 };
 }
 
+/** `| --- | :-: |`, cell by cell: one pattern for the whole row overflowed V8's regular-expression stack on a long row. */
+function isTableDelimiter(line: string): boolean {
+  let row = line.trim();
+  if (row.startsWith('|')) row = row.slice(1);
+  if (row.endsWith('|')) row = row.slice(0, -1);
+  return row.split('|').every((cell) => tableDelimiterCellPattern.test(cell));
+}
+
+/** The first `maxChars` characters of `text`, never ending between the two halves of a surrogate pair. */
+function cutAt(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return text.slice(0, maxChars > 1 && /[\uD800-\uDBFF]/.test(text.charAt(maxChars - 1)) ? maxChars - 1 : maxChars);
+}
+
+/**
+ * `---`, `* * *`, `___` after at most three spaces (the line's end is already trimmed). Scanned rather than matched:
+ * a backtracking pattern overflowed V8's regular-expression stack on a line of six million `*`.
+ */
+function isThematicBreak(line: string): boolean {
+  let index = 0;
+  while (index < 3 && line.charAt(index) === ' ') index += 1;
+  const marker = line.charAt(index);
+  if (marker !== '-' && marker !== '*' && marker !== '_') return false;
+  let markers = 0;
+  for (; index < line.length; index += 1) {
+    const character = line.charAt(index);
+    if (character === marker) markers += 1;
+    else if (character !== ' ' && character !== '\t') return false;
+  }
+  return markers >= 3;
+}
+
+/**
+ * The heading without closing hashes (`## Title ##`) and a trailing attribute list (`{ #anchor }`). Cut by scanning
+ * from the end: patterns such as `[ \t]+#+$` backtrack over every space of a long run that does not end the line.
+ */
 function cleanHeadingText(text: string): string {
   let cleaned = text.trim();
-  if (cleaned.endsWith('#')) cleaned = cleaned.replace(closingHashesPattern, '');
-  if (cleaned.endsWith('}')) cleaned = cleaned.replace(headingAttributesPattern, '');
+  if (cleaned.endsWith('#')) {
+    let end = cleaned.length;
+    while (end > 0 && cleaned.charAt(end - 1) === '#') end -= 1;
+    if (end === 0 || cleaned.charAt(end - 1) === ' ' || cleaned.charAt(end - 1) === '\t') cleaned = cleaned.slice(0, end).trimEnd();
+  }
+  const attributesStart = cleaned.endsWith('}') ? cleaned.lastIndexOf('{') : -1;
+  if (attributesStart !== -1 && headingAttributesPattern.test(cleaned.slice(attributesStart))) cleaned = cleaned.slice(0, attributesStart);
   return cleaned.trim();
 }
 
@@ -337,10 +393,11 @@ function packSection(headingText: string, section: Section, options: ChunkOption
       parts.shift();
       startsWithOverlap = false;
       pending.push(block);
-    } else if (block.kind === 'lines' && size <= maxChars) {
-      // Only the heading keeps this code block or table from fitting; splitting it would cost more than the overrun.
-      parts.push(renderBlock(block));
-      bodyBlocks.push(block);
+    } else if (block.kind === 'lines' && size <= maxChars && parts.length > 0) {
+      // Only the heading keeps this code block or table from fitting: the heading becomes a chunk of its own and the
+      // block stays whole in the next one (the block's chunk still names the heading in its heading path).
+      emit();
+      pending.push(block);
     } else if (room < maxChars / 4) {
       emit();
       pending.push(block);

@@ -33,8 +33,16 @@ function parseScalar(raw: string): string {
 
 /** The text of the first ATX heading, without closing hashes or an attribute list such as MkDocs' `{ #anchor }`. */
 export function firstHeading(body: string): string | undefined {
-  const heading = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
-  return heading?.replace(/\s*\{[^{}]*\}\s*$/, '').trim() || undefined;
+  const line = /^#{1,6}[ \t]+(.+)$/m.exec(body)?.[1];
+  if (line === undefined) return undefined;
+  // Trimmed by scanning, not by patterns such as `(.+?)[ \t#]*$`: they backtrack over a long run of `#` or spaces
+  // (a 40,000-character heading line took 2 s, a 6 MB one would never finish).
+  let end = line.length;
+  while (end > 1 && ' \t#'.includes(line.charAt(end - 1))) end -= 1;
+  let text = line.slice(0, end).trimEnd();
+  const attributesStart = text.endsWith('}') ? text.lastIndexOf('{') : -1;
+  if (attributesStart !== -1 && !text.slice(attributesStart + 1, -1).includes('}')) text = text.slice(0, attributesStart);
+  return text.trim() || undefined;
 }
 
 /** Splits a stored (or hand-written) document into its front matter and Markdown body. */

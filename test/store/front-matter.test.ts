@@ -32,8 +32,21 @@ describe('firstHeading', () => {
     ['#not a heading\n', undefined],
     ['no heading at all', undefined],
     ['# { #only-an-anchor }', undefined],
+    ['# Title {#a} ##', 'Title'],
+    ['#   \n## Second', undefined],
   ];
   for (const [markdown, expected] of cases) {
     it(`${JSON.stringify(markdown.slice(0, 30))} -> ${JSON.stringify(expected)}`, () => assert.equal(firstHeading(markdown), expected));
   }
+
+  it('reads a heading line of megabytes in time linear in it (runs of # and spaces backtracked quadratically before)', () => {
+    const runs = [`# a${'#'.repeat(3_000_000)}x`, `# a${' '.repeat(3_000_000)}b`, `# a${' '.repeat(3_000_000)}{x`];
+    const started = performance.now();
+    assert.deepEqual(
+      runs.map((markdown) => firstHeading(markdown)?.length),
+      [3_000_002, 3_000_002, 3_000_003],
+    );
+    // Quadratic, these took hours; linear, a few milliseconds each.
+    assert.ok(performance.now() - started < 5_000);
+  });
 });
