@@ -1,8 +1,10 @@
-// Converts documents to Markdown: HTML and PDF in a bounded pool of worker threads with time and memory limits (a
-// hostile page must neither block the event loop nor take the process's memory), Markdown and text in place.
+// Converts documents to Markdown, titles, hashes and chunks them (prepare-document.ts) in a bounded pool of worker
+// threads with time and memory limits: a hostile page must neither block the event loop nor take the process's
+// memory. Only small Markdown and text are prepared in place, where a worker's round trip would cost more.
 import { KnowledgeError } from '../errors.js';
 import { WorkerPool, workerEntry, type WorkerFailure } from '../worker-pool.js';
-import { convertDocument, type ConvertedDocument, type DocumentFormat } from './convert-document.js';
+import type { DocumentFormat } from './convert-document.js';
+import { prepareDocument, type DocumentInput, type PreparedDocument } from './prepare-document.js';
 
 export interface DocumentConverterOptions {
   /** Worker threads converting at once. */
@@ -13,15 +15,15 @@ export interface DocumentConverterOptions {
   readonly memoryMb?: number;
 }
 
-/** What the main thread posts to a conversion worker. */
-export interface ConversionJob {
-  readonly format: 'html' | 'pdf';
-  readonly bytes: Uint8Array;
-  readonly url: string | undefined;
-}
-
 export const defaultConversionTimeoutMs = 30_000;
 export const defaultConversionMemoryMb = 512;
+/**
+ * Markdown and text up to this size (bytes, or characters of a snippet) are prepared on the event loop: ordinary pages
+ * take about 1 ms there, the slowest pathological Markdown measured (bench/markup-speed.ts, about 1 s per MB on a busy
+ * machine) about 8 ms. A worker's round trip costs more than it saves for small pages (median wall time, FastAPI
+ * pages: 2 KB 0.5 ms in a worker against 0.3 ms in place, 8 KB 1.3 against 1.0); larger ones hold the event loop longer.
+ */
+export const inPlaceLimit = 8 * 1024;
 
 export class DocumentConverter {
   private readonly pool: WorkerPool;
@@ -38,12 +40,25 @@ export class DocumentConverter {
     });
   }
 
-  async convert(bytes: Uint8Array, format: DocumentFormat, url?: string): Promise<ConvertedDocument> {
-    if (format === 'markdown' || format === 'text') return convertDocument(bytes, format, url);
+  /**
+   * Converts a document's bytes (`url`: where it was fetched from, for resolving its links). `signal` drops the job
+   * and rejects with its reason (a conversion already running finishes in its worker, unheard).
+   */
+  async convert(bytes: Uint8Array, format: DocumentFormat, url?: string, signal?: AbortSignal): Promise<PreparedDocument> {
+    if ((format === 'markdown' || format === 'text') && bytes.length <= inPlaceLimit) return prepareDocument({ format, bytes, url });
     // A copy of its own is moved to the worker: the caller's bytes may be a view into a larger, shared buffer.
     const copy = new Uint8Array(bytes);
-    const job: ConversionJob = { format, bytes: copy, url };
-    return this.pool.run<ConvertedDocument>(job, { timeoutMs: this.timeoutMs, transfer: [copy.buffer] });
+    return this.prepareInWorker({ format, bytes: copy, url }, [copy.buffer], signal);
+  }
+
+  /** Prepares a text snippet sent as a string (kept as written: no doc-site markup is normalised). */
+  async convertText(text: string, signal?: AbortSignal): Promise<PreparedDocument> {
+    if (text.length <= inPlaceLimit) return prepareDocument({ format: 'snippet', text });
+    return this.prepareInWorker({ format: 'snippet', text }, [], signal);
+  }
+
+  private prepareInWorker(input: DocumentInput, transfer: ArrayBuffer[], signal: AbortSignal | undefined): Promise<PreparedDocument> {
+    return this.pool.run<PreparedDocument>(input, { timeoutMs: this.timeoutMs, transfer, signal });
   }
 
   close(): Promise<void> {

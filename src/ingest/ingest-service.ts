@@ -4,11 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { forEachConcurrently } from '../concurrency.js';
 import type { ChunkEmbedder, EmbeddableChunk } from '../embedding/chunk-embedder.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
-import { contentHash } from '../store/content-hash.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { StoredDocument } from '../store/stored-document.js';
-import { chunkMarkdown } from './chunk-markdown.js';
 import { crawlSite, isCrawlLimit } from './crawl-site.js';
 import { fetchUrl } from './fetch-url.js';
 import type { DocumentConverter } from './document-converter.js';
@@ -262,13 +260,12 @@ export class IngestService {
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
     try {
       const loaded = await loadSource(source, this.options.limits, this.options.converter);
-      const body = loaded.markdown.trim();
+      // Converted, hashed and chunked off the event loop (DocumentConverter): nothing here reads the whole body.
+      const { markdown: body, hash, chunks } = loaded;
       if (body === '') throw new KnowledgeError('document_empty', `${label} holds no text`);
-      const hash = contentHash(body);
       const known = namespace.findByHash(hash);
       if (known !== undefined) return { index, source: label, status: 'skipped', document: known };
 
-      const chunks = chunkMarkdown(body);
       const embedded = await this.embed(request, label, loaded.title, chunks);
       const vectors = embedded?.vectors;
       const [outcome] = await namespace.commitDocuments([

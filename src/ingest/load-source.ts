@@ -4,9 +4,9 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
 import { acceptedExtensions, detectFormat } from './convert-document.js';
 import type { DocumentConverter } from './document-converter.js';
-import { firstHeading } from '../store/front-matter.js';
 import { fetchUrl, type FetchedPage, type FetchLimits } from './fetch-url.js';
 import type { IngestSource } from './ingest-source.js';
+import type { PreparedDocument } from './prepare-document.js';
 
 export interface SourceLimits {
   readonly maxSourceBytes: number;
@@ -17,19 +17,16 @@ export interface SourceLimits {
   readonly fileRoots: readonly string[];
 }
 
-export interface LoadedDocument {
+export interface LoadedDocument extends PreparedDocument {
   readonly title: string;
-  readonly markdown: string;
 }
 
 const maxTitleLength = 200;
 
+/** The body's first line, read no further than its first 200 characters (the body is trimmed: it starts there). */
 function firstLine(markdown: string): string | undefined {
-  const line = markdown
-    .split('\n')
-    .find((candidate) => candidate.trim() !== '')
-    ?.trim();
-  return line === undefined ? undefined : line.replace(/^[#>*\-\s]+/, '').slice(0, 80);
+  const line = markdown.slice(0, 200).split('\n')[0]?.trim();
+  return line === undefined || line === '' ? undefined : line.replace(/^[#>*\-\s]+/, '').slice(0, 80);
 }
 
 function nameFromUrl(url: string): string | undefined {
@@ -96,12 +93,9 @@ function unsupported(name: string): KnowledgeError {
   return new KnowledgeError('unsupported_file_type', `${name}: unsupported file type (accepted: ${acceptedExtensions.join(', ')})`);
 }
 
-function titled(requested: string | undefined, converted: string | null, markdown: string, fallback: string | undefined): LoadedDocument {
-  const title = (requested?.trim() || converted?.trim() || firstHeading(markdown) || fallback || firstLine(markdown) || 'Untitled').slice(
-    0,
-    maxTitleLength,
-  );
-  return { title, markdown };
+function titled(requested: string | undefined, prepared: PreparedDocument, fallback: string | undefined): LoadedDocument {
+  const title = (requested?.trim() || prepared.title || fallback || firstLine(prepared.markdown) || 'Untitled').slice(0, maxTitleLength);
+  return { ...prepared, title };
 }
 
 export async function loadSource(source: IngestSource, limits: SourceLimits, converter: DocumentConverter): Promise<LoadedDocument> {
@@ -111,14 +105,13 @@ export async function loadSource(source: IngestSource, limits: SourceLimits, con
       if (size > limits.maxTextBytes) {
         throw new KnowledgeError('source_too_large', `text is ${size} bytes, over the ${limits.maxTextBytes}-byte limit for a snippet`);
       }
-      return titled(source.title, null, source.text.replace(/\r\n?/g, '\n'), undefined);
+      return titled(source.title, await converter.convertText(source.text), undefined);
     }
     case 'file': {
       const bytes = await readAllowedFile(source.path, limits);
       const format = detectFormat(bytes, { fileName: source.path });
       if (format === undefined) throw unsupported(source.path);
-      const converted = await converter.convert(bytes, format);
-      return titled(source.title, converted.title, converted.markdown, basename(source.path).replace(/\.[a-z0-9]+$/i, ''));
+      return titled(source.title, await converter.convert(bytes, format), basename(source.path).replace(/\.[a-z0-9]+$/i, ''));
     }
     case 'upload': {
       if (source.bytes.length > limits.maxSourceBytes) {
@@ -132,8 +125,7 @@ export async function loadSource(source: IngestSource, limits: SourceLimits, con
         ...(source.contentType === undefined ? {} : { contentType: source.contentType }),
       });
       if (format === undefined) throw unsupported(source.fileName);
-      const converted = await converter.convert(source.bytes, format);
-      return titled(source.title, converted.title, converted.markdown, basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));
+      return titled(source.title, await converter.convert(source.bytes, format), basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));
     }
     case 'url':
       return loadFetched(await fetchUrl(source.url, fetchLimits(limits)), source.title, converter);
@@ -151,6 +143,5 @@ async function loadFetched(page: FetchedPage, requestedTitle: string | undefined
   const fileName = new URL(page.url).pathname;
   const format = detectFormat(page.bytes, { fileName, ...(page.contentType === undefined ? {} : { contentType: page.contentType }) });
   if (format === undefined) throw unsupported(`${page.url} (${page.contentType ?? 'no content type'})`);
-  const converted = await converter.convert(page.bytes, format, page.url);
-  return titled(requestedTitle, converted.title, converted.markdown, nameFromUrl(page.url));
+  return titled(requestedTitle, await converter.convert(page.bytes, format, page.url), nameFromUrl(page.url));
 }
