@@ -36,6 +36,7 @@ import { CatalogService } from './catalog/catalog-service.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
+import { QuestionRecorder } from './insights/index.js';
 import type { ClusterLayout, ClusterLayoutOptions } from './store/postgres/cluster-layout.js';
 import { installRequestContext } from './logging/request-context.js';
 import { serverLoggingOptions } from './logging/server-logging.js';
@@ -88,6 +89,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       : { layout: await openClusterLayout({ databaseUrl: config.databaseUrl, embeddingModel, warn }), warn },
   );
   await store.initialize();
+  const questions = new QuestionRecorder({ log: store.questionLog, ...config.questionLog, warn });
   const logError = (message: string, error: unknown) => app.log.error({ err: error }, message);
   const embedder = models.embeddings === undefined ? undefined : new ChunkEmbedder(store, models.embeddings, logError);
   const reranking =
@@ -120,11 +122,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mention: config.mention,
     storagePath: config.storagePath,
     shutdown: shutdownSignal,
+    questions,
   });
 
   // On close (SIGTERM, tests): stop background embedding, then let queued writes finish.
   app.addHook('onClose', async () => {
     await embedder?.close();
+    await questions.close();
     await store.close();
     await converter.close();
     await models.embeddings?.close?.();

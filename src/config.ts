@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import { durationHelp, parseDuration, type QuestionLogMode } from './insights/index.js';
 import type { HttpRerankSettings } from './providers/http-rerank-model.js';
 import type { ProviderSettings } from './providers/select-models.js';
 import { sanitizeNamespace } from './store/namespace-name.js';
@@ -82,6 +83,21 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_RERANK_CANDIDATES: integerText(5, 100, 'must be from 5 to 100').default(40),
   // Milliseconds.
   KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: integerText(100, 600_000, 'must be from 100 to 600000').default(10_000),
+  // The question log (see Config.questionLog).
+  KNOWLEDGE_AGENT_QUESTION_LOG: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['off', 'counts', 'full'], { error: 'must be off, counts or full' }))
+    .default('full'),
+  KNOWLEDGE_AGENT_QUESTION_RETENTION: z
+    .string()
+    .transform((text, context) => {
+      const milliseconds = parseDuration(text);
+      if (milliseconds === undefined) context.addIssue({ code: 'custom', message: `must be ${durationHelp}` });
+      return milliseconds ?? 0;
+    })
+    .default(90 * 86_400_000),
 });
 
 /**
@@ -142,6 +158,8 @@ export interface Config {
    * endpoint), the key sent to it, and how many candidates it reads; undefined: no reranking.
    */
   readonly rerank: (HttpRerankSettings & { readonly candidates: number }) | undefined;
+  /** What is kept of every answered question, and for how long (milliseconds). */
+  readonly questionLog: { readonly mode: QuestionLogMode; readonly retentionMs: number };
   readonly limits: {
     /** Bytes per file or download. */
     readonly maxSourceBytes: number;
@@ -386,6 +404,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
             timeoutMs: parsed.KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS,
             candidates: parsed.KNOWLEDGE_AGENT_RERANK_CANDIDATES,
           }),
+    questionLog: Object.freeze({ mode: parsed.KNOWLEDGE_AGENT_QUESTION_LOG, retentionMs: parsed.KNOWLEDGE_AGENT_QUESTION_RETENTION }),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,
       maxTextBytes: 200 * 1000,

@@ -1,5 +1,4 @@
 // Prepares agent runs for both variants: the namespace, the query, the sanitized history and the retriever.
-import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ChatModel, ToolDefinition } from '../providers/chat-model.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { SearchMode, SearchOutcome, SearchService } from '../search/search-service.js';
@@ -10,6 +9,8 @@ import { extractiveModelId } from '../providers/extractive-chat-model.js';
 import { runAgent } from './run-agent.js';
 import { carryEarlierTerms, looksLikeFollowUp, rewriteWithModel } from './standalone-query.js';
 import { toSnippets, type Snippet } from '../search/snippet.js';
+import type { AskedQuestion } from '../store/question-log.js';
+import { recordedRun } from './recorded-run.js';
 
 export interface AgentServiceOptions {
   readonly chat: ChatModel | undefined;
@@ -24,9 +25,15 @@ export interface AgentServiceOptions {
   readonly storagePath: string;
   /** The app's shutdown signal: aborting it ends every run with its reason as the final error event. */
   readonly shutdown?: AbortSignal;
+  /** Where every answered question goes (the question log's recorder, which returns at once); absent: nowhere. */
+  readonly questions?: { record(namespace: string, question: AskedQuestion): void };
 }
 
 export interface AgentRequest {
+  /** The run's id, as the answer's wire format carries it: feedback on the answer names it. */
+  readonly runId: string;
+  /** The route the question came by (variant1, ag-ui, generate, mastra, openai), for the question log. */
+  readonly channel: string;
   readonly namespace: string;
   readonly messages: readonly IncomingMessage[];
   readonly platformTools: readonly ToolDefinition[];
@@ -109,7 +116,7 @@ export class AgentService {
         platformToolCalls.push({ toolCallId: event.toolCallId, toolName: event.toolName, argumentsText: event.argumentsText });
       else if (event.type === 'error') throw new KnowledgeError(event.code, event.message);
     }
-    return { runId: `run_${randomUUID()}`, text, sources, covered, retrieval, platformToolCalls };
+    return { runId: request.runId, text, sources, covered, retrieval, platformToolCalls };
   }
 
   private retrieve(namespace: string, query: string, signal: AbortSignal): Promise<SearchOutcome> {
@@ -124,8 +131,9 @@ export class AgentService {
   ): AsyncGenerator<AgentEvent> {
     const chat = this.chatModel();
     const standaloneQuery = (signal: AbortSignal) => this.standaloneQuery(chat, history, query, signal);
-    const { storagePath, coverageCheck } = this.options;
-    return withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {
+    const { storagePath, coverageCheck, questions } = this.options;
+    let namespaceExists = false;
+    const run = withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {
       yield* runAgent({
         namespace: request.namespace,
         query: await standaloneQuery(runSignal),
@@ -134,6 +142,7 @@ export class AgentService {
         retrievalToolName: retrieval.toolName,
         retrieve: async (namespace, text, signal) => {
           const outcome = await retrieval.retrieve(namespace, text, signal);
+          namespaceExists = outcome.namespaceExists;
           return {
             snippets: toSnippets(outcome, storagePath),
             namespaceExists: outcome.namespaceExists,
@@ -146,6 +155,11 @@ export class AgentService {
         chat,
         signal: runSignal,
       });
+    });
+    if (questions === undefined) return run;
+    // A question to a namespace that does not exist teaches nothing about its docs, and has no log to go in.
+    return recordedRun(run, { runId: request.runId, channel: request.channel, question: query }, (record) => {
+      if (namespaceExists) questions.record(request.namespace, record);
     });
   }
 

@@ -2,6 +2,7 @@
 // or PostgreSQL shared by replicas).
 import { Namespace } from './namespace.js';
 import { sanitizeNamespace } from './namespace-name.js';
+import type { QuestionLog } from './question-log.js';
 import { FolderLayout, type FolderLayoutOptions, type StorageLayout } from './storage-layout.js';
 
 /** A storage root (one folder per namespace), or another layout (cluster mode's database). */
@@ -101,6 +102,11 @@ export class KnowledgeStore {
 
   async namespaceNames(): Promise<string[]> {
     return this.layout.namespaceNames();
+  }
+
+  /** The namespaces' question log (kept with them, in the same layout). */
+  get questionLog(): QuestionLog {
+    return this.layout.questionLog;
   }
 
   /** A namespace changed elsewhere: an open one applies what was committed, a new one is opened (loaded whole). */

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
 import { maxNamespaceLength } from './namespace-name.js';
 import type { NamespaceStorage } from './namespace-storage.js';
+import { FolderQuestionLog } from './folder-question-log.js';
+import type { QuestionLog } from './question-log.js';
 
 /** What a layout tells the store about changes made elsewhere (by other replicas). */
 export interface LayoutEvents {
@@ -30,6 +32,8 @@ export interface StorageLayout {
   /** Whether a namespace of this (sanitized) name exists; synchronous, as it is asked before every search. */
   holds(name: string): boolean;
   storageFor(name: string): NamespaceStorage;
+  /** Where the namespaces' questions are kept. */
+  readonly questionLog: QuestionLog;
   close(): Promise<void>;
 }
 
@@ -42,8 +46,11 @@ export type FolderLayoutOptions = Omit<FolderStorageOptions, 'name' | 'directory
 export class FolderLayout implements StorageLayout {
   readonly opensInBackground = false;
   readonly ownsBackgroundWork = true;
+  readonly questionLog: QuestionLog;
 
-  constructor(private readonly options: FolderLayoutOptions) {}
+  constructor(private readonly options: FolderLayoutOptions) {
+    this.questionLog = new FolderQuestionLog(options.root, () => this.namespaceNames());
+  }
 
   async start(): Promise<string[]> {
     await mkdir(this.options.root, { recursive: true });

@@ -18,7 +18,15 @@ type TurnOrMessage = Omit<IncomingMessage, 'toolCalls'> & Partial<Pick<IncomingM
 
 function request(messages: readonly TurnOrMessage[], extra: Partial<AgentRequest> = {}): AgentRequest {
   const validated = messages.map((message) => ({ ...message, toolCalls: message.toolCalls ?? [] }));
-  return { namespace: 'handbook', messages: validated, platformTools: [], signal: new AbortController().signal, ...extra };
+  return {
+    runId: 'run-test',
+    channel: 'test',
+    namespace: 'handbook',
+    messages: validated,
+    platformTools: [],
+    signal: new AbortController().signal,
+    ...extra,
+  };
 }
 
 async function collect(events: AsyncGenerator<AgentEvent> | undefined): Promise<AgentEvent[]> {

@@ -1,5 +1,6 @@
 // POST /agent: one route, two wire formats. A body with AG-UI's threadId/runId streams AG-UI events;
 // otherwise it is a Variant 1 body and streams Variant 1 SSE frames ending with [DONE].
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -18,8 +19,10 @@ function isAgUiBody(body: Record<string, unknown>): boolean {
 async function streamVariant1(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
   const body = parseBody(variant1AgentBodySchema, rawBody);
   const namespace = authorizeNamespace(request, body.tool_params?.namespace ?? options.defaultNamespace);
+  // Variant 1's frames carry no run id: the request's `run_id` is the one feedback names.
+  const runId = body.run_id !== undefined && body.run_id !== '' ? body.run_id : `run_${randomUUID()}`;
   await streamAgentRun(request, reply, new Variant1Stream(), (signal) =>
-    options.agent.variant1Run({ namespace, messages: body.messages, platformTools: body.tools ?? [], signal }),
+    options.agent.variant1Run({ runId, channel: 'variant1', namespace, messages: body.messages, platformTools: body.tools ?? [], signal }),
   );
 }
 
@@ -27,7 +30,14 @@ async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options:
   const input = parseBody(agUiRunInputSchema, rawBody);
   const namespace = authorizeNamespace(request, agUiNamespace(input) ?? options.defaultNamespace);
   await streamAgentRun(request, reply, await AgUiStream.open(input.threadId, input.runId), (signal) =>
-    options.agent.variant2Run({ namespace, messages: input.messages, platformTools: input.tools ?? [], signal }),
+    options.agent.variant2Run({
+      runId: input.runId,
+      channel: 'ag-ui',
+      namespace,
+      messages: input.messages,
+      platformTools: input.tools ?? [],
+      signal,
+    }),
   );
 }
 

@@ -1,4 +1,5 @@
 // Variant 2's answer, not streamed: POST /api/agents/knowledge/generate.
+import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { variant2RetrievalResult } from '../../stream/variant2-result.js';
 import { abortedWhenClientLeaves, authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
@@ -29,6 +30,8 @@ export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (ap
     },
     async (request, reply) => {
       const answer = await options.agent.generate({
+        runId: `run_${randomUUID()}`,
+        channel: 'generate',
         namespace: authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace),
         messages: request.body.messages,
         platformTools: [],

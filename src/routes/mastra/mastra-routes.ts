@@ -182,7 +182,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
       const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
       const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
       await streamAgentRun(request, reply, new MastraStream(runId, randomUUID()), (signal) =>
-        options.agent.variant2Run({ namespace, messages: request.body.messages, platformTools: [], signal }),
+        options.agent.variant2Run({ runId, channel: 'mastra', namespace, messages: request.body.messages, platformTools: [], signal }),
       );
     },
   );

@@ -122,12 +122,23 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
     async (request, reply) => {
       const body = request.body;
       const namespace = authorizeNamespace(request, namespaceOfModel(body.model, options.defaultNamespace));
+      // The completion's `id` is the run id feedback names.
+      const encoder = new OpenAiChatStream(body.model);
       if (body.stream === true) {
-        return streamAgentRun(request, reply, new OpenAiChatStream(body.model), (signal) =>
-          options.agent.variant2Run({ namespace, messages: body.messages, platformTools: platformTools(body), signal }),
+        return streamAgentRun(request, reply, encoder, (signal) =>
+          options.agent.variant2Run({
+            runId: encoder.id,
+            channel: 'openai',
+            namespace,
+            messages: body.messages,
+            platformTools: platformTools(body),
+            signal,
+          }),
         );
       }
       const answer = await options.agent.generate({
+        runId: encoder.id,
+        channel: 'openai',
         namespace,
         messages: body.messages,
         platformTools: platformTools(body),
@@ -138,7 +149,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
         type: 'function' as const,
         function: { name: call.toolName, arguments: call.argumentsText },
       }));
-      return new OpenAiChatStream(body.model).completion(answer.text, toolCalls, answer.covered);
+      return encoder.completion(answer.text, toolCalls, answer.covered);
     },
   );
 };

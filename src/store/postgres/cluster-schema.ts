@@ -1,5 +1,6 @@
 // The tables cluster mode keeps in PostgreSQL: the state of every namespace (documents with their Markdown, chunks,
-// vectors) and the ordered log of the changes that led to it, which replicas replay to keep their indexes current.
+// vectors) and the ordered log of the changes that led to it, which replicas replay to keep their indexes current;
+// and the question log.
 import type { Pool, PoolClient } from 'pg';
 
 /** Channel on which a commit names its namespace, to wake the other replicas up. */
@@ -57,6 +58,16 @@ CREATE TABLE IF NOT EXISTS knowledge_log (
   committed_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS knowledge_log_by_namespace ON knowledge_log (namespace_id, seq);
+-- The question log: every replica's questions and the feedback on their answers (see ../question-log.ts).
+CREATE TABLE IF NOT EXISTS knowledge_questions (
+  id bigserial PRIMARY KEY,
+  namespace_id bigint NOT NULL REFERENCES knowledge_namespaces (id) ON DELETE CASCADE,
+  run_id text NOT NULL,
+  recorded_at timestamptz NOT NULL,
+  record jsonb NOT NULL
+);
+CREATE INDEX IF NOT EXISTS knowledge_questions_by_namespace ON knowledge_questions (namespace_id, recorded_at);
+CREATE INDEX IF NOT EXISTS knowledge_questions_by_run ON knowledge_questions (run_id);
 `;
 
 export async function createSchema(pool: Pool): Promise<void> {
