@@ -216,8 +216,15 @@ export interface CrawlPlan {
   readonly prune: boolean;
 }
 
+/** What the command line asks of every batch: a crawl of each URL, the site the files are published on. */
+export interface BatchPlan {
+  readonly crawl?: CrawlPlan;
+  /** `--base-url`: the files' pages are cited by their URL under it (the service maps each path). */
+  readonly baseUrl?: string;
+}
+
 export type Batch =
-  | { readonly kind: 'files'; readonly sources: readonly Extract<PlannedSource, { kind: 'file' }>[] }
+  | { readonly kind: 'files'; readonly sources: readonly Extract<PlannedSource, { kind: 'file' }>[]; readonly baseUrl?: string }
   | { readonly kind: 'urls'; readonly sources: readonly Extract<PlannedSource, { kind: 'url' }>[]; readonly crawl?: CrawlPlan };
 
 export interface BatchLimits {
@@ -232,24 +239,30 @@ export interface BatchLimits {
 export const defaultBatchLimits: BatchLimits = { maxFiles: 20, maxBytes: 4_000_000, maxUrls: 10 };
 
 /**
- * Files grouped in order by count and size, then URLs by count; with `crawl`, each URL is crawled in a request of its
+ * Files grouped in order by count and size (each batch with the plan's `baseUrl`), then URLs by count; with `crawl`, each URL is crawled in a request of its
  * own (the pages of one request's crawls share one page budget at the service).
  */
-export function planBatches(sources: readonly PlannedSource[], limits: BatchLimits = defaultBatchLimits, crawl?: CrawlPlan): Batch[] {
+export function planBatches(sources: readonly PlannedSource[], limits: BatchLimits = defaultBatchLimits, plan: BatchPlan = {}): Batch[] {
+  const { crawl, baseUrl } = plan;
+  const filesBatch = (files: Extract<PlannedSource, { kind: 'file' }>[]): Batch => ({
+    kind: 'files',
+    sources: files,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  });
   const batches: Batch[] = [];
   let files: Extract<PlannedSource, { kind: 'file' }>[] = [];
   let bytes = 0;
   for (const source of sources) {
     if (source.kind !== 'file') continue;
     if (files.length > 0 && (files.length >= limits.maxFiles || bytes + source.bytes > limits.maxBytes)) {
-      batches.push({ kind: 'files', sources: files });
+      batches.push(filesBatch(files));
       files = [];
       bytes = 0;
     }
     files.push(source);
     bytes += source.bytes;
   }
-  if (files.length > 0) batches.push({ kind: 'files', sources: files });
+  if (files.length > 0) batches.push(filesBatch(files));
   const urls = sources.filter((source): source is Extract<PlannedSource, { kind: 'url' }> => source.kind === 'url');
   if (crawl !== undefined) for (const url of urls) batches.push({ kind: 'urls', sources: [url], crawl });
   else

@@ -42,13 +42,16 @@ Options:
       --max-pages N      with --crawl: at most N pages per URL, 1 to 1000 (default 50)
       --max-depth N      with --crawl: follow links at most N steps from the URL, 0 to 10 (default 2)
       --prune            with --crawl: remove the documents of pages the crawl no longer finds
+      --base-url URL     the site the files are published on: each is cited by its page there
+                         (guide/x.md under the folder given is URL/guide/x, guide/index.md is URL/guide/)
 
 ${connectionHelp}
 
 Examples:
   knowledge-agent ingest docs/ --namespace handbook
   knowledge-agent ingest README.md https://example.com/guide.html
-  knowledge-agent ingest https://docs.example.com/guide/ --crawl --max-pages 200 --prune -n guide`;
+  knowledge-agent ingest https://docs.example.com/guide/ --crawl --max-pages 200 --prune -n guide
+  knowledge-agent ingest docs/ --base-url https://docs.example.com/ -n handbook`;
 
 /** The crawl the options ask for, or undefined without --crawl (the crawl options alone are a usage error). */
 function crawlPlan(values: { crawl?: boolean; prune?: boolean; 'max-pages'?: string; 'max-depth'?: string }): CrawlPlan | undefined {
@@ -126,6 +129,7 @@ export const ingestCommand: Command = {
           'max-pages': { type: 'string' },
           'max-depth': { type: 'string' },
           prune: { type: 'boolean' },
+          'base-url': { type: 'string' },
         },
         allowPositionals: true,
         strict: true,
@@ -143,6 +147,16 @@ export const ingestCommand: Command = {
     const collected = await collectSources(positionals, context.cwd);
     if (crawl !== undefined && !collected.sources.some((source) => source.kind === 'url'))
       throw new UsageError('--crawl: give the URL of a site to crawl (files and folders are not crawled)', 'ingest');
+    const baseUrl = values['base-url'];
+    if (baseUrl !== undefined) {
+      if (!/^https?:\/\/[^/?#]+/i.test(baseUrl) || /[?#]/.test(baseUrl))
+        throw new UsageError(
+          `--base-url: ${JSON.stringify(baseUrl)} must be an http(s) URL without a query, such as https://docs.example.com/`,
+          'ingest',
+        );
+      if (!collected.sources.some((source) => source.kind === 'file'))
+        throw new UsageError('--base-url: give the files or folder whose pages are published under it', 'ingest');
+    }
     if (collected.ignored > 0) {
       context.stderr.write(
         `left out ${collected.ignored} file${collected.ignored === 1 ? '' : 's'} that ${collected.ignored === 1 ? 'is' : 'are'} not ${documentExtensions.join(' ')}\n`,
@@ -164,7 +178,11 @@ export const ingestCommand: Command = {
     process.once('SIGINT', interrupt);
     try {
       reporter.begin(total, collected.local);
-      for (const batch of planBatches(collected.sources, defaultBatchLimits, crawl)) await runBatch(client, batch, namespace, reporter);
+      for (const batch of planBatches(collected.sources, defaultBatchLimits, {
+        ...(crawl === undefined ? {} : { crawl }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+      }))
+        await runBatch(client, batch, namespace, reporter);
     } finally {
       reporter.end();
       process.off('SIGINT', interrupt);

@@ -73,6 +73,7 @@ async function buildForm(
 ): Promise<{ form: FormData; sent: number[]; unreadable: UnreadableFile[] }> {
   const form = new FormData();
   if (namespace !== undefined) form.append('namespace', namespace);
+  if (batch.baseUrl !== undefined) form.append('base_url', batch.baseUrl);
   const sent: number[] = [];
   const unreadable: UnreadableFile[] = [];
   for (const [index, source] of batch.sources.entries()) {

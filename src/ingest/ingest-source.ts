@@ -16,11 +16,15 @@ export type IngestSource =
   | { readonly kind: 'fetched'; readonly page: FetchedPage }
   | { readonly kind: 'file'; readonly path: string; readonly title?: string }
   | { readonly kind: 'text'; readonly text: string; readonly title?: string }
-  /** `fileName` is the path the file was uploaded with (see upload-path.ts), `folder` its folders. */
+  /**
+   * `fileName` is the path the file was uploaded with (see upload-path.ts), `folder` its folders; `publicUrl`, when
+   * the upload named the site the files are published on, the page's URL, which then names the document instead.
+   */
   | {
       readonly kind: 'upload';
       readonly fileName: string;
       readonly folder?: string;
+      readonly publicUrl?: string;
       readonly contentType?: string;
       readonly bytes: Buffer;
       readonly title?: string;
@@ -45,7 +49,7 @@ export function describeSource(source: IngestSource | InvalidSource): string {
     case 'file':
       return source.path;
     case 'upload':
-      return source.fileName;
+      return source.publicUrl ?? source.fileName;
     case 'text':
       return 'text';
   }

@@ -32,3 +32,39 @@ export function parseUploadPath(fileName: string): UploadPath {
   if (name === undefined) throw refuse('the file name names a folder, not a file');
   return { path: [...segments, name].join('/'), folder: segments.length === 0 ? undefined : segments.join('/') };
 }
+
+/** Extensions a docs site serves without: the page of `guide/x.md` is `guide/x`. */
+const pageSourceExtension = /\.(md|markdown|mdx)$/i;
+/** Sources a site serves as their folder: `guide/index.md` and `guide/README.md` are `guide/`. */
+const folderPageName = /^(index|readme)\.(md|markdown|mdx)$/i;
+
+/**
+ * The public page of an uploaded file, for docs kept as files but published on a site (`base_url`, `ingest
+ * --base-url`): Markdown files lose their extension and index/README pages become their folder's URL; other files
+ * (HTML, PDF, text) are served as they are. `base` is an absolute http(s) URL, taken as a folder.
+ */
+export function publicPageUrl(base: string, uploadPath: string): string {
+  const folder = base.endsWith('/') ? base : `${base}/`;
+  const segments = uploadPath.split('/');
+  const name = segments.pop() ?? '';
+  const page = folderPageName.test(name) ? '' : name.replace(pageSourceExtension, '');
+  return new URL([...segments, page].map(encodeURIComponent).join('/'), folder).href;
+}
+
+/** `base_url` as given, checked: an absolute http(s) URL without query or fragment (they would not survive the join). */
+export function parseBaseUrl(text: string): string {
+  const refuse = (reason: string) =>
+    new KnowledgeError(
+      'invalid_request',
+      `base_url: ${reason} (give the URL the folder's pages are published under, e.g. https://docs.example.com/)`,
+    );
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse(`${JSON.stringify(text)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('only http and https URLs');
+  if (url.search !== '' || url.hash !== '') throw refuse('a base URL cannot have a query or a fragment');
+  return url.href;
+}

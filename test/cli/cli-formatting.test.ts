@@ -184,7 +184,7 @@ describe('ingest batches', () => {
 
   it('crawls each URL in a request of its own, with the crawl asked for', () => {
     const crawl = { maxPages: 20, prune: true };
-    const batches = planBatches([url('https://example.com/a/'), file('a.md', 100), url('https://example.com/b/')], undefined, crawl);
+    const batches = planBatches([url('https://example.com/a/'), file('a.md', 100), url('https://example.com/b/')], undefined, { crawl });
     assert.deepEqual(
       batches.map((batch) => [
         batch.kind,

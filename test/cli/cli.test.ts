@@ -265,6 +265,25 @@ describe('knowledge-agent command line', () => {
     }
   });
 
+  it('maps a folder to its published pages with --base-url: each document is known by its URL', async () => {
+    const result = await cli(['ingest', 'docs', '--base-url', 'https://docs.example.com/ops', '-n', 'published']);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=published`)).json()) as {
+      documents: { source: string }[];
+    };
+    assert.deepEqual(listing.documents.map((document) => document.source).sort(), [
+      'https://docs.example.com/ops/caching.txt',
+      'https://docs.example.com/ops/deployment',
+      'https://docs.example.com/ops/ops/tokens.html',
+    ]);
+    await fetch(`${service.baseUrl}/api/namespaces/published`, { method: 'DELETE' });
+
+    const urlsOnly = await cli(['ingest', 'https://example.com/a.html', '--base-url', 'https://docs.example.com/']);
+    assert.equal(urlsOnly.code, 2);
+    assert.match(urlsOnly.stderr, /--base-url: give the files or folder/);
+    assert.equal((await cli(['ingest', 'docs', '--base-url', 'docs.example.com'])).code, 2);
+  });
+
   it('searches: numbered matches with title, score, source and excerpt, or the JSON response', async () => {
     const result = await cli(['search', 'how long are responses cached', '--namespace', 'cli', '--limit', '2']);
     assert.equal(result.code, 0, result.stderr);

@@ -267,4 +267,47 @@ describe('document identity: uploads keep their folders', () => {
     ]);
     assert.match(await readFile(join(service.storageRoot, 'legacy', 'middleware.md'), 'utf8'), /The new middleware page\./);
   });
+
+  it('names uploads by their public pages with base_url: cited by URL, updated by URL, a bad base a 400', async () => {
+    const files = [
+      { name: 'guide/install.md', content: '# Install\n\nRun the installer from the release page.\n' },
+      { name: 'guide/index.md', content: '# Guide\n\nThe guide starts here.\n' },
+      { name: 'manual.html', content: '<h1>Manual</h1><p>The manual, as one page.</p>' },
+    ];
+    const form = uploadForm('published', files);
+    form.append('base_url', 'https://docs.example.com/v2');
+    const saved = (await (await upload(form)).json()) as Variant2Response;
+    assert.deepEqual(saved.errors, []);
+    assert.deepEqual((await listing('published')).map((document) => document.source).sort(), [
+      'https://docs.example.com/v2/guide/',
+      'https://docs.example.com/v2/guide/install',
+      'https://docs.example.com/v2/manual.html',
+    ]);
+    const search = await fetch(`${service.baseUrl}/api/tools/searchDocs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ namespace: 'published', query: 'installer' }),
+    });
+    const results = ((await search.json()) as { results: { origin: string }[] }).results;
+    assert.equal(results[0]?.origin, 'https://docs.example.com/v2/guide/install');
+
+    const edited = uploadForm('published', [{ name: 'guide/install.md', content: '# Install\n\nRun the new installer.\n' }]);
+    edited.append('base_url', 'https://docs.example.com/v2/');
+    const updated = (await (await upload(edited)).json()) as Variant2Response;
+    assert.deepEqual(
+      updated.files.map((file) => [file.status, file.replaced?.source]),
+      [['updated', 'https://docs.example.com/v2/guide/install']],
+    );
+
+    for (const base of ['docs.example.com', 'ftp://docs.example.com/', 'https://docs.example.com/?v=2']) {
+      const refused = uploadForm('published', files);
+      refused.append('base_url', base);
+      const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: refused });
+      assert.equal(response.status, 400, base);
+      assert.match(
+        ((await response.json()) as { error: { message: string } }).error.message,
+        /^base_url: .*https:\/\/docs\.example\.com\//,
+      );
+    }
+  });
 });

@@ -1,7 +1,7 @@
 // Table-driven tests for the paths uploads arrive with: normalised when they are relative, refused otherwise.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseUploadPath } from '../../src/ingest/upload-path.js';
+import { parseBaseUrl, parseUploadPath, publicPageUrl } from '../../src/ingest/upload-path.js';
 
 const accepted: ReadonlyArray<readonly [fileName: string, path: string, folder: string | undefined]> = [
   ['middleware.md', 'middleware.md', undefined],
@@ -44,4 +44,23 @@ describe('parseUploadPath', () => {
       );
     });
   }
+});
+
+describe('the public page of an upload under a base URL', () => {
+  const pages: ReadonlyArray<readonly [base: string, path: string, url: string]> = [
+    ['https://docs.example.com/', 'guide/x.md', 'https://docs.example.com/guide/x'],
+    ['https://docs.example.com', 'guide/x.mdx', 'https://docs.example.com/guide/x'],
+    ['https://docs.example.com/v2', 'guide/index.md', 'https://docs.example.com/v2/guide/'],
+    ['https://docs.example.com/v2/', 'README.md', 'https://docs.example.com/v2/'],
+    ['https://docs.example.com/', 'api/manual.pdf', 'https://docs.example.com/api/manual.pdf'],
+    ['https://docs.example.com/', 'faq.html', 'https://docs.example.com/faq.html'],
+    ['https://docs.example.com/', 'guide/first steps#1.md', 'https://docs.example.com/guide/first%20steps%231'],
+  ];
+  for (const [base, path, url] of pages) test(`${base} + ${path}`, () => assert.equal(publicPageUrl(base, path), url));
+
+  test('a base URL must be an absolute http(s) URL without query or fragment', () => {
+    assert.equal(parseBaseUrl('https://docs.example.com'), 'https://docs.example.com/');
+    for (const base of ['docs.example.com', 'file:///srv/docs/', 'https://docs.example.com/#top', 'https://docs.example.com/?v=1'])
+      assert.throws(() => parseBaseUrl(base), { code: 'invalid_request' }, base);
+  });
 });

@@ -2,13 +2,16 @@
 // give them, and each uploaded file as a source of its own.
 import type { FastifyRequest } from 'fastify';
 import { KnowledgeError, isKnowledgeError } from '../../errors.js';
-import { parseUploadPath, type UploadPath } from '../../ingest/upload-path.js';
+import { parseBaseUrl, parseUploadPath, publicPageUrl, type UploadPath } from '../../ingest/upload-path.js';
 import { parseBody, readMultipartForm, type FormFile, type MultipartLimits } from '../plumbing/index.js';
 import { variant2IngestBodySchema, type Variant2IngestBody } from './ingest-schemas.js';
 import type { SourceEntry } from './request-sources.js';
 
-/** An uploaded file, named by the path it came with (its folders are kept: they tell `a/index.md` from `b/index.md`). */
-function toUploadSource(file: FormFile, limits: MultipartLimits): SourceEntry {
+/**
+ * An uploaded file, named by the path it came with (its folders are kept: they tell `a/index.md` from `b/index.md`),
+ * or by its public page's URL when the form gives the site's `base_url`.
+ */
+function toUploadSource(file: FormFile, limits: MultipartLimits, baseUrl: string | undefined): SourceEntry {
   let uploadPath: UploadPath;
   try {
     uploadPath = parseUploadPath(file.fileName);
@@ -24,10 +27,17 @@ function toUploadSource(file: FormFile, limits: MultipartLimits): SourceEntry {
       error: new KnowledgeError('source_too_large', `${path} is over the ${limits.maxFileBytes}-byte limit for a file`),
     };
   }
-  return { kind: 'upload', fileName: path, ...(folder === undefined ? {} : { folder }), contentType: file.contentType, bytes: file.bytes };
+  return {
+    kind: 'upload',
+    fileName: path,
+    ...(folder === undefined ? {} : { folder }),
+    ...(baseUrl === undefined ? {} : { publicUrl: publicPageUrl(baseUrl, path) }),
+    contentType: file.contentType,
+    bytes: file.bytes,
+  };
 }
 
-/** The form's `namespace` and `sources` fields as a JSON body, and its files as upload sources. */
+/** The form's `namespace` and `sources` fields as a JSON body, and its files as upload sources (see `base_url`). */
 export async function readIngestForm(
   request: FastifyRequest,
   limits: MultipartLimits,
@@ -50,5 +60,7 @@ export async function readIngestForm(
     }
   }
   const body = parseBody(variant2IngestBodySchema, namespace === undefined ? { sources } : { namespace, sources });
-  return { body, uploads: form.files.map((file) => toUploadSource(file, limits)) };
+  const baseUrlField = single('base_url');
+  const baseUrl = typeof baseUrlField === 'string' && baseUrlField.trim() !== '' ? parseBaseUrl(baseUrlField.trim()) : undefined;
+  return { body, uploads: form.files.map((file) => toUploadSource(file, limits, baseUrl)) };
 }

@@ -171,6 +171,12 @@ export const documentedFormBody = z.object({
     .string()
     .optional()
     .describe('A JSON array of sources, as `sources` of the JSON body; at least one source or one file is needed.'),
+  base_url: z
+    .url()
+    .optional()
+    .describe(
+      'The site the uploaded files are published on (`https://docs.example.com/`): each file is then known and cited by its page there (`guide/x.md` is `https://docs.example.com/guide/x`, `guide/index.md` is `.../guide/`; HTML, PDF and text keep their names).',
+    ),
   file: z
     .array(z.file())
     .max(maxFilesPerRequest)
