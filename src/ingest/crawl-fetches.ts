@@ -14,8 +14,6 @@ export class CrawlFetches {
   private readonly finished: FetchOutcome[] = [];
   /** Ends the current waitForChange, if one waits. */
   private wake: (() => void) | undefined;
-  private runningPageCount = 0;
-  private startedPageCount = 0;
   private crawlDelayMs = 0;
   private lastStartAt = 0;
   private nextStartAt = 0;
@@ -27,16 +25,6 @@ export class CrawlFetches {
 
   get runningCount(): number {
     return this.running.size;
-  }
-
-  /** Page fetches under way (sitemaps not counted). */
-  get runningPages(): number {
-    return this.runningPageCount;
-  }
-
-  /** Page fetches started so far (sitemaps not counted). */
-  get pagesStarted(): number {
-    return this.startedPageCount;
   }
 
   /** Nothing under way and no outcome waiting to be taken. */
@@ -61,10 +49,6 @@ export class CrawlFetches {
   }
 
   start(item: CrawlItem): void {
-    if (item.kind === 'page') {
-      this.startedPageCount++;
-      this.runningPageCount++;
-    }
     this.lastStartAt = Date.now();
     this.nextStartAt = this.lastStartAt + this.crawlDelayMs;
     const outcome: Promise<FetchOutcome> = this.fetchPage(item.url, this.signal).then(
@@ -79,7 +63,6 @@ export class CrawlFetches {
     );
     const entry = outcome.then((ended) => {
       this.running.delete(entry);
-      if (item.kind === 'page') this.runningPageCount--;
       this.finished.push(ended);
       this.wake?.();
     });

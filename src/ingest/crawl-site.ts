@@ -1,6 +1,7 @@
 // Crawls a documentation site breadth-first: same origin and path prefix, robots.txt honoured, bounded concurrency.
 import { KnowledgeError } from '../errors.js';
 import { detectFormat } from './convert-document.js';
+import { CrawlBudget } from './crawl-budget.js';
 import { CrawlFetches, type FetchOutcome } from './crawl-fetches.js';
 import { CrawlFrontier, type CrawlItem } from './crawl-frontier.js';
 import type { FetchedPage } from './fetch-url.js';
@@ -16,8 +17,10 @@ export interface CrawlOptions {
   readonly concurrency?: number;
   /** The name matched against robots.txt User-agent lines; 'knowledge-agent' when left out. */
   readonly userAgent?: string;
-  /** Stops the crawl: no fetch starts and no event is yielded after it fires. */
+  /** Stops the crawl: no fetch starts and no event is yielded after it fires; it reaches the fetches under way. */
   readonly signal?: AbortSignal;
+  /** Pages shared with other crawls (those of one request), taken from as well as maxPages. */
+  readonly sharedBudget?: CrawlBudget;
 }
 
 /** Why a crawl passed a URL by; the event's message says it in words, with the URL or limit in question. */
@@ -36,9 +39,9 @@ export type CrawlSkipReason =
   | 'not_a_sitemap'
   /** A sitemap past the most a crawl fetches (50). */
   | 'sitemap_limit'
-  /** Queued when the crawl had yielded maxPages pages. */
+  /** Queued when the crawl (or the crawls sharing its budget) had yielded maxPages pages. */
   | 'page_limit'
-  /** Queued when the crawl had used up its page fetches. */
+  /** Queued when the crawl (or the crawls sharing its budget) had used up its page fetches. */
   | 'fetch_limit';
 
 export type CrawlEvent =
@@ -105,7 +108,8 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
  * - `skipped`: robots.txt disallows, a non-document extension or content type, a robots meta tag
  *   saying noindex, a redirect out of scope or onto a page already crawled, a sitemap entry out of
  *   scope, and every queued URL left when maxPages or the fetch limit (maxPages + max(maxPages, 20)
- *   page fetches) is reached.
+ *   page fetches) is reached, the crawl's own or the shared budget's.
+ * - At most maxPages pages are yielded, exactly: a page is counted when its fetch starts (CrawlBudget).
  * - A sitemap start (`.xml` holding `<urlset>` or `<sitemapindex>`) yields its pages at depth 1 even
  *   when maxDepth is 0; their links are followed while depth < maxDepth.
  * Throws `invalid_request` for options out of range.
@@ -117,12 +121,14 @@ export function crawlSite(startUrl: string, options: CrawlOptions, fetchPage: Fe
     concurrency: checkedInteger('concurrency', options.concurrency ?? 4, 1, 16),
     userAgent: options.userAgent ?? 'knowledge-agent',
     signal: options.signal,
+    sharedBudget: options.sharedBudget,
   };
   return crawlFrom(startUrl, settings, fetchPage);
 }
 
-interface CrawlSettings extends Required<Omit<CrawlOptions, 'signal'>> {
+interface CrawlSettings extends Required<Omit<CrawlOptions, 'signal' | 'sharedBudget'>> {
   readonly signal: AbortSignal | undefined;
+  readonly sharedBudget: CrawlBudget | undefined;
 }
 
 async function* crawlFrom(startUrl: string, settings: CrawlSettings, fetchPage: FetchPage): AsyncGenerator<CrawlEvent> {
@@ -151,13 +157,12 @@ class SiteCrawl {
   private readonly fetches: CrawlFetches;
   private readonly robotsByOrigin = new Map<string, Promise<RobotsPolicy>>();
   private readonly signal: AbortSignal | undefined;
-  /** Page fetches allowed in all: a few pages may redirect, fail or be skipped. */
-  private readonly fetchBudget: number;
+  /** The crawl's own budget first, then the one it shares. */
+  private readonly budgets: readonly CrawlBudget[];
   /** The start URL's origin and folder, moved to those of its final URL once the start page has landed. */
   private scope: CrawlScope;
   private scopeSettled = false;
   private robots: RobotsPolicy = allowEverything;
-  private pagesYielded = 0;
   private sitemapsQueued = 0;
 
   constructor(
@@ -168,7 +173,7 @@ class SiteCrawl {
     this.signal = settings.signal;
     this.frontier = new CrawlFrontier({ url: start.href, depth: 0, kind: 'page' });
     this.fetches = new CrawlFetches(fetchPage, settings.signal);
-    this.fetchBudget = settings.maxPages + Math.max(settings.maxPages, 20);
+    this.budgets = [new CrawlBudget(settings.maxPages), ...(settings.sharedBudget === undefined ? [] : [settings.sharedBudget])];
     this.scope = { origin: start.origin, pathPrefix: pathPrefixOf(start) };
   }
 
@@ -197,7 +202,11 @@ class SiteCrawl {
         const outcome = this.fetches.takeFinished();
         if (outcome === undefined || this.signal?.aborted) continue;
         if (!this.scopeSettled && (await this.settleScope(outcome)) === 'stopped') return;
-        for (const event of this.handleOutcome(outcome)) {
+        const events = this.handleOutcome(outcome);
+        if (outcome.item.kind === 'page' && !events.some((event) => event.type === 'page')) {
+          for (const budget of this.budgets) budget.returnPage();
+        }
+        for (const event of events) {
           if (this.signal?.aborted) return;
           yield event;
         }
@@ -209,19 +218,18 @@ class SiteCrawl {
     }
   }
 
+  /** Whether every budget has a page left (pages taken by fetches under way or waiting to be handled count as used). */
+  private get canTakePage(): boolean {
+    return this.budgets.every((budget) => budget.canTakePage);
+  }
+
   /**
-   * Starts what may start: the current depth in order, pages only while a page could still be wanted. Returns how
-   * long the crawl delay holds the next start back (0 when it does not).
+   * Starts what may start: the current depth in order, while a page could still be taken. Returns how long the crawl
+   * delay holds the next start back (0 when it does not).
    */
   private startFetches(): number {
-    const { maxPages, concurrency } = this.settings;
     for (let item = this.frontier.peek(); item !== undefined; item = this.frontier.peek()) {
-      if (this.fetches.runningCount >= concurrency || this.pagesYielded >= maxPages) return 0;
-      if (
-        item.kind === 'page' &&
-        (this.pagesYielded + this.fetches.runningPages >= maxPages || this.fetches.pagesStarted >= this.fetchBudget)
-      )
-        return 0;
+      if (this.fetches.runningCount >= this.settings.concurrency || !this.canTakePage) return 0;
       if (this.frontier.hasLanded(item.url)) {
         this.frontier.take();
         continue;
@@ -230,6 +238,7 @@ class SiteCrawl {
       if (delayMs > 0) return delayMs;
       this.frontier.take();
       this.frontier.land(item.url);
+      if (item.kind === 'page') for (const budget of this.budgets) budget.takePage();
       this.fetches.start(item);
     }
     return 0;
@@ -237,13 +246,11 @@ class SiteCrawl {
 
   /** Every queued URL never fetched, skipped for the limit that stopped the crawl. */
   private *skipUnfetched(): Generator<CrawlEvent> {
-    const { maxPages } = this.settings;
-    const pageLimit = this.pagesYielded >= maxPages;
+    const spent = this.budgets.find((budget) => !budget.canTakePage) ?? (this.budgets[0] as CrawlBudget);
+    const { reason, message } = spent.limit;
     for (const item of this.frontier.unfetched()) {
       if (this.signal?.aborted) return;
-      yield pageLimit
-        ? skipped(item.url, 'page_limit', `page limit (${maxPages}) reached`)
-        : skipped(item.url, 'fetch_limit', `fetch limit (${this.fetchBudget}) reached`);
+      yield skipped(item.url, reason, message);
     }
   }
 
@@ -351,7 +358,6 @@ class SiteCrawl {
       }
     }
     if (!index) return [skipped(item.url, 'noindex', 'the page asks not to be indexed (robots meta tag)'), ...events];
-    this.pagesYielded++;
     const page: FetchedPage = { url: finalUrl.href, bytes: fetched.bytes, contentType: fetched.contentType };
     return [{ type: 'page', page, depth: item.depth }, ...events];
   }

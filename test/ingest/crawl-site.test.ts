@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test, type TestContext } from 'node:test';
+import { CrawlBudget } from '../../src/ingest/crawl-budget.js';
 import { crawlSite, type CrawlEvent, type CrawlOptions, type FetchPage } from '../../src/ingest/crawl-site.js';
 import { fetchUrl } from '../../src/ingest/fetch-url.js';
 import { normalizeCrawlUrl, readPageLinks, readSitemap } from '../../src/ingest/page-links.js';
+import { startEndlessSite } from '../support/endless-site.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
 const fetchPage: FetchPage = (url) => fetchUrl(url, { maxBytes: 6_000_000, timeoutMs: 5000, allowPrivateAddresses: true });
@@ -319,6 +321,54 @@ describe('crawlSite: limits', () => {
       events.every((event) => event.type !== 'skipped' || event.reason === 'page_limit'),
       'a page-limit skip typed otherwise',
     );
+  });
+
+  // The consumer takes a while over each page (as ingesting it does), so fetches end while it is busy: counted only
+  // when handled, they let further fetches start and the crawl overshot (maxPages 5 stored 11).
+  for (const maxPages of [1, 5, 10, 50]) {
+    test(`maxPages ${maxPages} yields and fetches exactly ${maxPages} pages of a larger site, 4 fetches at once, slow consumer`, async (context) => {
+      const site = await startEndlessSite({ fanOut: 8 });
+      context.after(() => site.close());
+      let pages = 0;
+      for await (const event of crawlSite(site.startUrl, { maxPages, maxDepth: 10, concurrency: 4 }, fetchPage)) {
+        if (event.type === 'page') pages++;
+        await delay(5);
+      }
+      assert.equal(pages, maxPages);
+      assert.equal(site.pageRequests().length, maxPages, 'fetched past the page limit');
+    });
+  }
+
+  test('crawls sharing a budget yield no more pages together than it holds, and say whose limit stopped them', async (context) => {
+    const sites = await Promise.all([startEndlessSite(), startEndlessSite()]);
+    context.after(() => Promise.all(sites.map((site) => site.close())));
+    const shared = new CrawlBudget(12, "the request's ");
+    const crawled = await Promise.all(
+      sites.map(async (site) => {
+        const events: CrawlEvent[] = [];
+        for await (const event of crawlSite(
+          site.startUrl,
+          { maxPages: 10, maxDepth: 10, concurrency: 3, sharedBudget: shared },
+          fetchPage,
+        )) {
+          events.push(event);
+          await delay(2);
+        }
+        return events;
+      }),
+    );
+    const pageCounts = crawled.map((events) => events.filter((event) => event.type === 'page').length);
+    assert.equal(pageCounts[0]! + pageCounts[1]!, 12, `pages per crawl: ${pageCounts.join(', ')}`);
+    assert.ok(
+      pageCounts.every((count) => count <= 10),
+      'a crawl went past its own maxPages',
+    );
+    assert.equal(sites[0]!.pageRequests().length + sites[1]!.pageRequests().length, 12, 'fetched past the shared budget');
+    const requestLimitSkips = crawled
+      .flat()
+      .filter((event) => event.type === 'skipped' && /^the request's page limit \(12\) reached$/.test(event.message));
+    assert.ok(requestLimitSkips.length > 0, 'no URL skipped for the shared limit');
+    assert.ok(requestLimitSkips.every((event) => event.type === 'skipped' && event.reason === 'page_limit'));
   });
 
   test('failed fetches do not count as pages', async (context) => {
