@@ -111,6 +111,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     logError,
     warn: (message) => app.log.warn(message),
+    info: (message) => app.log.info(message),
     onIngested: (report, seconds) => metrics.observeIngest(report, seconds),
   });
   const agent = new AgentService({

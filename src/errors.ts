@@ -42,6 +42,12 @@ export const errorCatalogue = {
     status: 503,
     description: 'The service is shutting down; send the request again (to another instance, or once it is back).',
   },
+  request_aborted: {
+    // nginx's status for a client that closed the connection: nobody reads the answer; it is the reason the work stopped.
+    status: 499,
+    description:
+      'The client closed the connection before the answer was sent: the work behind the request stopped, and what it stored before stays stored.',
+  },
   // Per-source ingest errors (reported in the `errors` array of an ingest response).
   source_invalid: { status: 400, description: 'The source lacks a required field or has a wrong one.' },
   source_too_large: { status: 413, description: 'A file, download or text snippet is over its size limit.' },

@@ -118,29 +118,45 @@ function requestOnce(
   });
 }
 
-export async function fetchUrl(text: string, limits: FetchLimits): Promise<FetchedPage> {
+/**
+ * Downloads `text` within the limits. `signal` stops it (the socket is closed at once) and its reason is thrown: the
+ * caller's request ended, or the service is shutting down.
+ */
+export async function fetchUrl(text: string, limits: FetchLimits, signal?: AbortSignal): Promise<FetchedPage> {
+  signal?.throwIfAborted();
   let url = parseHttpUrl(text);
-  const signal = AbortSignal.timeout(limits.timeoutMs);
+  // Linked by hand: Node 20's AbortSignal.any keeps every signal it links to a long-lived one (a request's crawl links
+  // a thousand fetches to one).
+  const download = new AbortController();
+  const timer = setTimeout(() => download.abort(), limits.timeoutMs);
+  const stop = () => download.abort();
+  signal?.addEventListener('abort', stop, { once: true });
   const maxRedirects = limits.maxRedirects ?? 5;
-  for (let hop = 0; ; hop++) {
-    let response: Awaited<ReturnType<typeof requestOnce>>;
-    try {
-      response = await requestOnce(url, limits, signal);
-    } catch (error) {
-      if (error instanceof KnowledgeError) throw error;
-      const cause = error as NodeJS.ErrnoException;
-      if (cause.code === 'ADDRESS_REFUSED') throw new KnowledgeError('url_not_allowed', `${cause.message}${allowPrivateHint}`);
-      if (signal.aborted) throw new KnowledgeError('fetch_failed', `${url.href} did not answer within ${limits.timeoutMs} ms`);
-      throw new KnowledgeError('fetch_failed', `${url.href} could not be fetched (${cause.code ?? cause.message})`);
+  try {
+    for (let hop = 0; ; hop++) {
+      let response: Awaited<ReturnType<typeof requestOnce>>;
+      try {
+        response = await requestOnce(url, limits, download.signal);
+      } catch (error) {
+        signal?.throwIfAborted();
+        if (error instanceof KnowledgeError) throw error;
+        const cause = error as NodeJS.ErrnoException;
+        if (cause.code === 'ADDRESS_REFUSED') throw new KnowledgeError('url_not_allowed', `${cause.message}${allowPrivateHint}`);
+        if (download.signal.aborted) throw new KnowledgeError('fetch_failed', `${url.href} did not answer within ${limits.timeoutMs} ms`);
+        throw new KnowledgeError('fetch_failed', `${url.href} could not be fetched (${cause.code ?? cause.message})`);
+      }
+      if (response.location !== undefined) {
+        if (hop >= maxRedirects) throw new KnowledgeError('fetch_failed', `${text} redirected more than ${maxRedirects} times`);
+        url = parseHttpUrl(new URL(response.location, url).href);
+        continue;
+      }
+      if (response.status < 200 || response.status >= 300) {
+        throw new KnowledgeError('fetch_failed', `${url.href} answered HTTP ${response.status}`);
+      }
+      return { url: url.href, bytes: response.bytes, contentType: response.contentType };
     }
-    if (response.location !== undefined) {
-      if (hop >= maxRedirects) throw new KnowledgeError('fetch_failed', `${text} redirected more than ${maxRedirects} times`);
-      url = parseHttpUrl(new URL(response.location, url).href);
-      continue;
-    }
-    if (response.status < 200 || response.status >= 300) {
-      throw new KnowledgeError('fetch_failed', `${url.href} answered HTTP ${response.status}`);
-    }
-    return { url: url.href, bytes: response.bytes, contentType: response.contentType };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', stop);
   }
 }

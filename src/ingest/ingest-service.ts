@@ -1,5 +1,6 @@
 // Ingestion: load each source, convert and chunk it, embed the chunks, and commit the documents to a namespace.
 // Sources are independent: one failing never stops the others, and each failure is reported with its reason.
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { forEachConcurrently } from '../concurrency.js';
 import type { ChunkEmbedder, EmbeddableChunk } from '../embedding/chunk-embedder.js';
@@ -7,6 +8,7 @@ import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { StoredDocument } from '../store/stored-document.js';
+import { CrawlBudget, maxCrawlPagesPerRequest } from './crawl-budget.js';
 import { crawlSite, isCrawlLimit } from './crawl-site.js';
 import { fetchUrl } from './fetch-url.js';
 import type { DocumentConverter } from './document-converter.js';
@@ -82,14 +84,43 @@ export interface IngestServiceOptions {
   readonly concurrency?: number;
   readonly logError: (message: string, error: unknown) => void;
   readonly warn?: (message: string) => void;
+  /** Told what an ingest stopped before its end had stored (the log). */
+  readonly info?: (message: string) => void;
+  /** Pages the crawls of one request store at most together; 1,000 (crawl-budget.ts) when left out. */
+  readonly maxCrawlPagesPerRequest?: number;
   /** Told of every completed ingest and how long it took (metrics). */
   readonly onIngested?: (report: IngestReport, seconds: number) => void;
 }
 
-/** What the sources of one request learn about each other. */
+export interface IngestOptions {
+  /** Told of each document, failure, skip and removal as it happens. */
+  readonly onProgress?: (event: IngestProgress) => void;
+  /**
+   * Stops the ingest (its client left, the service is shutting down): no source or crawled page starts after it fires,
+   * and it reaches the downloads, conversions and embedding calls under way. What was stored before stays stored; the
+   * ingest then rejects with the signal's reason (a KnowledgeError, or `request_aborted`).
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** What the sources of one request share. */
 interface RequestState {
   /** Why the embedding provider is down, once one source found it so. */
   providerDown?: string;
+  /** The pages its crawls may still take. */
+  readonly crawlBudget: CrawlBudget;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** Why the ingest was stopped, as a catalogue error: the signal's own reason when it is one. */
+function stopReason(signal: AbortSignal): KnowledgeError {
+  return isKnowledgeError(signal.reason)
+    ? signal.reason
+    : new KnowledgeError('request_aborted', 'the ingest was cancelled before it finished');
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 export class IngestService {
@@ -98,13 +129,36 @@ export class IngestService {
   async ingest(
     namespaceName: string,
     sources: readonly (IngestSource | InvalidSource)[],
-    onProgress: (event: IngestProgress) => void = () => {},
+    { onProgress = () => {}, signal: caller }: IngestOptions = {},
+  ): Promise<IngestReport> {
+    caller?.throwIfAborted();
+    // The ingest's own signal, linked by hand to the caller's: every download, conversion and embedding call under way
+    // listens to it (dozens in a request's crawls), and they must not make Node warn of a leak on the caller's signal.
+    const stopping = new AbortController();
+    setMaxListeners(0, stopping.signal);
+    const forwardStop = () => stopping.abort(caller?.reason);
+    caller?.addEventListener('abort', forwardStop, { once: true });
+    try {
+      return await this.ingestSources(namespaceName, sources, onProgress, stopping.signal);
+    } finally {
+      caller?.removeEventListener('abort', forwardStop);
+    }
+  }
+
+  private async ingestSources(
+    namespaceName: string,
+    sources: readonly (IngestSource | InvalidSource)[],
+    onProgress: (event: IngestProgress) => void,
+    signal: AbortSignal | undefined,
   ): Promise<IngestReport> {
     const started = performance.now();
     const namespace = await this.options.store.namespace(namespaceName);
     const outcomes: SourceOutcome[][] = new Array(sources.length);
     const removed: StoredDocument[] = [];
-    const request: RequestState = {};
+    const request: RequestState = {
+      crawlBudget: new CrawlBudget(this.options.maxCrawlPagesPerRequest ?? maxCrawlPagesPerRequest, "the request's "),
+      signal,
+    };
     const report = (outcome: SourceOutcome) => {
       onProgress(
         outcome.status === 'failed'
@@ -122,7 +176,14 @@ export class IngestService {
       );
       return outcome;
     };
+    // Sources not started, or still under way, when the ingest was stopped.
+    let unfinished = 0;
     await forEachConcurrently(sources, this.options.concurrency ?? 4, async (source, index) => {
+      if (signal?.aborted) {
+        unfinished++;
+        outcomes[index] = [{ index, source: describeSource(source), status: 'failed', error: stopReason(signal) }];
+        return;
+      }
       if (source.kind === 'url' && source.crawl !== undefined) {
         try {
           const crawl = await this.ingestCrawl(namespace, request, index, source.url, source.crawl, report, onProgress);
@@ -143,9 +204,11 @@ export class IngestService {
       } else {
         outcomes[index] = [report(await this.ingestOne(namespace, request, index, source))];
       }
+      if (signal?.aborted) unfinished++;
     });
     const ingestReport: IngestReport = { namespace: namespace.name, outcomes: outcomes.flat(), removed };
     this.options.onIngested?.(ingestReport, (performance.now() - started) / 1000);
+    if (signal?.aborted) throw this.stopped(ingestReport, unfinished, sources.length, stopReason(signal));
     // A full disk or an unreachable database that let nothing through is the request's failure, one the client acts
     // on as a whole (free space or wait, send it again); when some sources were stored, the others' errors stay per source.
     const stored =
@@ -168,6 +231,17 @@ export class IngestService {
     return ingestReport;
   }
 
+  /** Logs what an ingest stopped before its end had stored, and returns why it stopped. */
+  private stopped(report: IngestReport, unfinished: number, sourceCount: number, reason: KnowledgeError): KnowledgeError {
+    const count = (status: SourceOutcome['status']) => report.outcomes.filter((outcome) => outcome.status === status).length;
+    this.options.info?.(
+      `ingest into namespace "${report.namespace}" stopped (${reason.code}: ${reason.message}): ` +
+        `${plural(count('saved') + count('updated'), 'document')} stored before the stop (${count('saved')} saved, ${count('updated')} updated, ${count('skipped')} unchanged); ` +
+        `${unfinished} of ${plural(sourceCount, 'source')} not finished`,
+    );
+    return reason;
+  }
+
   /** Ingests every page a crawl finds, each upserted by its URL; with `prune`, removes the pages that are gone. */
   private async ingestCrawl(
     namespace: Namespace,
@@ -183,10 +257,13 @@ export class IngestService {
     // Pruning trusts only a crawl that reached the site and was not cut short.
     let complete = true;
     let pagesFound = 0;
+    const { signal, crawlBudget } = request;
     try {
       const limits = fetchLimits(this.options.limits);
-      for await (const event of crawlSite(startUrl, { maxPages: crawl.maxPages, maxDepth: crawl.maxDepth }, (url) =>
-        fetchUrl(url, limits),
+      for await (const event of crawlSite(
+        startUrl,
+        { maxPages: crawl.maxPages, maxDepth: crawl.maxDepth, signal, sharedBudget: crawlBudget },
+        (url, crawlSignal) => fetchUrl(url, limits, crawlSignal),
       )) {
         if (event.type === 'page') {
           pagesFound++;
@@ -209,7 +286,8 @@ export class IngestService {
         : new KnowledgeError('fetch_failed', `the crawl of ${startUrl} stopped: ${(error as Error).message}`);
       return { outcomes: [...outcomes, report({ index, source: startUrl, status: 'failed', error: failure })], removed: [] };
     }
-    if (!crawl.prune || !complete || pagesFound === 0) return { outcomes, removed: [] };
+    // A stopped crawl did not look at everything either.
+    if (!crawl.prune || !complete || pagesFound === 0 || signal?.aborted) return { outcomes, removed: [] };
     // Only pages under the crawled folder that this complete crawl did not meet at all are gone.
     const scope = new URL('./', startUrl).href;
     const gone = namespace.documents.filter((document) => document.origin.startsWith(scope) && !seen.has(document.origin));
@@ -238,9 +316,9 @@ export class IngestService {
     // Once the provider was found down (after the client's retries), the request's other sources do not wait on it.
     if (request.providerDown !== undefined) return withoutEmbeddings(request.providerDown);
     try {
-      return { vectors: await embeddings.embedChunks(title, chunks) };
+      return { vectors: await embeddings.embedChunks(title, chunks, request.signal) };
     } catch (error) {
-      // Only a provider that is down: a refused key or a refused input would fail again every time.
+      // Only a provider that is down: a refused key or a refused input would fail again every time (an abort is neither).
       if (!isKnowledgeError(error) || error.code !== 'embedding_failed' || !error.temporary) throw error;
       request.providerDown ??= error.message;
       this.options.warn?.(
@@ -259,7 +337,7 @@ export class IngestService {
     const label = describeSource(source);
     if (source.kind === 'invalid') return { index, source: label, status: 'failed', error: source.error };
     try {
-      const loaded = await loadSource(source, this.options.limits, this.options.converter);
+      const loaded = await loadSource(source, this.options.limits, this.options.converter, request.signal);
       // Converted, hashed and chunked off the event loop (DocumentConverter): nothing here reads the whole body.
       const { markdown: body, hash, chunks } = loaded;
       if (body === '') throw new KnowledgeError('document_empty', `${label} holds no text`);
@@ -268,6 +346,8 @@ export class IngestService {
 
       const embedded = await this.embed(request, label, loaded.title, chunks);
       const vectors = embedded?.vectors;
+      // Nothing is stored once the ingest was stopped; a commit under way completes.
+      request.signal?.throwIfAborted();
       const [outcome] = await namespace.commitDocuments([
         {
           title: loaded.title,
@@ -287,6 +367,8 @@ export class IngestService {
         ? { index, source: label, status: 'updated', document: outcome.document, replaced: outcome.replaced, ...noted }
         : { index, source: label, status: outcome.status, document: outcome.document, ...noted };
     } catch (error) {
+      // Whatever a stopped download, conversion or embedding call threw, the source failed because the ingest stopped.
+      if (request.signal?.aborted) return { index, source: label, status: 'failed', error: stopReason(request.signal) };
       if (isKnowledgeError(error)) return { index, source: label, status: 'failed', error };
       this.options.logError(`ingest of source ${index} failed unexpectedly`, error);
       return {

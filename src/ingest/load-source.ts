@@ -98,20 +98,30 @@ function titled(requested: string | undefined, prepared: PreparedDocument, fallb
   return { ...prepared, title };
 }
 
-export async function loadSource(source: IngestSource, limits: SourceLimits, converter: DocumentConverter): Promise<LoadedDocument> {
+/** `signal` stops the download and the conversion, with its reason. */
+export async function loadSource(
+  source: IngestSource,
+  limits: SourceLimits,
+  converter: DocumentConverter,
+  signal?: AbortSignal,
+): Promise<LoadedDocument> {
   switch (source.kind) {
     case 'text': {
       const size = Buffer.byteLength(source.text, 'utf8');
       if (size > limits.maxTextBytes) {
         throw new KnowledgeError('source_too_large', `text is ${size} bytes, over the ${limits.maxTextBytes}-byte limit for a snippet`);
       }
-      return titled(source.title, await converter.convertText(source.text), undefined);
+      return titled(source.title, await converter.convertText(source.text, signal), undefined);
     }
     case 'file': {
       const bytes = await readAllowedFile(source.path, limits);
       const format = detectFormat(bytes, { fileName: source.path });
       if (format === undefined) throw unsupported(source.path);
-      return titled(source.title, await converter.convert(bytes, format), basename(source.path).replace(/\.[a-z0-9]+$/i, ''));
+      return titled(
+        source.title,
+        await converter.convert(bytes, format, undefined, signal),
+        basename(source.path).replace(/\.[a-z0-9]+$/i, ''),
+      );
     }
     case 'upload': {
       if (source.bytes.length > limits.maxSourceBytes) {
@@ -125,12 +135,16 @@ export async function loadSource(source: IngestSource, limits: SourceLimits, con
         ...(source.contentType === undefined ? {} : { contentType: source.contentType }),
       });
       if (format === undefined) throw unsupported(source.fileName);
-      return titled(source.title, await converter.convert(source.bytes, format), basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''));
+      return titled(
+        source.title,
+        await converter.convert(source.bytes, format, undefined, signal),
+        basename(source.fileName).replace(/\.[a-z0-9]+$/i, ''),
+      );
     }
     case 'url':
-      return loadFetched(await fetchUrl(source.url, fetchLimits(limits)), source.title, converter);
+      return loadFetched(await fetchUrl(source.url, fetchLimits(limits), signal), source.title, converter, signal);
     case 'fetched':
-      return loadFetched(source.page, undefined, converter);
+      return loadFetched(source.page, undefined, converter, signal);
   }
 }
 
@@ -139,9 +153,14 @@ export function fetchLimits(limits: SourceLimits): FetchLimits {
   return { maxBytes: limits.maxSourceBytes, timeoutMs: limits.downloadTimeoutMs, allowPrivateAddresses: limits.allowPrivateUrls };
 }
 
-async function loadFetched(page: FetchedPage, requestedTitle: string | undefined, converter: DocumentConverter): Promise<LoadedDocument> {
+async function loadFetched(
+  page: FetchedPage,
+  requestedTitle: string | undefined,
+  converter: DocumentConverter,
+  signal: AbortSignal | undefined,
+): Promise<LoadedDocument> {
   const fileName = new URL(page.url).pathname;
   const format = detectFormat(page.bytes, { fileName, ...(page.contentType === undefined ? {} : { contentType: page.contentType }) });
   if (format === undefined) throw unsupported(`${page.url} (${page.contentType ?? 'no content type'})`);
-  return titled(requestedTitle, await converter.convert(page.bytes, format, page.url), nameFromUrl(page.url));
+  return titled(requestedTitle, await converter.convert(page.bytes, format, page.url, signal), nameFromUrl(page.url));
 }

@@ -1,7 +1,8 @@
 // Graceful shutdown. When the app starts closing (SIGTERM): the app's shutdown signal aborts, so agent runs stop their
 // provider call and end their streams with a final `shutting_down` event; requests that still arrive get 503
 // `shutting_down`; responses in flight close their connections, so Fastify's close does not wait on keep-alive
-// sockets; in-flight ingests finish (within a grace period) and their writes complete before the store closes.
+// sockets; in-flight ingests get a grace period to finish, then their signal stops them (fetches, conversions and
+// embedding calls are cancelled; what they stored stays), and their writes complete before the store closes.
 import { setMaxListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -55,25 +56,36 @@ export function installGracefulShutdown(app: FastifyInstance): AbortSignal {
 }
 
 /**
- * Resolves or rejects as `work` does, unless shutdown starts and `work` is still running `graceMs` later: then it
- * rejects with `shutting_down` (the work itself goes on until the process exits; what it committed stays).
+ * Aborts `controller` with `shutting_down` (saying `message`) once shutdown has been under way for `graceMs`: the work it
+ * stops gets that long to finish. Returns what stops listening to shutdown, to call when the work has ended.
  */
-export function withinShutdownGrace<Result>(
-  work: Promise<Result>,
-  signal: AbortSignal,
-  graceMs = ingestGraceMs,
+export function abortAfterShutdownGrace(
+  controller: AbortController,
+  shutdown: AbortSignal,
   message?: string,
-): Promise<Result> {
+  graceMs = ingestGraceMs,
+): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const startGrace = () => {
+    timer = setTimeout(() => controller.abort(shuttingDown(message)), graceMs);
+  };
+  if (shutdown.aborted) startGrace();
+  else shutdown.addEventListener('abort', startGrace, { once: true });
+  return () => {
+    clearTimeout(timer);
+    shutdown.removeEventListener('abort', startGrace);
+  };
+}
+
+/**
+ * Resolves or rejects as `work` does, unless `signal` aborts first: then rejects with the signal's reason at once. The
+ * work, told to stop by the same signal, may still be finishing a write; what it committed stays.
+ */
+export function unlessStopped<Result>(work: Promise<Result>, signal: AbortSignal): Promise<Result> {
   return new Promise<Result>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const startGrace = () => {
-      timer = setTimeout(() => reject(shuttingDown(message)), graceMs);
-    };
-    if (signal.aborted) startGrace();
-    else signal.addEventListener('abort', startGrace, { once: true });
-    void work.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', startGrace);
-    });
+    const stop = () => reject(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
   });
 }

@@ -65,6 +65,8 @@ export function createOpenAiCompatible(options: OpenAiCompatibleOptions): { chat
       const results: Float32Array[][] = new Array(batches.length);
       // Each batch retries on its own (inside the client), so one failed batch does not resend the others.
       await forEachConcurrently(batches, concurrency, async (batch, batchIndex) => {
+        // A stopped caller starts no further batch (those under way are cancelled by the client, their sockets closed).
+        signal?.throwIfAborted();
         try {
           const response = await client.embeddings.create({ model: options.embeddingModel, input: batch }, { signal });
           const vectors = [...response.data]

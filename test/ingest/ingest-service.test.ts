@@ -4,9 +4,12 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { KnowledgeError } from '../../src/errors.js';
 import type { IngestProgress, IngestReport } from '../../src/ingest/ingest-service.js';
+import type { IngestSource } from '../../src/ingest/ingest-source.js';
 import { createFakeEmbeddingModel, type FakeEmbeddingModel } from '../support/fake-models.js';
+import { startEndlessSite, type EndlessSite } from '../support/endless-site.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
@@ -35,7 +38,7 @@ describe('IngestService', () => {
   it('saves each source with its chunks embedded, reports progress per source, and tells onIngested', async () => {
     const progress: IngestProgress[] = [];
     const callsBefore = embeddings.calls.length;
-    const report = await parts.ingest.ingest('Hand book!', [vacation, expenses], (event) => progress.push(event));
+    const report = await parts.ingest.ingest('Hand book!', [vacation, expenses], { onProgress: (event) => progress.push(event) });
     assert.equal(report.namespace, 'Handbook');
     assert.deepEqual(
       report.outcomes.map((outcome) => [outcome.index, outcome.source, outcome.status]),
@@ -75,7 +78,7 @@ describe('IngestService', () => {
   it('skips content already stored, and updates a source ingested again with new content, saying what it replaced', async () => {
     const progress: IngestProgress[] = [];
     const changed = textSource('Expense Reports', '# Expense Reports\n\nSubmit expense reports within fourteen days.');
-    const report = await parts.ingest.ingest('Handbook', [vacation, changed], (event) => progress.push(event));
+    const report = await parts.ingest.ingest('Handbook', [vacation, changed], { onProgress: (event) => progress.push(event) });
     const [skipped, updated] = report.outcomes;
     assert.equal(skipped?.status, 'skipped');
     assert.ok(updated?.status === 'updated');
@@ -105,7 +108,7 @@ describe('IngestService', () => {
         { kind: 'file', path: join(parts.root, 'missing.md') },
         { kind: 'file', path: 'relative.md' },
       ],
-      (event) => progress.push(event),
+      { onProgress: (event) => progress.push(event) },
     );
     assert.deepEqual(
       report.outcomes.map((outcome) =>
@@ -279,7 +282,7 @@ describe('IngestService crawling a site', () => {
     const complete = await parts.ingest.ingest(
       'site',
       [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune: true } }],
-      (event) => progress.push(event),
+      { onProgress: (event) => progress.push(event) },
     );
     assert.deepEqual(
       complete.removed.map((document) => document.file),
@@ -290,5 +293,84 @@ describe('IngestService crawling a site', () => {
       ['config.md'],
     );
     assert.deepEqual(await storedSources(), ['/docs/index.html', '/docs/install.html']);
+  });
+});
+
+describe('IngestService: crawl budgets and stopping', () => {
+  let sites: EndlessSite[];
+  let parts: ServiceParts;
+  const logged: string[] = [];
+
+  before(async () => {
+    sites = await Promise.all([startEndlessSite(), startEndlessSite()]);
+    parts = await createServiceParts({
+      embeddings: createFakeEmbeddingModel(),
+      ingest: { maxCrawlPagesPerRequest: 60, info: (message) => logged.push(message) },
+    });
+  });
+
+  after(async () => {
+    await parts.dispose();
+    await Promise.all(sites.map((site) => site.close()));
+  });
+
+  const crawlOf = (maxPages: number, site = sites[0] as EndlessSite): IngestSource => ({
+    kind: 'url',
+    url: site.startUrl,
+    crawl: { maxPages, maxDepth: 10, prune: false },
+  });
+  const savedBy = (report: IngestReport, index: number) =>
+    report.outcomes.filter((outcome) => outcome.index === index && outcome.status === 'saved').length;
+
+  for (const maxPages of [1, 5, 10, 50]) {
+    it(`stores exactly maxPages (${maxPages}) pages of a larger site, fetching no more`, async () => {
+      const namespace = `exact${maxPages}`;
+      const site = sites[0] as EndlessSite;
+      const fetchedBefore = site.pageRequests().length;
+      const report = await parts.ingest.ingest(namespace, [crawlOf(maxPages)]);
+      assert.equal(savedBy(report, 0), maxPages);
+      assert.equal((await parts.store.namespace(namespace)).documents.length, maxPages);
+      assert.equal(site.pageRequests().length - fetchedBefore, maxPages);
+    });
+  }
+
+  it("shares one page budget between a request's crawls", async () => {
+    const [first, second] = sites as [EndlessSite, EndlessSite];
+    const report = await parts.ingest.ingest('shared', [crawlOf(40, first), crawlOf(40, second)]);
+    const saved = [savedBy(report, 0), savedBy(report, 1)];
+    assert.equal(saved[0]! + saved[1]!, 60, `saved per crawl: ${saved.join(', ')}`);
+    assert.equal((await parts.store.namespace('shared')).documents.length, 60);
+    assert.ok(
+      saved.every((count) => count > 0 && count <= 40),
+      `saved per crawl: ${saved.join(', ')}`,
+    );
+  });
+
+  it('stops when its signal aborts: no further fetch, what was stored stays, the log says what, and it rejects with the reason', async () => {
+    const controller = new AbortController();
+    const stored: string[] = [];
+    const reason = new KnowledgeError('shutting_down', 'stopped by the test');
+    const site = sites[0] as EndlessSite;
+    const ingest = parts.ingest.ingest('stopped', [crawlOf(50)], {
+      signal: controller.signal,
+      onProgress: (event) => {
+        if (event.type === 'document') stored.push(event.file);
+        if (stored.length === 3) controller.abort(reason);
+      },
+    });
+    await assert.rejects(ingest, (error: unknown) => error === reason);
+    const requestsAtStop = site.requests.length;
+    await delay(100);
+    assert.equal(site.requests.length, requestsAtStop, 'fetched after the stop');
+    const documents = (await parts.store.namespace('stopped')).documents.map((document) => document.file);
+    assert.deepEqual(documents.sort(), [...stored].sort());
+    assert.ok(
+      logged.some((line) =>
+        /^ingest into namespace "stopped" stopped \(shutting_down: stopped by the test\): 3 documents stored before the stop \(3 saved, 0 updated, 0 unchanged\); 1 of 1 source not finished$/.test(
+          line,
+        ),
+      ),
+      logged.join('\n'),
+    );
   });
 });

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isKnowledgeError } from '../../src/errors.js';
-import { withinShutdownGrace } from '../../src/lifecycle/graceful-shutdown.js';
+import { abortAfterShutdownGrace, unlessStopped } from '../../src/lifecycle/graceful-shutdown.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot, startService, type TestService } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
@@ -167,32 +167,40 @@ describe('closing the app with streams and requests open', () => {
   });
 });
 
-describe('withinShutdownGrace', () => {
-  it("passes the work's result and failure through", async () => {
+describe('the grace period of work under shutdown', () => {
+  it("passes the work's result and failure through while nothing stops it", async () => {
     const signal = new AbortController().signal;
-    assert.equal(await withinShutdownGrace(Promise.resolve(7), signal, 10), 7);
-    await assert.rejects(withinShutdownGrace(Promise.reject(new Error('boom')), signal, 10), { message: 'boom' });
+    assert.equal(await unlessStopped(Promise.resolve(7), signal), 7);
+    await assert.rejects(unlessStopped(Promise.reject(new Error('boom')), signal), { message: 'boom' });
   });
 
   it('lets work that ends within the grace period finish after shutdown starts', async () => {
-    const controller = new AbortController();
-    const work = withinShutdownGrace(
+    const shutdown = new AbortController();
+    const work = new AbortController();
+    const release = abortAfterShutdownGrace(work, shutdown.signal, undefined, 200);
+    const result = unlessStopped(
       sleep(20).then(() => 'done'),
-      controller.signal,
-      200,
+      work.signal,
     );
-    controller.abort();
-    assert.equal(await work, 'done');
+    shutdown.abort();
+    assert.equal(await result, 'done');
+    release();
+    await sleep(250);
+    assert.equal(work.signal.aborted, false, 'released work was stopped later');
   });
 
-  it('gives up with shutting_down once the grace period after shutdown has passed', async () => {
-    const controller = new AbortController();
-    const work = withinShutdownGrace(new Promise<string>(() => {}), controller.signal, 30, 'not finished in time');
+  it('stops the work with shutting_down once the grace period after shutdown has passed', async () => {
+    const shutdown = new AbortController();
+    const work = new AbortController();
+    abortAfterShutdownGrace(work, shutdown.signal, 'not finished in time', 30);
+    const result = unlessStopped(new Promise<string>(() => {}), work.signal);
     await sleep(20);
-    controller.abort();
+    assert.equal(work.signal.aborted, false, 'stopped before shutdown');
+    shutdown.abort();
     await assert.rejects(
-      work,
+      result,
       (error: unknown) => isKnowledgeError(error) && error.code === 'shutting_down' && error.message === 'not finished in time',
     );
+    assert.ok(isKnowledgeError(work.signal.reason) && work.signal.reason.code === 'shutting_down', 'the work itself is told to stop');
   });
 });

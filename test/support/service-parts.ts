@@ -31,7 +31,7 @@ export interface ServicePartsOptions {
   readonly maxResults?: number;
   readonly fileRoots?: readonly string[];
   /** The rest of the ingest service's options (concurrency, onIngested, ...). */
-  readonly ingest?: Partial<Pick<IngestServiceOptions, 'concurrency' | 'onIngested' | 'warn'>>;
+  readonly ingest?: Partial<Pick<IngestServiceOptions, 'concurrency' | 'onIngested' | 'warn' | 'info' | 'maxCrawlPagesPerRequest'>>;
 }
 
 export async function createServiceParts(options: ServicePartsOptions): Promise<ServiceParts> {

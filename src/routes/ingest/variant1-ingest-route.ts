@@ -74,8 +74,8 @@ export const variant1IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
     async (request, reply) => {
       const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);
       const sources = request.body.sources.map(variant1Source);
-      return respondWithProgress(request, reply, async (onProgress) =>
-        toVariant1IngestResponse(await options.ingest.ingest(namespace, sources, onProgress), options.storagePath),
+      return respondWithProgress(request, reply, async (onProgress, signal) =>
+        toVariant1IngestResponse(await options.ingest.ingest(namespace, sources, { onProgress, signal }), options.storagePath),
       );
     },
   );

@@ -81,8 +81,8 @@ export const variant2IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
     const namespace = authorizeNamespace(request, body.namespace ?? options.defaultNamespace);
     const sources = [...body.sources.map(variant2Source), ...uploads];
     if (sources.length === 0) throw new KnowledgeError('invalid_request', 'sources: must list at least one source or upload a file');
-    return respondWithProgress(request, reply, async (onProgress) => {
-      const report = await options.ingest.ingest(namespace, sources, onProgress);
+    return respondWithProgress(request, reply, async (onProgress, signal) => {
+      const report = await options.ingest.ingest(namespace, sources, { onProgress, signal });
       // An upload of nothing but unsupported files is a 415; with anything else in it, errors are per source.
       if (
         uploads.length > 0 &&

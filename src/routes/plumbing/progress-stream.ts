@@ -1,14 +1,16 @@
 // Long ingests (crawls, many sources) can report progress as NDJSON: one event per line as it happens, then
 // `{"type":"result","result":<the usual response>}` or `{"type":"error","error":{code,message}}` as the last line.
 // Asked for with `?progress=ndjson` or `Accept: application/x-ndjson`.
-// On shutdown an ingest still gets a grace period to finish; past it, the response (or the stream's last line) is a
-// `shutting_down` error rather than a connection cut by the exiting process.
+// The ingest runs under a signal that stops it when the client leaves, or when shutdown's grace period is over: past
+// it, the response (or the stream's last line) is a `shutting_down` error rather than a connection cut by the exiting
+// process.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { errorBody } from '../../errors.js';
 import { knownFailure } from './error-handler.js';
 import type { IngestProgress } from '../../ingest/ingest-service.js';
-import { withinShutdownGrace } from '../../lifecycle/graceful-shutdown.js';
+import { unlessStopped } from '../../lifecycle/graceful-shutdown.js';
+import { requestWork } from './client-abort.js';
 
 const unfinishedIngest =
   'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
@@ -21,10 +23,13 @@ function wantsProgress(request: FastifyRequest): boolean {
 export async function respondWithProgress<Result>(
   request: FastifyRequest,
   reply: FastifyReply,
-  run: (onProgress: (event: IngestProgress) => void) => Promise<Result>,
+  run: (onProgress: (event: IngestProgress) => void, signal: AbortSignal) => Promise<Result>,
 ): Promise<Result | undefined> {
-  const finishing = (work: Promise<Result>) => withinShutdownGrace(work, request.server.shutdownSignal, undefined, unfinishedIngest);
-  if (!wantsProgress(request)) return finishing(run(() => {}));
+  const work = requestWork(request, reply, unfinishedIngest);
+  // The answer does not wait for the stopped work to wind down (a write under way completes on its own).
+  const finishing = (onProgress: (event: IngestProgress) => void) =>
+    unlessStopped(run(onProgress, work.signal), work.signal).finally(work.release);
+  if (!wantsProgress(request)) return finishing(() => {});
   reply.hijack();
   const response = reply.raw;
   response.writeHead(200, {
@@ -36,7 +41,7 @@ export async function respondWithProgress<Result>(
     if (!response.writableEnded) response.write(`${JSON.stringify(value)}\n`);
   };
   try {
-    line({ type: 'result', result: await finishing(run(line)) });
+    line({ type: 'result', result: await finishing(line) });
   } catch (error) {
     const failure = knownFailure(request, error);
     line({ type: 'error', ...errorBody(failure.code, failure.message) });
