@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { grantAll, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
+import { grantAll, minimumTokenLength, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
 import { durationHelp, parseDuration, type QuestionLogMode } from './insights/index.js';
 import type { HttpRerankSettings } from './providers/http-rerank-model.js';
 import type { ProviderSettings } from './providers/select-models.js';
@@ -59,7 +59,13 @@ const environmentSchema = z.object({
   KNOWLEDGE_AGENT_MENTION: optionalText.default('@knowledge'),
   KNOWLEDGE_AGENT_WRITE_TOKENS: optionalText,
   KNOWLEDGE_AGENT_READ_TOKENS: optionalText,
-  KNOWLEDGE_AGENT_METRICS_TOKEN: optionalText.pipe(z.string().regex(/^\S+$/, 'must not contain spaces').optional()),
+  KNOWLEDGE_AGENT_METRICS_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\S+$/, 'must not contain spaces')
+      .min(minimumTokenLength, `must be at least ${minimumTokenLength} characters`)
+      .optional(),
+  ),
   KNOWLEDGE_AGENT_FILE_ROOTS: optionalText,
   KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: booleanText.default(false),
   KNOWLEDGE_AGENT_RATE_LIMIT: integerText(0, 1_000_000).default(60),

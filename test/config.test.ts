@@ -60,20 +60,51 @@ describe('loadConfig', () => {
 
   it('refuses a grant of a namespace that requests can never name, saying which name they use', () => {
     assert.throws(
-      () => loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs,team.docs;omni:*' }, workingDirectory),
+      () => loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:docs,team.docs;omni-token-for-tests:*' }, workingDirectory),
       (error: unknown) =>
         error instanceof ConfigError &&
         error.problems[0] ===
           'KNOWLEDGE_AGENT_READ_TOKENS: the namespace "team.docs" is not a namespace name (letters, digits, - and _, at most 64); requests for it use "teamdocs"' &&
-        !error.problems[0].includes('reader-token'),
+        !error.problems[0].includes('reader-token-for-tests'),
     );
     assert.throws(
-      () => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:...' }, workingDirectory),
+      () => loadConfig({ KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:...' }, workingDirectory),
       (error: unknown) =>
         error instanceof ConfigError &&
         /^KNOWLEDGE_AGENT_WRITE_TOKENS: the namespace "\.\.\." is not a namespace name[^;]*$/.test(error.problems[0] ?? ''),
     );
-    assert.equal(loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:team-docs,team_2' }, workingDirectory).readTokens?.length, 1);
+    assert.equal(
+      loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:team-docs,team_2' }, workingDirectory).readTokens?.length,
+      1,
+    );
+  });
+
+  it('refuses a token shorter than 16 characters, naming the variable and the entry, never the token', () => {
+    const problems = (environment: Record<string, string>): string[] => {
+      try {
+        loadConfig(environment, workingDirectory);
+      } catch (error) {
+        if (error instanceof ConfigError) return [...error.problems];
+        throw error;
+      }
+      return [];
+    };
+    assert.deepEqual(
+      problems({
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:docs;w:handbook',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'fifteen-chars-x:docs',
+        KNOWLEDGE_AGENT_METRICS_TOKEN: 'scrape',
+      }),
+      [
+        'KNOWLEDGE_AGENT_METRICS_TOKEN: must be at least 16 characters (its value is a secret and not shown)',
+        'KNOWLEDGE_AGENT_WRITE_TOKENS: the token of entry 2 is shorter than 16 characters (generate one with `openssl rand -hex 24`)',
+        'KNOWLEDGE_AGENT_READ_TOKENS: the token of entry 1 is shorter than 16 characters (generate one with `openssl rand -hex 24`)',
+      ],
+    );
+    const sixteen = 'sixteen-chars-xy';
+    const config = loadConfig({ KNOWLEDGE_AGENT_READ_TOKENS: `${sixteen}:docs`, KNOWLEDGE_AGENT_METRICS_TOKEN: sixteen }, workingDirectory);
+    assert.equal(config.readTokens?.length, 1);
+    assert.equal(config.metricsToken?.length, 1);
   });
 
   it('reports every invalid value at once, each naming its variable', () => {
@@ -144,7 +175,7 @@ describe('loadConfig', () => {
     const environment = {
       PORT: 'abc',
       KNOWLEDGE_AGENT_WRITE_TOKENS: 'secret-write-token',
-      KNOWLEDGE_AGENT_READ_TOKENS: 'reader:docs;broken',
+      KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:docs;broken',
       KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: '../..',
       KNOWLEDGE_DIR: join(blocker, 'knowledge'),
       KNOWLEDGE_AGENT_FILE_ROOTS: ':',
@@ -233,6 +264,21 @@ describe('loadConfig', () => {
     const lines = result.stderr.trim().split('\n');
     assert.equal(lines.length, 1, result.stderr);
     assert.match(lines[0] ?? '', /KNOWLEDGE_AGENT_TOP_K/);
+  });
+
+  it('stops the real process at start-up on a short token, naming the variable and not the token', () => {
+    const result = spawnSync(process.execPath, [compiledEntryPoint()], {
+      env: {
+        PATH: process.env.PATH,
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'x:docs',
+        KNOWLEDGE_AGENT_STORAGE_PATH: join(workingDirectory, 'store'),
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr.trim(), /^[^\n]*KNOWLEDGE_AGENT_WRITE_TOKENS: the token of entry 1 is shorter than 16 characters[^\n]*$/);
+    assert.ok(!result.stderr.includes('x:docs'), result.stderr);
   });
 });
 

@@ -14,13 +14,17 @@ function digestOf(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-/** Throws an Error whose message says what is wrong with the list. */
+/** Characters a token has at least: 16 random ones are out of reach of guessing, even unthrottled. */
+export const minimumTokenLength = 16;
+
+/** Throws an Error whose message says what is wrong with the list (never quoting a token). */
 export function parseTokenGrants(text: string): TokenGrants {
   const grants: TokenGrant[] = [];
-  for (const entry of text
+  const entries = text
     .split(';')
     .map((part) => part.trim())
-    .filter((part) => part !== '')) {
+    .filter((part) => part !== '');
+  for (const [index, entry] of entries.entries()) {
     const separator = entry.lastIndexOf(':');
     const token = separator === -1 ? '' : entry.slice(0, separator).trim();
     const namespaces =
@@ -33,6 +37,11 @@ export function parseTokenGrants(text: string): TokenGrants {
             .filter((name) => name !== '');
     if (token === '' || namespaces.length === 0) {
       throw new Error('each entry must be token:namespace[,namespace...] (or token:*), entries separated by ;');
+    }
+    if (token.length < minimumTokenLength) {
+      throw new Error(
+        `the token of entry ${index + 1} is shorter than ${minimumTokenLength} characters (generate one with \`openssl rand -hex 24\`)`,
+      );
     }
     grants.push({ digest: digestOf(token), namespaces: new Set(namespaces) });
   }

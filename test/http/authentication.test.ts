@@ -13,8 +13,8 @@ describe('tokens', () => {
   before(async () => {
     ({ service } = await startServiceWithProvider({
       environment: {
-        KNOWLEDGE_AGENT_WRITE_TOKENS: 'alpha-token:docs,handbook;omni-token:*',
-        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:docs',
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'alpha-token-for-tests:docs,handbook;omni-token-for-tests:*',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:docs',
       },
     }));
   });
@@ -42,12 +42,12 @@ describe('tokens', () => {
     it(`${path}: 401 without or with an unknown token, 403 outside the token's namespaces, 200 inside`, async () => {
       assert.deepEqual(await status(path, body('docs')), [401, 'unauthorized']);
       assert.deepEqual(await status(path, body('docs'), bearer('wrong-token')), [401, 'unauthorized']);
-      assert.deepEqual(await status(path, body('docs'), bearer('reader-token')), [401, 'unauthorized'], 'a read token cannot write');
-      assert.deepEqual(await status(path, body('secret'), bearer('alpha-token')), [403, 'forbidden']);
-      assert.deepEqual(await status(path, body('docs'), bearer('alpha-token')), [200, undefined]);
-      assert.deepEqual(await status(path, body('secret'), { 'x-api-key': 'omni-token' }), [200, undefined]);
+      assert.deepEqual(await status(path, body('docs'), bearer('reader-token-for-tests')), [401, 'unauthorized'], 'a read token cannot write');
+      assert.deepEqual(await status(path, body('secret'), bearer('alpha-token-for-tests')), [403, 'forbidden']);
+      assert.deepEqual(await status(path, body('docs'), bearer('alpha-token-for-tests')), [200, undefined]);
+      assert.deepEqual(await status(path, body('secret'), { 'x-api-key': 'omni-token-for-tests' }), [200, undefined]);
       assert.deepEqual(
-        await status(path, body('hand/book'), { authorization: 'bearer alpha-token' }),
+        await status(path, body('hand/book'), { authorization: 'bearer alpha-token-for-tests' }),
         [200, undefined],
         'the namespace is sanitized before it is checked',
       );
@@ -60,7 +60,7 @@ describe('tokens', () => {
     form.append('file', new Blob(['# Leak\n\nshould not be stored']), 'leak.md');
     const anonymous = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form });
     assert.equal(anonymous.status, 401);
-    const forbidden = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form, headers: bearer('alpha-token') });
+    const forbidden = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form, headers: bearer('alpha-token-for-tests') });
     assert.equal(forbidden.status, 403);
     const files = await readdir(join(service.storageRoot, 'private')).catch(() => []);
     assert.deepEqual(files, []);
@@ -87,10 +87,10 @@ describe('tokens', () => {
     it(`${path}${JSON.stringify(body('x')).includes('threadId') ? ' (AG-UI)' : ''}: read tokens, and write tokens for their own namespaces`, async () => {
       assert.deepEqual(await status(path, body('docs')), [401, 'unauthorized']);
       assert.deepEqual(await status(path, body('docs'), bearer('wrong-token')), [401, 'unauthorized']);
-      assert.deepEqual(await status(path, body('handbook'), bearer('reader-token')), [403, 'forbidden']);
-      assert.deepEqual(await status(path, body('docs'), bearer('reader-token')), [200, undefined]);
-      assert.deepEqual(await status(path, body('handbook'), bearer('alpha-token')), [200, undefined]);
-      assert.deepEqual(await status(path, body('secret'), bearer('alpha-token')), [403, 'forbidden']);
+      assert.deepEqual(await status(path, body('handbook'), bearer('reader-token-for-tests')), [403, 'forbidden']);
+      assert.deepEqual(await status(path, body('docs'), bearer('reader-token-for-tests')), [200, undefined]);
+      assert.deepEqual(await status(path, body('handbook'), bearer('alpha-token-for-tests')), [200, undefined]);
+      assert.deepEqual(await status(path, body('secret'), bearer('alpha-token-for-tests')), [403, 'forbidden']);
     });
   }
 

@@ -216,7 +216,7 @@ describe('catalog routes and tokens', () => {
   it('needs write tokens to delete and read tokens to list, and lists only readable namespaces', async () => {
     const service = await startService({
       apiKey: undefined,
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer:alpha', KNOWLEDGE_AGENT_READ_TOKENS: 'reader:alpha' },
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:alpha', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:alpha' },
     });
     try {
       const written = await service.post(
@@ -228,7 +228,7 @@ describe('catalog routes and tokens', () => {
             { type: 'text', title: 'B', value: 'b' },
           ],
         },
-        { authorization: 'Bearer writer' },
+        { authorization: 'Bearer writer-token-for-tests' },
       );
       assert.equal(written.status, 200);
       const admin = await startService({ apiKey: undefined, storageRoot: service.storageRoot });
@@ -237,32 +237,32 @@ describe('catalog routes and tokens', () => {
       const restarted = await startService({
         apiKey: undefined,
         storageRoot: service.storageRoot,
-        environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer:alpha', KNOWLEDGE_AGENT_READ_TOKENS: 'reader:alpha' },
+        environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:alpha', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:alpha' },
       });
       try {
         assert.equal((await fetch(`${restarted.baseUrl}/tools/namespaces`)).status, 401);
         const listed = (await (
-          await fetch(`${restarted.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer reader' } })
+          await fetch(`${restarted.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer reader-token-for-tests' } })
         ).json()) as { namespaces: { name: string }[] };
         assert.deepEqual(
           listed.namespaces.map((namespace) => namespace.name),
           ['alpha'],
         );
         assert.equal(
-          (await fetch(`${restarted.baseUrl}/tools/documents?namespace=beta`, { headers: { authorization: 'Bearer reader' } })).status,
+          (await fetch(`${restarted.baseUrl}/tools/documents?namespace=beta`, { headers: { authorization: 'Bearer reader-token-for-tests' } })).status,
           403,
         );
         assert.equal(
           (
             await fetch(`${restarted.baseUrl}/tools/documents?namespace=alpha&file=a.md`, {
               method: 'DELETE',
-              headers: { authorization: 'Bearer reader' },
+              headers: { authorization: 'Bearer reader-token-for-tests' },
             })
           ).status,
           401,
         );
         assert.equal(
-          (await fetch(`${restarted.baseUrl}/tools/namespaces/beta`, { method: 'DELETE', headers: { authorization: 'Bearer writer' } }))
+          (await fetch(`${restarted.baseUrl}/tools/namespaces/beta`, { method: 'DELETE', headers: { authorization: 'Bearer writer-token-for-tests' } }))
             .status,
           403,
         );
@@ -270,7 +270,7 @@ describe('catalog routes and tokens', () => {
           (
             await fetch(`${restarted.baseUrl}/tools/documents?namespace=alpha&file=a.md`, {
               method: 'DELETE',
-              headers: { authorization: 'Bearer writer' },
+              headers: { authorization: 'Bearer writer-token-for-tests' },
             })
           ).status,
           200,

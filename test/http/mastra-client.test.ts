@@ -15,7 +15,7 @@ describe('Mastra client SDK', () => {
   before(async () => {
     mastra = await loadMastraClient();
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs' },
     }));
     const response = await service.post(
       '/api/tools/ingest',
@@ -29,10 +29,10 @@ describe('Mastra client SDK', () => {
           },
         ],
       },
-      { authorization: 'Bearer writer-token' },
+      { authorization: 'Bearer writer-token-for-tests' },
     );
     assert.equal(response.status, 200);
-    client = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer reader-token' }, retries: 0 });
+    client = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer reader-token-for-tests' }, retries: 0 });
   });
 
   after(async () => {
@@ -134,7 +134,7 @@ describe('Mastra client SDK', () => {
         .execute({ data: { sources: ['# On call\n\nOn-call changes weekly.'] }, [mastra.contextKey]: { namespace: 'handbook' } }),
       /status: 401/,
     );
-    const writer = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer writer-token' }, retries: 0 });
+    const writer = mastra.create({ baseUrl: service.baseUrl, headers: { authorization: 'Bearer writer-token-for-tests' }, retries: 0 });
     await assert.rejects(writer.getTool('ingest').execute({ data: { namespace: 'docs', sources: ['x'] } }), /status: 403/);
     const saved = await writer.getTool('ingest').execute({
       data: { sources: [{ type: 'markdown', value: '# On call\n\nOn-call changes weekly.' }] },

@@ -29,8 +29,8 @@ describe('MCP server', () => {
   before(async () => {
     ({ service } = await startServiceWithProvider({
       environment: {
-        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:handbook;omni-token:*',
-        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs',
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook;omni-token-for-tests:*',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs',
       },
     }));
     for (const namespace of ['handbook', 'secret']) {
@@ -47,7 +47,7 @@ describe('MCP server', () => {
             { type: 'text', title: 'Backups', value: '# Backups\n\nBackups run nightly at 02:00 and are kept for 30 days.' },
           ],
         },
-        { authorization: 'Bearer omni-token' },
+        { authorization: 'Bearer omni-token-for-tests' },
       );
       assert.equal(response.status, 200);
     }
@@ -59,7 +59,7 @@ describe('MCP server', () => {
   });
 
   it('lists its tools with their input schemas', async () => {
-    const client = await connect('reader-token');
+    const client = await connect('reader-token-for-tests');
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       'ingest',
@@ -74,7 +74,7 @@ describe('MCP server', () => {
   });
 
   it('searches a namespace in each mode, with top_k', async () => {
-    const client = await connect('reader-token');
+    const client = await connect('reader-token-for-tests');
     for (const mode of ['lexical', 'embedding', 'hybrid']) {
       const result = await client.callTool({
         name: 'search_docs',
@@ -90,7 +90,7 @@ describe('MCP server', () => {
 
   it('gives the same results, excerpts and ranks as the search route, with each document origin', async () => {
     const query = 'how long are backups kept';
-    const client = await connect('reader-token');
+    const client = await connect('reader-token-for-tests');
     const result = await client.callTool({ name: 'search_docs', arguments: { namespace: 'handbook', query, mode: 'lexical', top_k: 2 } });
     const { results } = JSON.parse(textOf(result)) as {
       results: { rank: number; file: string; source: string; excerpt: string; headings: string[] }[];
@@ -98,7 +98,7 @@ describe('MCP server', () => {
     const response = await service.post(
       '/api/tools/searchDocs',
       { namespace: 'handbook', query, mode: 'lexical', limit: 2 },
-      { authorization: 'Bearer reader-token' },
+      { authorization: 'Bearer reader-token-for-tests' },
     );
     const route = (await response.json()) as { results: { file: string; excerpt: string }[] };
     assert.deepEqual(
@@ -111,7 +111,7 @@ describe('MCP server', () => {
   });
 
   it('reads a stored document', async () => {
-    const client = await connect('reader-token');
+    const client = await connect('reader-token-for-tests');
     const result = await client.callTool({ name: 'read_document', arguments: { namespace: 'handbook', file: 'backups.md' } });
     assert.match(textOf(result), /^# Backups\n\nSource: text\n/);
     assert.match(textOf(result), /Backups run nightly at 02:00/);
@@ -121,7 +121,7 @@ describe('MCP server', () => {
   });
 
   it('lists only the namespaces and documents the token may read', async () => {
-    const client = await connect('reader-token');
+    const client = await connect('reader-token-for-tests');
     const namespaces = JSON.parse(textOf(await client.callTool({ name: 'list_namespaces', arguments: {} }))) as {
       namespaces: { name: string; documents: number }[];
     };
@@ -142,7 +142,7 @@ describe('MCP server', () => {
   });
 
   it('ingests with a write token only, into the namespaces it covers', async () => {
-    const reader = await connect('reader-token');
+    const reader = await connect('reader-token-for-tests');
     const refused = await reader.callTool({
       name: 'ingest',
       arguments: { namespace: 'handbook', sources: [{ type: 'text', value: '# On call\n\nThe on-call rotation changes weekly.' }] },
@@ -150,7 +150,7 @@ describe('MCP server', () => {
     assert.equal(refused.isError, true);
     assert.match(textOf(refused), /^unauthorized: /);
 
-    const writer = await connect('writer-token');
+    const writer = await connect('writer-token-for-tests');
     const outside = await writer.callTool({ name: 'ingest', arguments: { namespace: 'docs', sources: [{ type: 'text', value: 'x' }] } });
     assert.match(textOf(outside), /^forbidden: /);
     const saved = await writer.callTool({
@@ -174,7 +174,7 @@ describe('MCP server', () => {
 
   it('refuses a client without a token before any MCP message is handled', async () => {
     await assert.rejects(connect(), /401|unauthorized/i);
-    const response = await fetch(`${service.baseUrl}/mcp`, { method: 'GET', headers: { authorization: 'Bearer reader-token' } });
+    const response = await fetch(`${service.baseUrl}/mcp`, { method: 'GET', headers: { authorization: 'Bearer reader-token-for-tests' } });
     assert.equal(response.status, 405);
   });
 });

@@ -13,7 +13,7 @@ describe('OpenAI-compatible API', () => {
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:handbook,docs' },
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs' },
     }));
     for (const namespace of ['handbook', 'secret']) {
       const response = await service.post(
@@ -28,11 +28,11 @@ describe('OpenAI-compatible API', () => {
             },
           ],
         },
-        { authorization: 'Bearer writer-token' },
+        { authorization: 'Bearer writer-token-for-tests' },
       );
       assert.equal(response.status, 200);
     }
-    client = new OpenAI({ baseURL: `${service.baseUrl}/v1`, apiKey: 'reader-token', maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${service.baseUrl}/v1`, apiKey: 'reader-token-for-tests', maxRetries: 0 });
   });
 
   after(async () => {
@@ -100,7 +100,7 @@ describe('OpenAI-compatible API', () => {
     const response = await service.post(
       '/v1/chat/completions',
       { model: 'knowledge/handbook', stream: true, messages: [{ role: 'user', content: 'rotate?' }] },
-      { authorization: 'Bearer reader-token' },
+      { authorization: 'Bearer reader-token-for-tests' },
     );
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);

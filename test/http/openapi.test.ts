@@ -15,8 +15,8 @@ type JsonObject = { [key: string]: Json };
 
 const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const writer = { authorization: 'Bearer writer-token' };
-const reader = { 'x-api-key': 'reader-token' };
+const writer = { authorization: 'Bearer writer-token-for-tests' };
+const reader = { 'x-api-key': 'reader-token-for-tests' };
 
 /** The routes of the contract (and the README), all of which the reference must describe fully. */
 const contractOperations = [
@@ -157,7 +157,7 @@ describe('API reference', () => {
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*;narrow-token:elsewhere' },
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:*;narrow-token-for-tests:elsewhere' },
     }));
     const response = await fetch(`${service.baseUrl}/openapi.json`);
     assert.equal(response.status, 200, 'public even though tokens are required elsewhere');
@@ -589,7 +589,7 @@ describe('API reference', () => {
     await assertDocumented(
       'post',
       '/tools/search',
-      await request('post', '/tools/search', { body: { namespace: 'guide', query: 'x' }, headers: { 'x-api-key': 'narrow-token' } }),
+      await request('post', '/tools/search', { body: { namespace: 'guide', query: 'x' }, headers: { 'x-api-key': 'narrow-token-for-tests' } }),
     );
     await assertDocumented(
       'post',

@@ -193,16 +193,16 @@ describe('GET /metrics with tokens', () => {
     service = await startService({
       apiKey: undefined,
       environment: {
-        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:*;alpha-writer:alpha-team',
-        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-alpha:alpha-team;reader-beta:beta-team;reader-none:gamma-team',
-        KNOWLEDGE_AGENT_METRICS_TOKEN: 'scrape-token',
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*;alpha-writer-for-tests:alpha-team',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-alpha-for-tests:alpha-team;reader-beta-for-tests:beta-team;reader-none-for-tests:gamma-team',
+        KNOWLEDGE_AGENT_METRICS_TOKEN: 'scrape-token-for-tests',
       },
     });
     for (const namespace of ingested) {
       const response = await service.post(
         '/tools/ingest',
         { namespace, sources: [{ type: 'text', title: 'Note', value: `A note in ${namespace}.` }] },
-        { authorization: 'Bearer writer-token' },
+        { authorization: 'Bearer writer-token-for-tests' },
       );
       assert.equal(response.status, 200, await response.text());
     }
@@ -230,9 +230,9 @@ describe('GET /metrics with tokens', () => {
     };
     assert.deepEqual(await statusWith({}), [401, 'unauthorized']);
     assert.deepEqual(await statusWith({ authorization: 'Bearer not-a-token' }), [401, 'unauthorized']);
-    assert.deepEqual(await statusWith({ authorization: 'Bearer scrape-token' }), [200, 'metrics']);
-    assert.deepEqual(await statusWith({ authorization: 'Bearer reader-alpha' }), [200, 'metrics']);
-    assert.deepEqual(await statusWith({ 'x-api-key': 'alpha-writer' }), [200, 'metrics']);
+    assert.deepEqual(await statusWith({ authorization: 'Bearer scrape-token-for-tests' }), [200, 'metrics']);
+    assert.deepEqual(await statusWith({ authorization: 'Bearer reader-alpha-for-tests' }), [200, 'metrics']);
+    assert.deepEqual(await statusWith({ 'x-api-key': 'alpha-writer-for-tests' }), [200, 'metrics']);
   });
 
   it('shows each token only the namespaces it may read; the metrics token sees them all', async () => {
@@ -240,29 +240,29 @@ describe('GET /metrics with tokens', () => {
       samplesOf(parsePrometheusText(text), 'index_documents')
         .map((sample) => sample.labels.namespace)
         .sort();
-    const everything = await scrapeText('scrape-token');
+    const everything = await scrapeText('scrape-token-for-tests');
     assert.deepEqual(documents(everything), ingested);
-    assert.deepEqual(namedIn(await scrapeText('reader-alpha')), ['alpha-team']);
-    assert.deepEqual(documents(await scrapeText('reader-alpha')), ['alpha-team']);
-    assert.deepEqual(namedIn(await scrapeText('reader-beta')), ['beta-team']);
-    assert.deepEqual(namedIn(await scrapeText('alpha-writer')), ['alpha-team']);
-    assert.deepEqual(namedIn(await scrapeText('reader-none')), []);
-    assert.deepEqual(documents(await scrapeText('writer-token')), ingested);
+    assert.deepEqual(namedIn(await scrapeText('reader-alpha-for-tests')), ['alpha-team']);
+    assert.deepEqual(documents(await scrapeText('reader-alpha-for-tests')), ['alpha-team']);
+    assert.deepEqual(namedIn(await scrapeText('reader-beta-for-tests')), ['beta-team']);
+    assert.deepEqual(namedIn(await scrapeText('alpha-writer-for-tests')), ['alpha-team']);
+    assert.deepEqual(namedIn(await scrapeText('reader-none-for-tests')), []);
+    assert.deepEqual(documents(await scrapeText('writer-token-for-tests')), ingested);
     // The rest of the metrics are the same for every token.
-    assert.ok(samplesOf(parsePrometheusText(await scrapeText('reader-none')), 'ingest_sources_total', { outcome: 'saved' }).length === 1);
+    assert.ok(samplesOf(parsePrometheusText(await scrapeText('reader-none-for-tests')), 'ingest_sources_total', { outcome: 'saved' }).length === 1);
   });
 
   it('never mixes up the namespaces of scrapes made at the same time with different tokens', async () => {
     const tokens = Array.from(
       { length: 24 },
-      (_, index) => ['scrape-token', 'reader-alpha', 'reader-beta', 'reader-none'][index % 4] as string,
+      (_, index) => ['scrape-token-for-tests', 'reader-alpha-for-tests', 'reader-beta-for-tests', 'reader-none-for-tests'][index % 4] as string,
     );
     const texts = await Promise.all(tokens.map(scrapeText));
     const expected: Record<string, string[]> = {
-      'scrape-token': ingested,
-      'reader-alpha': ['alpha-team'],
-      'reader-beta': ['beta-team'],
-      'reader-none': [],
+      'scrape-token-for-tests': ingested,
+      'reader-alpha-for-tests': ['alpha-team'],
+      'reader-beta-for-tests': ['beta-team'],
+      'reader-none-for-tests': [],
     };
     tokens.forEach((token, index) => assert.deepEqual(namedIn(texts[index] ?? ''), expected[token], token));
   });
@@ -271,17 +271,17 @@ describe('GET /metrics with tokens', () => {
     const search = await service.post(
       '/tools/search',
       { namespace: 'alpha-team', query: 'note', mode: 'lexical' },
-      { authorization: 'Bearer scrape-token' },
+      { authorization: 'Bearer scrape-token-for-tests' },
     );
     assert.equal(search.status, 401);
-    const listing = await fetch(`${service.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer scrape-token' } });
+    const listing = await fetch(`${service.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer scrape-token-for-tests' } });
     assert.equal(listing.status, 401);
   });
 });
 
 describe('GET /metrics without read tokens', () => {
   it('is open when only write tokens are configured, like the search routes', async () => {
-    const service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:docs' } });
+    const service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:docs' } });
     try {
       await scrape(service);
     } finally {

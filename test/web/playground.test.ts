@@ -530,8 +530,8 @@ describe('web playground with access tokens', () => {
       apiKey: undefined,
       environment: {
         KNOWLEDGE_AGENT_MODEL: 'extractive',
-        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token:team',
-        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token:*',
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:team',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:*',
       },
     });
   });
@@ -545,7 +545,7 @@ describe('web playground with access tokens', () => {
     await page.goto(`${service.baseUrl}/`);
     await page.locator('#namespace-meta', { hasText: /Could not list namespaces:.*access token/ }).waitFor();
     await page.locator('.token summary').click();
-    await page.locator('#token-input').fill('writer-token');
+    await page.locator('#token-input').fill('writer-token-for-tests');
     await page.locator('#token-input').press('Enter');
     assert.equal(await page.locator('#token-state').textContent(), 'set');
     await page.locator('#namespace-meta', { hasText: /is created when you add its first documents/ }).waitFor();
@@ -568,7 +568,7 @@ describe('web playground with access tokens', () => {
     assert.equal(await page.evaluate('window.__injected'), undefined);
     // Kept for the tab, so a reload keeps it.
     await page.reload();
-    assert.equal(await page.locator('#token-input').inputValue(), 'writer-token');
+    assert.equal(await page.locator('#token-input').inputValue(), 'writer-token-for-tests');
     await page.close();
   });
 });
