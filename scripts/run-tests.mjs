@@ -23,7 +23,8 @@ const runAlone = [testFile('http', 'hostile-pages.test.ts')];
  * (child-process restarts, PostgreSQL, the command line, the fuzzers, the browser, the local model), or a shared
  * process. The fuzzers and the local model's test also watch process-wide events (uncaught errors, warnings) that
  * only their code may raise. The shutdown test mostly waits out the service's 10 s shutdown deadline, so it counts for
- * a quarter of a core.
+ * a quarter of a core. The tests of work that stops when its client leaves or the service shuts down mostly wait out
+ * the 2 s a crawled site is watched for and the 6 s ingest grace period: half a core each.
  */
 const processes = [
   { file: testFile('durability', 'kill-restart.test.ts'), seconds: 48 },
@@ -34,8 +35,10 @@ const processes = [
   { file: testFile('http', 'fuzz.test.ts'), seconds: 31 },
   { file: testFile('operations', 'graceful-shutdown.test.ts'), seconds: 24, cores: 0.25 },
   { file: testFile('web', 'playground.test.ts'), seconds: 19 },
+  { file: testFile('http', 'ingest-stop.test.ts'), seconds: 18, cores: 0.5 },
   { file: testFile('http', 'fuzz-openapi.test.ts'), seconds: 14 },
   { file: testFile('providers', 'local-embedding-model.test.ts'), seconds: 12 },
+  { file: testFile('cli', 'ingest-interrupt.test.ts'), seconds: 11, cores: 0.5 },
 ];
 const ownProcess = processes.flatMap((entry) => entry.file ?? []);
 
