@@ -1,25 +1,15 @@
 // Request and response schemas of the ingest routes: the parts both variants share first, then each variant's
 // (request types derive from them; responses are for the API reference only, see RouteDocumentation).
 import { z } from 'zod';
+import { crawlRequestSchema, maxSourcesPerRequest, sourceTitleSchema } from '../../ingest/requested-sources.js';
 import { errorBodySchema, type RouteDocumentation } from '../plumbing/index.js';
 import { namespaceFieldSchema } from '../shared/index.js';
 
 /** `crawl` on a URL source follows the site's links (CrawlRequest). */
-const crawlSchema = z
-  .object({
-    maxPages: z.number().int().min(1).max(1_000).default(50).describe('Pages fetched at most.'),
-    maxDepth: z.number().int().min(0).max(10).default(2).describe('Links followed from the start URL, at most.'),
-    prune: z
-      .boolean()
-      .default(false)
-      .describe('After a complete crawl, remove the documents of pages under the crawled folder it no longer reached.'),
-  })
-  .meta({
-    id: 'Crawl',
-    description: 'Crawl the site from this URL: same-origin links under its folder (or a sitemap), honouring robots.txt.',
-  });
-
-const maxSourcesPerRequest = 100;
+const crawlSchema = crawlRequestSchema.meta({
+  id: 'Crawl',
+  description: 'Crawl the site from this URL: same-origin links under its folder (or a sitemap), honouring robots.txt.',
+});
 
 const storedStatusSchema = z
   .enum(['saved', 'updated', 'skipped'])
@@ -89,7 +79,7 @@ export const variant1SourceSchema = z
     type: z.enum(['url', 'file', 'text']),
     value: z.string().optional().describe('The URL (url), the text (text), or the path (file, when `path` is not given).'),
     path: z.string().optional().describe('Absolute path of a .pdf, .md, .markdown, .txt or .html file inside KNOWLEDGE_AGENT_FILE_ROOTS.'),
-    title: z.string().max(500).optional().describe('Title of the document; by default taken from the document.'),
+    title: sourceTitleSchema.optional().describe('Title of the document; by default taken from the document.'),
     crawl: crawlSchema.optional(),
   })
   .meta({
@@ -139,7 +129,7 @@ export const variant2SourceObjectSchema = z
   .object({
     type: z.enum(['url', 'markdown', 'text']),
     value: z.string().describe('The URL, or the Markdown or text itself.'),
-    title: z.string().max(500).optional(),
+    title: sourceTitleSchema.optional(),
     crawl: crawlSchema.optional(),
   })
   .meta({ id: 'Variant2Source' });
