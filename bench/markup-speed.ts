@@ -1,12 +1,15 @@
-// Speed of doc-site markup normalisation (src/markdown/doc-site-markup.ts) on pathological Markdown: each pattern
-// repeated to the input size (6 MB, the largest source the service accepts), normalised in a child process of its
-// own so that a pattern that takes too long is stopped and reported rather than waited for. Prints ms per MB.
+// Speed of doc-site markup normalisation (src/markdown/doc-site-markup.ts), and of the whole path a Markdown upload
+// takes in a conversion worker (src/ingest/prepare-document.ts: front matter, normalisation, title, hash, chunks), on
+// pathological Markdown: each pattern repeated to the input size (6 MB, the largest source the service accepts), in a
+// child process of its own so that a pattern that takes too long is stopped and reported rather than waited for.
+// Prints ms per MB of each, and the most characters in one chunk (the chunker's bound is 1,200).
 // Run: npx tsx bench/markup-speed.ts [--megabytes 6] [--limit-seconds 60] [--module path/to/doc-site-markup.ts]
 // (--module times another version of the module, for instance the previous commit's, copied out with git show.)
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { prepareDocument } from '../src/ingest/prepare-document.js';
 import { sharedDataDirectory } from './shared-data.js';
 
 const argument = (name: string, fallback: string): string => {
@@ -93,15 +96,28 @@ if (childIndex !== -1) {
   const { normalizeDocSiteMarkup } = (await import(pathToFileURL(modulePath).href)) as {
     normalizeDocSiteMarkup: (markdown: string) => string;
   };
+  const prepare = (text: string) => prepareDocument({ format: 'markdown', bytes: Buffer.from(text), url: undefined });
   normalizeDocSiteMarkup(input(name, 20_000));
+  await prepare(input(name, 20_000));
   const text = input(name, Math.round(megabytes * 1_000_000));
-  const started = performance.now();
+  let started = performance.now();
   const output = normalizeDocSiteMarkup(text);
   const milliseconds = performance.now() - started;
-  console.log(JSON.stringify({ milliseconds, inputLength: text.length, outputLength: output.length }));
+  started = performance.now();
+  const prepared = await prepare(text);
+  const preparedMilliseconds = performance.now() - started;
+  const longestChunk = prepared.chunks.reduce((longest, chunk) => Math.max(longest, chunk.text.length), 0);
+  console.log(JSON.stringify({ milliseconds, preparedMilliseconds, longestChunk, inputLength: text.length, outputLength: output.length }));
 } else {
   console.log(`normalizeDocSiteMarkup, ${megabytes} MB per pattern, ${modulePath}`);
-  console.log('pattern'.padEnd(40), 'ms per MB'.padStart(12), 'total ms'.padStart(12), 'output/input'.padStart(14));
+  console.log(
+    'pattern'.padEnd(40),
+    'ms per MB'.padStart(12),
+    'total ms'.padStart(12),
+    'output/input'.padStart(14),
+    'prepare ms/MB'.padStart(14),
+    'longest chunk'.padStart(14),
+  );
   for (const name of Object.keys(patterns)) {
     const child = spawnSync(
       process.execPath,
@@ -118,17 +134,21 @@ if (childIndex !== -1) {
       console.log(name.padEnd(40), reason.padStart(12));
       continue;
     }
-    const { milliseconds, inputLength, outputLength } = JSON.parse(child.stdout) as {
+    const { milliseconds, preparedMilliseconds, longestChunk, inputLength, outputLength } = JSON.parse(child.stdout) as {
       milliseconds: number;
+      preparedMilliseconds: number;
+      longestChunk: number;
       inputLength: number;
       outputLength: number;
     };
-    const perMegabyte = milliseconds / (inputLength / 1_000_000);
+    const perMegabyte = (total: number) => (total / (inputLength / 1_000_000)).toFixed(1);
     console.log(
       name.padEnd(40),
-      perMegabyte.toFixed(1).padStart(12),
+      perMegabyte(milliseconds).padStart(12),
       milliseconds.toFixed(0).padStart(12),
       (outputLength / inputLength).toFixed(3).padStart(14),
+      perMegabyte(preparedMilliseconds).padStart(14),
+      String(longestChunk).padStart(14),
     );
   }
 }
