@@ -62,6 +62,10 @@ export const errorCatalogue = {
     status: 422,
     description: 'The HTML page has more elements or deeper nesting than a page may have (100,000 elements, 5,000 levels).',
   },
+  document_too_large: {
+    status: 422,
+    description: "The PDF's compressed streams inflate to more than a conversion may hold (300 MB): a compression bomb.",
+  },
   conversion_timed_out: { status: 422, description: 'Converting the document to Markdown took longer than its time limit (30 s).' },
   conversion_out_of_memory: {
     status: 422,

@@ -1,6 +1,7 @@
 // Converts a PDF into Markdown, rebuilding headings, paragraphs and code blocks from text positions and font sizes.
 import { getDocumentProxy } from 'unpdf';
 import { KnowledgeError } from '../errors.js';
+import { checkPdfInflation } from './pdf-inflation-check.js';
 
 export interface PdfMarkdown {
   title: string | null;
@@ -45,6 +46,8 @@ const pageNumberOnly = /^(?:page\s*)?(?:\d+|[ivxlcdm]+)(?:\s*(?:\/|of)\s*\d+)?$/
 const bullet = /^[•◦▪‣●]\s*/u;
 
 export async function pdfToMarkdown(data: Uint8Array): Promise<PdfMarkdown> {
+  // pdf.js would hold each stream whole, inflated, outside any heap limit: a compression bomb is refused first.
+  await checkPdfInflation(data);
   const pdf = await openDocument(data);
   try {
     const pages: TextLine[][] = [];
