@@ -1,10 +1,13 @@
-// Tests for fetchUrl: http(s) only, private addresses refused before connecting, redirects, size cap, time-out, statuses.
+// Tests for fetchUrl: http(s) only, private addresses refused before connecting, redirects, size cap, time-out, the
+// caller's signal, statuses.
 // Every server here is on loopback; tests that expect a refusal before any connection also make
 // net.Socket#connect throw, so a regression fails the test instead of sending traffic anywhere.
 import assert from 'node:assert/strict';
 import http, { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, Socket, type Server as TcpServer } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { KnowledgeError } from '../../src/errors.js';
 import { fetchUrl, type FetchLimits } from '../../src/ingest/fetch-url.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
@@ -400,6 +403,34 @@ describe('fetchUrl: time-out', () => {
     if (address === null || typeof address === 'string') throw new Error('probe has no port');
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     await assert.rejects(fetchUrl(`http://127.0.0.1:${address.port}/`, allowPrivate), { code: 'fetch_failed', message: /ECONNREFUSED/ });
+  });
+});
+
+describe('fetchUrl: stopped by its signal', () => {
+  test('a signal aborted mid-body rejects with its reason at once and closes the connection', { timeout: 10_000 }, async (context) => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serverFor(context, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('partial');
+      response.on('close', closed);
+    });
+    const controller = new AbortController();
+    const reason = new KnowledgeError('request_aborted', 'the client left');
+    const fetching = fetchUrl(`${server.url}/`, allowPrivate, controller.signal);
+    await delay(50);
+    const abortedAt = performance.now();
+    controller.abort(reason);
+    await assert.rejects(fetching, (error: unknown) => error === reason);
+    await connectionClosed;
+    assert.ok(performance.now() - abortedAt < 1_000, 'the download went on after the signal');
+  });
+
+  test('a signal aborted before the start fetches nothing', async (context) => {
+    const server = await serverFor(context, (_request, response) => response.end('never asked'));
+    const reason = new KnowledgeError('shutting_down', 'closing');
+    await assert.rejects(fetchUrl(`${server.url}/`, allowPrivate, AbortSignal.abort(reason)), (error: unknown) => error === reason);
+    assert.deepEqual(server.requests, []);
   });
 });
 
