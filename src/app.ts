@@ -71,8 +71,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const shutdownSignal = installGracefulShutdown(app);
   installErrorHandling(app);
   installUnreadBodyRelease(app, config.limits.maxBodyBytes);
+  const spendBudget = await installRateLimit(app, config.rateLimitPerMinute);
   installAccessControl(app, new AccessPolicy(config.writeTokens, config.readTokens, config.metricsToken));
-  await installRateLimit(app, config.rateLimitPerMinute);
   installEncodedBodyRefusal(app);
   await app.register(apiReference, { version: packageVersion, limits: config.limits, timeouts: config.timeouts }); // before the routes: it documents every route registered after it
   if (config.writeTokens === undefined)
@@ -170,6 +170,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     topK: config.topK,
     storagePath: config.storagePath,
     version: packageVersion,
+    spendBudget,
   });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });
   await app.register(playgroundRoute);

@@ -54,6 +54,15 @@ export class AccessPolicy {
     if (grants.length === 0) throw new KnowledgeError('unauthorized', 'the token is not valid for this route');
     return { kind: 'token', grants };
   }
+
+  /** True when the request presents a token that no list holds: a guess (a known token on the wrong route is not). */
+  isUnknownToken(headers: IncomingHttpHeaders): boolean {
+    const token = presentedToken(headers);
+    if (token === undefined) return false;
+    return [this.writeTokens, this.readTokens, this.metricsTokens].every(
+      (list) => list === undefined || findGrant(list, token) === undefined,
+    );
+  }
 }
 
 /** 403 when the credential does not cover the (already sanitized) namespace. */

@@ -1,13 +1,14 @@
 // The Model Context Protocol face of the service: tools to search a namespace, read a stored document, list what the
 // caller may read, and ingest (write tokens only). One server per request (stateless); each tool calls the same
-// services as the HTTP routes, and the caller's token decides what it may see and change.
+// services as the HTTP routes, with the same per-request limits, and the caller's token decides what it may see and
+// change; a call of a tool that is not free spends from the caller's request budget (metered-tool-calls.ts).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { isKnowledgeError } from '../errors.js';
 import type { IngestService } from '../ingest/ingest-service.js';
-import type { IngestSource } from '../ingest/ingest-source.js';
+import { maxSourcesPerRequest, sourceTitleSchema, toIngestSource } from '../ingest/requested-sources.js';
 import { searchModes, type SearchService } from '../search/search-service.js';
 import { toSnippets } from '../search/snippet.js';
 
@@ -26,10 +27,20 @@ export interface McpServices {
 /** What the caller's token allows; each method throws the catalogue's 401/403 errors, and returns the sanitized name. */
 export interface McpCaller {
   readNamespace(namespace: string): string;
-  writeNamespace(namespace: string): string;
+  writeNamespace(namespace: string): Promise<string>;
   mayRead(namespace: string): boolean;
   /** Unexpected failures are logged here (with the request id) and reported to the client without details. */
   logError(error: unknown): void;
+}
+
+/**
+ * Tools that neither ingest nor answer cost nothing, like the HTTP routes that search and list. A call of any other
+ * tool, one added later included, spends one from the caller's request budget.
+ */
+const freeTools: ReadonlySet<string> = new Set(['search_docs', 'read_document', 'list_namespaces', 'list_documents']);
+
+export function toolCallIsMetered(toolName: string): boolean {
+  return !freeTools.has(toolName);
 }
 
 const namespaceField = z
@@ -167,24 +178,20 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
             z.object({
               type: z.enum(['url', 'text']).describe('url: fetch it; text: the value is the Markdown or text itself.'),
               value: z.string().min(1).describe('The URL, or the text.'),
-              title: z.string().max(500).optional().describe('Title (and identity) of a text; by default its first heading.'),
+              title: sourceTitleSchema.optional().describe('Title (and identity) of a text; by default its first heading.'),
             }),
           )
           .min(1)
-          .max(100),
+          .max(maxSourcesPerRequest)
+          .describe(`At most ${maxSourcesPerRequest}, as on the HTTP ingest routes.`),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
-    async ({ namespace, sources }) =>
+    async ({ namespace, sources }, { signal }) =>
       guarded(caller, async () => {
-        const target = caller.writeNamespace(namespace ?? services.defaultNamespace);
-        const ingestSources: IngestSource[] = sources.map((source) => {
-          const titled = source.title === undefined ? {} : { title: source.title };
-          return source.type === 'url'
-            ? { kind: 'url', url: source.value.trim(), ...titled }
-            : { kind: 'text', text: source.value, ...titled };
-        });
-        const report = await services.ingest.ingest(target, ingestSources);
+        const target = await caller.writeNamespace(namespace ?? services.defaultNamespace);
+        // The signal fires when the client leaves (the request's server closes): the ingest stops with it.
+        const report = await services.ingest.ingest(target, sources.map(toIngestSource), { signal });
         return json({
           namespace: report.namespace,
           documents: report.outcomes.map((outcome) =>

@@ -25,7 +25,7 @@ export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app,
           success: { description: "Prometheus' text format, version 0.0.4.", content: { 'text/plain': z.string() } },
         },
       },
-      config: { access: 'metrics' },
+      config: { access: 'metrics', cost: 'free' },
     },
     async (request, reply) => {
       const text = await options.metrics.scrape((namespace) => options.mayRead(request, namespace));

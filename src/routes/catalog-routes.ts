@@ -71,7 +71,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
         description: 'Every namespace the token may read, with its document and chunk counts and the model of its vectors.',
         documentation: { success: jsonSuccess('The namespaces.', namespacesResponseSchema) },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => ({
       namespaces: (await options.catalog.namespaces())
@@ -99,7 +99,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
           errors: ['invalid_namespace', 'forbidden', 'not_found'],
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => {
       const listing = await options.catalog.documents(authorizeNamespace(request, request.query.namespace ?? options.defaultNamespace));
@@ -136,7 +136,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
           errors: ['invalid_namespace', 'forbidden', 'not_found', 'storage_full'],
         },
       },
-      config: { access: 'write' },
+      config: { access: 'write', cost: 'free' },
     },
     async (request) => {
       const input = parseBody(deleteDocumentsSchema, { ...(request.query as object), ...((request.body as object | undefined) ?? {}) });
@@ -165,7 +165,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRouteOptions> = async (
           errors: ['invalid_namespace', 'forbidden', 'not_found'],
         },
       },
-      config: { access: 'write' },
+      config: { access: 'write', cost: 'free' },
     },
     async (request) => {
       const namespace = authorizeNamespace(request, request.params.name, 'name');

@@ -64,6 +64,7 @@ export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, o
           'Liveness, the version, whether the agent can answer, the models in use, and the namespaces when reading is open (no KNOWLEDGE_AGENT_READ_TOKENS). Public.',
         documentation: { success: jsonSuccess('The service is up.', healthResponseSchema) },
       },
+      config: { cost: 'free' },
     },
     async (_request, reply) => {
       // 503 while starting, so a load balancer's health check keeps traffic away until the replica is caught up.

@@ -3,9 +3,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { McpServices } from '../mcp/knowledge-mcp-server.js';
-import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess } from './plumbing/index.js';
+import { meterToolCalls, rateLimitedErrorCode } from '../mcp/metered-tool-calls.js';
+import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess, type SpendBudget } from './plumbing/index.js';
 
-export type McpRouteOptions = McpServices;
+export interface McpRouteOptions extends McpServices {
+  /** The request budget the ingest and agent routes spend from: each metered tool call spends one. */
+  readonly spendBudget: SpendBudget;
+}
 
 const jsonRpcMessage = z.looseObject({ jsonrpc: z.literal('2.0') }).describe('A JSON-RPC 2.0 message of the Model Context Protocol.');
 const jsonRpcError = z
@@ -19,15 +23,17 @@ const jsonRpcError = z
 const description =
   'The Model Context Protocol (Streamable HTTP transport, stateless: no session id). Tools: `search_docs` (namespace, query, mode, top_k), ' +
   '`read_document` (namespace, file), `list_namespaces`, `list_documents` (namespace), and `ingest` (namespace, sources; needs a write token when ' +
-  'KNOWLEDGE_AGENT_WRITE_TOKENS is set). Read tokens as on the other read routes. Send `Accept: application/json, text/event-stream`.';
+  'KNOWLEDGE_AGENT_WRITE_TOKENS is set). Read tokens as on the other read routes. Send `Accept: application/json, text/event-stream`. ' +
+  "Each `ingest` call, each call of a JSON-RPC batch on its own, spends one from the client's request budget (KNOWLEDGE_AGENT_RATE_LIMIT), shared with the ingest and agent routes; " +
+  `a call over it is answered with the JSON-RPC error ${rateLimitedErrorCode} \`rate_limited: … retry in N s\` (data: \`{code, retryAfterSeconds}\`) and the batch's other calls go on.`;
 
 /** The MCP SDK is loaded by the first /mcp request, not at start-up: a fifth of a second a service without MCP clients does not spend. */
 async function loadMcp() {
-  const [{ StreamableHTTPServerTransport }, { createKnowledgeMcpServer }] = await Promise.all([
+  const [{ StreamableHTTPServerTransport }, { createKnowledgeMcpServer, toolCallIsMetered }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('../mcp/knowledge-mcp-server.js'),
   ]);
-  return { StreamableHTTPServerTransport, createKnowledgeMcpServer };
+  return { StreamableHTTPServerTransport, createKnowledgeMcpServer, toolCallIsMetered };
 }
 
 export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, options) => {
@@ -53,15 +59,16 @@ export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, opti
           },
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'tool-calls' },
     },
     async (request, reply) => {
-      const { StreamableHTTPServerTransport, createKnowledgeMcpServer } = await loadMcp();
+      const { StreamableHTTPServerTransport, createKnowledgeMcpServer, toolCallIsMetered } = await loadMcp();
+      const logError = (error: unknown) => request.log.error({ err: error }, 'unexpected error in an MCP tool');
       const server = createKnowledgeMcpServer(options, {
         readNamespace: (namespace) => authorizeNamespace(request, namespace),
         writeNamespace: (namespace) => authorizeNamespaceForWriting(request, namespace),
         mayRead: (namespace) => mayAccess(request, namespace),
-        logError: (error) => request.log.error({ err: error }, 'unexpected error in an MCP tool'),
+        logError,
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.raw.on('close', () => {
@@ -70,6 +77,14 @@ export const mcpRoute: FastifyPluginAsyncZod<McpRouteOptions> = async (app, opti
       });
       reply.hijack();
       await server.connect(transport);
+      meterToolCalls(transport, {
+        isMetered: toolCallIsMetered,
+        spend: async () => {
+          const refusal = await options.spendBudget(request);
+          return refusal && { retryAfterSeconds: refusal.retryAfterSeconds, message: `${refusal.error.code}: ${refusal.error.message}` };
+        },
+        logError,
+      });
       await transport.handleRequest(request.raw, reply.raw, request.body);
     },
   );

@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 import { errorBody } from '../errors.js';
 import { packageRoot } from '../package-root.js';
+import { declareRoutesFree } from './plumbing/index.js';
 
 export interface PlaygroundRouteOptions {
   /** The built playground; by default the package's dist/web. */
@@ -31,6 +32,7 @@ export const playgroundRoute: FastifyPluginAsync<PlaygroundRouteOptions> = async
     reply.headers(securityHeaders);
   });
 
+  declareRoutesFree(app);
   if (!existsSync(new URL('index.html', root))) {
     app.get('/', async (_request, reply) =>
       reply

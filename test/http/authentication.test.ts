@@ -1,8 +1,9 @@
-// Write and read tokens on every route family: 401 without or with an unknown token, 403 outside the token's namespaces.
+// Write and read tokens on every route family: 401 without or with an unknown token, 403 outside the token's namespaces;
+// a client that keeps presenting unknown tokens is refused with 429 for the rest of the window, even with a right one.
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it, mock } from 'node:test';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -42,7 +43,11 @@ describe('tokens', () => {
     it(`${path}: 401 without or with an unknown token, 403 outside the token's namespaces, 200 inside`, async () => {
       assert.deepEqual(await status(path, body('docs')), [401, 'unauthorized']);
       assert.deepEqual(await status(path, body('docs'), bearer('wrong-token')), [401, 'unauthorized']);
-      assert.deepEqual(await status(path, body('docs'), bearer('reader-token-for-tests')), [401, 'unauthorized'], 'a read token cannot write');
+      assert.deepEqual(
+        await status(path, body('docs'), bearer('reader-token-for-tests')),
+        [401, 'unauthorized'],
+        'a read token cannot write',
+      );
       assert.deepEqual(await status(path, body('secret'), bearer('alpha-token-for-tests')), [403, 'forbidden']);
       assert.deepEqual(await status(path, body('docs'), bearer('alpha-token-for-tests')), [200, undefined]);
       assert.deepEqual(await status(path, body('secret'), { 'x-api-key': 'omni-token-for-tests' }), [200, undefined]);
@@ -60,7 +65,11 @@ describe('tokens', () => {
     form.append('file', new Blob(['# Leak\n\nshould not be stored']), 'leak.md');
     const anonymous = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form });
     assert.equal(anonymous.status, 401);
-    const forbidden = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form, headers: bearer('alpha-token-for-tests') });
+    const forbidden = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+      method: 'POST',
+      body: form,
+      headers: bearer('alpha-token-for-tests'),
+    });
     assert.equal(forbidden.status, 403);
     const files = await readdir(join(service.storageRoot, 'private')).catch(() => []);
     assert.deepEqual(files, []);
@@ -117,5 +126,75 @@ describe('open mode', () => {
     } finally {
       await service.dispose();
     }
+  });
+});
+
+describe('failed tokens, per client', () => {
+  const writer = 'writer-token-for-tests';
+  const reader = 'reader-token-for-tests';
+  let service: TestService;
+
+  before(async () => {
+    service = await startService({
+      apiKey: undefined,
+      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: `${writer}:*`, KNOWLEDGE_AGENT_READ_TOKENS: `${reader}:*` },
+    });
+  });
+  after(async () => {
+    await service.dispose();
+  });
+  afterEach(() => {
+    mock.timers.reset();
+  });
+
+  /** A request from `client` (its address) with `token`; the answer's status, code and Retry-After. */
+  async function attempt(client: string, token: string, url = '/tools/search', payload: unknown = { query: 'anything' }) {
+    const response = await service.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress: client,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: JSON.stringify(payload),
+    });
+    const code = response.statusCode === 200 ? undefined : (JSON.parse(response.body) as { error?: { code: string } }).error?.code;
+    return { status: response.statusCode, code, retryAfter: response.headers['retry-after'], message: response.body };
+  }
+
+  it('refuses every token of a client after 20 unknown ones, until the 5-minute window has passed; other clients go on', async () => {
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const guesser = '203.0.113.7';
+    for (let guess = 0; guess < 20; guess++) {
+      assert.deepEqual(await attempt(guesser, `guess-${guess}-0123456789abcdef`).then(({ status, code }) => [status, code]), [
+        401,
+        'unauthorized',
+      ]);
+    }
+    const refused = await attempt(guesser, reader);
+    assert.deepEqual([refused.status, refused.code], [429, 'rate_limited']);
+    assert.equal(refused.retryAfter, '300');
+    assert.match(refused.message, /too many unknown tokens from this client \(20 in 5 minutes\)/);
+    const mcp = await attempt(guesser, reader, '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    assert.deepEqual([mcp.status, mcp.code], [429, 'rate_limited'], 'the MCP endpoint too');
+    assert.equal((await attempt('203.0.113.8', reader)).status, 200, 'another client is not refused');
+
+    mock.timers.tick(299_000);
+    assert.equal((await attempt(guesser, writer)).status, 429, 'still within the window');
+    mock.timers.tick(1_000);
+    assert.equal((await attempt(guesser, writer)).status, 200, 'the window has passed');
+    assert.ok(
+      service.logs.some((line) => line.includes('too many unknown tokens from this client')),
+      'the refusal is logged',
+    );
+  });
+
+  it('never counts a right token, nor a known token on a route it does not open', async () => {
+    const client = '198.51.100.20';
+    for (let round = 0; round < 25; round++) {
+      assert.equal((await attempt(client, reader)).status, 200);
+      const misplaced = await attempt(client, reader, '/tools/ingest', { sources: [{ type: 'text', value: 'x' }] });
+      assert.deepEqual([misplaced.status, misplaced.code], [401, 'unauthorized'], 'a read token cannot write');
+    }
+    for (let guess = 0; guess < 19; guess++) assert.equal((await attempt(client, `guess-${guess}-0123456789abcdef`)).status, 401);
+    for (let round = 0; round < 30; round++) assert.equal((await attempt(client, reader)).status, 200, 'right tokens still pass');
   });
 });

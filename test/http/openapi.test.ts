@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { searchDocsBodySchema, variant1SearchBodySchema } from '../../src/routes/search/search-schemas.js';
 import type { ProviderDouble } from '../support/provider-double.js';
+import { servedRoutes } from '../support/served-routes.js';
 import { startServiceWithProvider, type TestService } from '../support/service.js';
 import { packageRoot } from '../../src/package-root.js';
 
@@ -134,22 +135,6 @@ function schemaProblems(document: JsonObject, schema: Json | undefined, value: J
   return problems;
 }
 
-/** Every route the server serves, as `method path` (HEAD routes Fastify adds to GET routes left out), from its route tree. */
-function servedRoutes(tree: string): { method: string; path: string }[] {
-  const parents: string[] = [];
-  const routes: { method: string; path: string }[] = [];
-  for (const line of tree.split('\n')) {
-    const match = /^([│ ]*)[├└]── (.+?)(?: \(([^)]+)\))?$/u.exec(line);
-    if (match === null) continue;
-    const depth = (match[1] ?? '').length / 4;
-    const path = `${parents[depth - 1] ?? ''}${match[2]}`;
-    parents[depth] = path;
-    for (const method of (match[3] ?? '').split(', ').filter((name) => name !== '' && name !== 'HEAD'))
-      routes.push({ method: method.toLowerCase(), path });
-  }
-  return routes;
-}
-
 describe('API reference', () => {
   let provider: ProviderDouble;
   let service: TestService;
@@ -157,7 +142,10 @@ describe('API reference', () => {
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:*;narrow-token-for-tests:elsewhere' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:*;narrow-token-for-tests:elsewhere',
+      },
     }));
     const response = await fetch(`${service.baseUrl}/openapi.json`);
     assert.equal(response.status, 200, 'public even though tokens are required elsewhere');
@@ -589,7 +577,10 @@ describe('API reference', () => {
     await assertDocumented(
       'post',
       '/tools/search',
-      await request('post', '/tools/search', { body: { namespace: 'guide', query: 'x' }, headers: { 'x-api-key': 'narrow-token-for-tests' } }),
+      await request('post', '/tools/search', {
+        body: { namespace: 'guide', query: 'x' },
+        headers: { 'x-api-key': 'narrow-token-for-tests' },
+      }),
     );
     await assertDocumented(
       'post',

@@ -80,7 +80,7 @@ export const agentRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, 
         body: z.record(z.string(), z.unknown()),
         documentation,
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'request' },
     },
     async (request, reply) => {
       if (isAgUiBody(request.body)) await streamAgUi(request, reply, options, request.body);

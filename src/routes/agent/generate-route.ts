@@ -26,7 +26,7 @@ export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (ap
           errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden', 'provider_error', 'embedding_failed'],
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'request' },
     },
     async (request, reply) => {
       const answer = await options.agent.generate({

@@ -69,7 +69,7 @@ export const variant1IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
           errors: ['invalid_namespace', 'forbidden', 'storage_full'],
         },
       },
-      config: { access: 'write' },
+      config: { access: 'write', cost: 'request' },
     },
     async (request, reply) => {
       const namespace = authorizeNamespace(request, request.body.namespace ?? options.defaultNamespace);

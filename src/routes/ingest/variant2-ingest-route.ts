@@ -109,7 +109,7 @@ export const variant2IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
         // Progress only by the Accept header here: the query schema keeps `runId` alone.
         documentation: documentation({ 'application/json': toolExecuteBodySchema(variant2IngestBodyDocumentation) }),
       },
-      config: { access: 'write' },
+      config: { access: 'write', cost: 'request' },
     },
     async (request, reply) => ingest(request, reply, toolExecutionData(request.body)),
   );
@@ -138,7 +138,7 @@ export const variant2IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = as
             progressQuerySchema,
           ),
         },
-        config: { access: 'write' },
+        config: { access: 'write', cost: 'request' },
       },
       async (request, reply) => {
         if (!request.isMultipart()) return ingest(request, reply, parseBody(variant2IngestBodySchema, request.body));

@@ -88,7 +88,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
         description: 'One agent, `knowledge`, with its details.',
         documentation: { success: jsonSuccess('The agents by id.', z.record(z.string(), agentDetailsSchema)) },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async () => ({ [mastraAgentId]: details() }),
   );
@@ -102,7 +102,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
         description: 'Name, instructions, tools and model of the `knowledge` agent.',
         documentation: { success: jsonSuccess('The details.', agentDetailsSchema) },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async () => details(),
   );
@@ -116,7 +116,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
         description: '`searchDocs` and `ingest`, with their input schemas (JSON Schema, serialized as Mastra serializes it).',
         documentation: { success: jsonSuccess('The tools by id.', z.record(z.string(), toolSchema)) },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async () => tools,
   );
@@ -137,7 +137,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
         params: toolParams,
         documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => toolById(request.params.toolId, ['searchDocs', 'ingest']),
   );
@@ -151,7 +151,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
         params: toolParams,
         documentation: { success: jsonSuccess('The tool.', toolSchema), errors: ['not_found'] },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => toolById(request.params.toolId, ['searchDocs']),
   );
@@ -176,7 +176,7 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
           errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'request' },
     },
     async (request, reply) => {
       const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);

@@ -59,7 +59,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
         description: 'One model per namespace that exists and that the token may read, `knowledge/<namespace>`.',
         documentation: { success: jsonSuccess('The models.', modelListSchema), errorBody },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => {
       const names = new Set((await options.catalog.namespaces()).map((summary) => summary.name));
@@ -87,7 +87,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
           errorBody,
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => toModel(authorizeNamespace(request, namespaceOfModel(request.params['*'], options.defaultNamespace))),
   );
@@ -117,7 +117,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
           errorBody,
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'request' },
     },
     async (request, reply) => {
       const body = request.body;

@@ -8,7 +8,7 @@ export { readMultipartForm, multipartOptions, type FormFile, type MultipartLimit
 export { apiReference, errorBodySchema, jsonSuccess, type RouteDocumentation } from './openapi.js';
 export { parseBody } from './parse-body.js';
 export { progressQuerySchema, respondWithProgress } from './progress-stream.js';
-export { installRateLimit } from './rate-limit.js';
+export { declareRoutesFree, installRateLimit, type SpendBudget } from './rate-limit.js';
 export { serverOptions } from './server-options.js';
 export { openSseStream } from './sse-stream.js';
 export { installUnreadBodyRelease } from './unread-body.js';

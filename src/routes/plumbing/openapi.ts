@@ -7,7 +7,7 @@ import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-ty
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { errorBody, errorCatalogue, type ErrorCode } from '../../errors.js';
-import { rateLimitedRoutes } from './rate-limit.js';
+import { declareRoutesFree } from './rate-limit.js';
 
 /** What a route adds to the reference that Fastify neither validates nor serializes with. */
 export interface RouteDocumentation {
@@ -89,7 +89,8 @@ const description = (options: ApiReferenceOptions) =>
     'Documentation expert of a chat platform: ingests docs into namespaces, searches them and answers with citations.',
     'Both API variants of the contract are served: Variant 1 (`/tools/...`, `/agent`, `/health`) and Variant 2 (`/api/...`, `/agent` with an AG-UI body).',
     '',
-    'Every error is `{"error":{"code","message"}}` with the status of the error table. Ingest and agent routes are rate-limited per client (429 with `Retry-After`).',
+    'Every error is `{"error":{"code","message"}}` with the status of the error table. Ingest and agent routes and the MCP `ingest` calls spend from one request budget per client ' +
+      '(429 with `Retry-After`; each operation names its class in `x-rate-limit`), and a client that presents 20 unknown tokens in 5 minutes is refused with 429 on every token route until that window ends.',
     '',
     'Tokens: when `KNOWLEDGE_AGENT_WRITE_TOKENS` / `KNOWLEDGE_AGENT_READ_TOKENS` are set, write and read routes need `Authorization: Bearer <token>` or `X-API-Key: <token>`;',
     'without them those routes are open. `/health`, `/openapi.json` and `/docs` are always public.',
@@ -120,9 +121,10 @@ function commonErrors(route: RouteOptions, schema: FastifySchema): ErrorCode[] {
     'invalid_request',
     'request_timeout',
     'headers_too_large',
-    ...(route.config?.access !== undefined ? (['unauthorized'] as const) : []),
+    // A route that takes a token also refuses a client that sent too many unknown ones (429).
+    ...(route.config?.access !== undefined ? (['unauthorized', 'rate_limited'] as const) : []),
     ...(takesBody ? (['payload_too_large', 'unsupported_media_type'] as const) : []),
-    ...(rateLimitedRoutes.has(route.url) ? (['rate_limited'] as const) : []),
+    ...(route.config?.cost === 'request' ? (['rate_limited'] as const) : []),
     'internal_error',
   ];
 }
@@ -166,7 +168,13 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
   return (input: TransformInput): ReturnType<typeof zodTransform> => {
     const { schema, route } = input;
     const { documentation, ...validating } = (schema ?? {}) as FastifySchema;
-    if (validating.hide === true || documentation === undefined) return zodTransform({ ...input, schema: validating });
+    // What a request spends from its client's budget (see rate-limit.ts): request, tool-calls or free.
+    const rateLimit = route.config?.cost;
+    if (validating.hide === true || documentation === undefined) {
+      const plain = zodTransform({ ...input, schema: validating });
+      const schema: Record<string, unknown> = { ...plain.schema, 'x-rate-limit': rateLimit };
+      return { ...plain, schema };
+    }
     const toJsonSchema = (body: z.ZodType) => zodTransform({ ...input, schema: { body } }).schema.body as Record<string, unknown>;
     const errors = codesByStatus([...commonErrors(route, schema as FastifySchema), ...(documentation.errors ?? [])]);
     const documented = zodTransform({
@@ -224,6 +232,7 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
       for (const method of methods) objectQueries.set(`${method.toLowerCase()} ${route.url}`, query);
     }
     if (route.config?.access !== undefined) result.security = [{ bearerToken: [] }, { apiKey: [] }];
+    result['x-rate-limit'] = rateLimit;
     return { schema: result, url: documented.url };
   };
 }
@@ -288,14 +297,17 @@ const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, 
       return document as ReturnType<typeof jsonSchemaTransformObject>;
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    // The page loads nothing from another host: no online validator badge, and a policy that lets the browser fetch
-    // only from this server (Swagger UI sets inline style attributes; its logo is a data: URL).
-    validatorUrl: false,
-    staticCSP:
-      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
-    theme: { title: 'Knowledge Agent API reference' },
+  await app.register(async (pages) => {
+    declareRoutesFree(pages);
+    await pages.register(swaggerUi, {
+      routePrefix: '/docs',
+      // The page loads nothing from another host: no online validator badge, and a policy that lets the browser fetch
+      // only from this server (Swagger UI sets inline style attributes; its logo is a data: URL).
+      validatorUrl: false,
+      staticCSP:
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
+      theme: { title: 'Knowledge Agent API reference' },
+    });
   });
 
   app.get(
@@ -312,6 +324,7 @@ const apiReferencePlugin: FastifyPluginAsync<ApiReferenceOptions> = async (app, 
           ),
         },
       },
+      config: { cost: 'free' },
     },
     async () => app.swagger(),
   );

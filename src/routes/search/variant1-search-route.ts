@@ -22,7 +22,7 @@ export const variant1SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
           errors: ['invalid_namespace', 'forbidden', 'embeddings_unavailable', 'embedding_failed'],
         },
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => {
       const { query } = request.body;

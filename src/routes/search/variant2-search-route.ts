@@ -41,7 +41,7 @@ export const variant2SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
         body: searchDocsBodySchema,
         documentation: searchDocumentation,
       },
-      config: { access: 'read' },
+      config: { access: 'read', cost: 'free' },
     },
     async (request) => searchDocs(request, request.body),
   );
@@ -62,7 +62,7 @@ export const variant2SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
           querystring: toolExecuteQuerySchema,
           documentation: searchDocumentation,
         },
-        config: { access: 'read' },
+        config: { access: 'read', cost: 'free' },
       },
       async (request) => searchDocs(request, toolExecutionData(request.body)),
     );
