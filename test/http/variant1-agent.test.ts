@@ -207,10 +207,20 @@ describe('POST /agent (Variant 1)', () => {
     assert.equal(provider.abortedChatStreams, abortedBefore + 1);
   });
 
-  it('validates the body', async () => {
+  it('validates the body, and names a field it does not have instead of ignoring it', async () => {
     const response = await service.post('/agent', { thread_id: 't', messages: 'hello' });
     assert.equal(response.status, 400);
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');
+
+    const misplaced = await service.post('/agent', { namespace: 'handbook', messages: [{ role: 'user', content: '@knowledge hi' }] });
+    assert.equal(misplaced.status, 400);
+    assert.deepEqual(await misplaced.json(), {
+      error: {
+        code: 'invalid_request',
+        message:
+          'body: unknown field "namespace" (the fields are thread_id, run_id, messages, tool_params, tools); the namespace goes in tool_params.namespace',
+      },
+    });
   });
 });
 

@@ -96,11 +96,20 @@ describe('POST /tools/search', () => {
       { query: 'x', top_k: -1 },
       { query: 'x', top_k: 2.5 },
       { query: 'x', top_k: '3' },
+      { query: 'x', limit: 3 },
     ]) {
       const response = await service.post('/tools/search', body);
       assert.equal(response.status, 400, JSON.stringify(body));
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'invalid_request');
     }
+  });
+
+  it('names a field the body does not have', async () => {
+    const response = await service.post('/tools/search', { query: 'x', limit: 3 });
+    assert.match(
+      ((await response.json()) as { error: { message: string } }).error.message,
+      /^body: unknown field "limit" \(the fields are namespace, query, top_k, mode\); Variant 1 names it top_k$/,
+    );
   });
 
   it('keeps vectors in memory and on disk: a restarted service searches without re-embedding documents', async () => {

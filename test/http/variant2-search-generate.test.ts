@@ -98,10 +98,15 @@ describe('Variant 2 search and generate', () => {
   });
 
   it('validates the search body', async () => {
-    for (const body of [{ namespace: 'guide' }, { query: '   ' }, { query: 'x', limit: -1 }]) {
+    for (const body of [{ namespace: 'guide' }, { query: '   ' }, { query: 'x', limit: -1 }, { query: 'x', top_k: 3 }]) {
       const response = await service.post('/api/tools/searchDocs', body);
       assert.equal(response.status, 400, JSON.stringify(body));
     }
+    const renamed = await service.post('/api/tools/searchDocs', { query: 'x', top_k: 3 });
+    assert.match(
+      ((await renamed.json()) as { error: { message: string } }).error.message,
+      /unknown field "top_k" .*Variant 2 names it limit$/,
+    );
   });
 
   it('warns about an unreadable file instead of failing', async () => {

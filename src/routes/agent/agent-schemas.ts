@@ -3,7 +3,7 @@
 // are for the API reference only, see RouteDocumentation).
 import { z } from 'zod';
 import { searchDocsResultSchema } from '../search/index.js';
-import { firstNamespace, namespaceHolderSchema } from '../shared/index.js';
+import { closedBody, firstNamespace, namespaceHolderSchema } from '../shared/index.js';
 import { chatMessageSchema } from './chat-message-schema.js';
 
 const platformToolSchema = z
@@ -19,16 +19,22 @@ const platformToolSchema = z
 
 // Variant 1: POST /agent with a Variant 1 body.
 
-export const variant1AgentBodySchema = z.object({
-  thread_id: z.string().optional(),
-  run_id: z.string().optional(),
-  messages: z
-    .array(chatMessageSchema)
-    .max(500)
-    .describe('The conversation; the newest user message must contain the mention (@knowledge by default).'),
-  tool_params: namespaceHolderSchema.optional(),
-  tools: z.array(platformToolSchema).max(64).optional(),
-});
+export const variant1AgentBodySchema = closedBody(
+  {
+    thread_id: z.string().optional(),
+    run_id: z.string().optional(),
+    messages: z
+      .array(chatMessageSchema)
+      .max(500)
+      .describe('The conversation; the newest user message must contain the mention (@knowledge by default).'),
+    tool_params: namespaceHolderSchema.optional(),
+    tools: z.array(platformToolSchema).max(64).optional(),
+  },
+  {
+    namespace: 'the namespace goes in tool_params.namespace',
+    toolParams: 'Variant 1 names it tool_params',
+  },
+);
 
 // AG-UI: POST /agent with a RunAgentInput.
 

@@ -2,7 +2,7 @@
 // types derive from them; responses are for the API reference only, see RouteDocumentation).
 import { z } from 'zod';
 import { searchModes } from '../../search/search-service.js';
-import { namespaceFieldSchema } from '../shared/index.js';
+import { closedBody, namespaceFieldSchema } from '../shared/index.js';
 
 const searchModeSchema = z.enum(searchModes);
 
@@ -11,17 +11,20 @@ const searchQuerySchema = z.string().max(2_000).regex(/\S/, 'must not be empty')
 
 // Variant 1: POST /tools/search.
 
-export const variant1SearchBodySchema = z.object({
-  namespace: namespaceFieldSchema,
-  query: searchQuerySchema,
-  top_k: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('Matches at most; KNOWLEDGE_AGENT_TOP_K when left out; 0 gives none; above 20 gives 20.'),
-  mode: searchModeSchema.default('embedding').describe('Ranking: cosine similarity of embeddings, BM25, or both fused.'),
-});
+export const variant1SearchBodySchema = closedBody(
+  {
+    namespace: namespaceFieldSchema,
+    query: searchQuerySchema,
+    top_k: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Matches at most; KNOWLEDGE_AGENT_TOP_K when left out; 0 gives none; above 20 gives 20.'),
+    mode: searchModeSchema.default('embedding').describe('Ranking: cosine similarity of embeddings, BM25, or both fused.'),
+  },
+  { limit: 'Variant 1 names it top_k' },
+);
 
 const matchSchema = z.object({ chunk_id: z.string(), score: z.number(), source: z.string(), title: z.string(), preview: z.string() }).meta({
   id: 'Match',
@@ -43,14 +46,17 @@ export const variant1SearchResponseSchema = z.object({
 
 // Variant 2: POST /api/tools/searchDocs and its Mastra forms.
 
-export const searchDocsBodySchema = z.object({
-  namespace: namespaceFieldSchema,
-  query: searchQuerySchema,
-  limit: z.number().int().min(0).optional().describe('Results at most; 5 when left out; above 20 gives 20.'),
-  mode: searchModeSchema
-    .default('lexical')
-    .describe('Ranking: BM25 over title, headings and body, cosine similarity of embeddings, or both fused.'),
-});
+export const searchDocsBodySchema = closedBody(
+  {
+    namespace: namespaceFieldSchema,
+    query: searchQuerySchema,
+    limit: z.number().int().min(0).optional().describe('Results at most; 5 when left out; above 20 gives 20.'),
+    mode: searchModeSchema
+      .default('lexical')
+      .describe('Ranking: BM25 over title, headings and body, cosine similarity of embeddings, or both fused.'),
+  },
+  { top_k: 'Variant 2 names it limit' },
+);
 export type SearchDocsBody = z.infer<typeof searchDocsBodySchema>;
 
 export const searchDocsResultSchema = z
