@@ -14,6 +14,8 @@ import {
   agentRoute,
   apiReference,
   catalogRoutes,
+  feedbackRoute,
+  gapsRoutes,
   generateRoute,
   healthRoute,
   installAccessControl,
@@ -36,7 +38,7 @@ import { CatalogService } from './catalog/catalog-service.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
-import { QuestionRecorder } from './insights/index.js';
+import { InsightsService, QuestionRecorder } from './insights/index.js';
 import type { ClusterLayout, ClusterLayoutOptions } from './store/postgres/cluster-layout.js';
 import { installRequestContext } from './logging/request-context.js';
 import { serverLoggingOptions } from './logging/server-logging.js';
@@ -125,6 +127,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     shutdown: shutdownSignal,
     questions,
   });
+  const insights = new InsightsService({ questions, embeddings: models.embeddings, search, retrieval: config.retrieval, warn });
 
   // On close (SIGTERM, tests): stop background embedding, then let queued writes finish.
   app.addHook('onClose', async () => {
@@ -171,8 +174,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     storagePath: config.storagePath,
     version: packageVersion,
     spendBudget,
+    questions,
   });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });
+  for (const prefix of ['/tools', '/api']) await app.register(feedbackRoute, { prefix, questions });
+  await app.register(gapsRoutes, { insights, defaultNamespace: config.defaultNamespace });
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;

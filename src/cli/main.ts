@@ -4,6 +4,7 @@
 import { packageVersion } from '../package-root.js';
 import { askCommand } from './ask-command.js';
 import { evalCommand } from './eval-command.js';
+import { gapsCommand } from './gaps-command.js';
 import { CliError, UsageError, exitCodes } from './cli-error.js';
 import type { Command, CommandContext } from './command-options.js';
 import { ingestCommand } from './ingest-command.js';
@@ -18,6 +19,7 @@ const commands: readonly Command[] = [
   searchCommand,
   askCommand,
   evalCommand,
+  gapsCommand,
   namespacesCommand,
   migrateCommand,
 ];
@@ -39,6 +41,7 @@ Examples:
   knowledge-agent search "token rotation" --namespace handbook
   knowledge-agent ask "how often do tokens rotate?" --namespace handbook
   knowledge-agent eval --namespace handbook --questions questions.jsonl
+  knowledge-agent gaps --namespace handbook --since 30d
   knowledge-agent namespaces`;
 }
 

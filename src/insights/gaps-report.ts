@@ -63,8 +63,11 @@ export interface GapsReportInput {
   readonly closestPages: (query: string) => Promise<readonly ReportPage[]>;
 }
 
-/** Distinct questions grouped at most (the most asked ones): keeps a report over 100,000 questions within seconds. */
-export const groupedQuestionsLimit = 2_000;
+/**
+ * Distinct questions grouped at most (the most asked ones; the rest are counted, not grouped): embedding them is
+ * most of a report's time the first time (the local model embeds about 300 questions a second per core).
+ */
+const groupedQuestionsLimit = 500;
 const groupsLimit = 50;
 const examplesPerGroup = 20;
 const topQuestionsLimit = 20;

@@ -1,5 +1,6 @@
 // The gaps report of a namespace, from its question log: embeds the questions with the service's embedding model
 // (cached, so a report asked again embeds only new questions), finds the closest pages with the service's search.
+import { forEachConcurrently } from '../concurrency.js';
 import { isKnowledgeError } from '../errors.js';
 import { tokenize } from '../indexes/tokenize.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
@@ -15,7 +16,8 @@ export interface InsightsServiceOptions {
   readonly warn: (message: string) => void;
 }
 
-const embeddedTogether = 64;
+const embeddedTogether = 32;
+const batchesAtOnce = 4;
 const cachedVectors = 20_000;
 const closestPagesPerGroup = 3;
 /** Dimensions of the word vectors used when no embedding model is available (hashed stems). */
@@ -46,11 +48,14 @@ export class InsightsService {
     if (model === undefined) return { vectors: texts.map(wordVector), kind: 'lexical' };
     try {
       const missing = [...new Set(texts.filter((text) => !this.vectors.has(text)))];
-      for (let start = 0; start < missing.length; start += embeddedTogether) {
-        const batch = missing.slice(start, start + embeddedTogether);
+      const batches = Array.from({ length: Math.ceil(missing.length / embeddedTogether) }, (_, index) =>
+        missing.slice(index * embeddedTogether, (index + 1) * embeddedTogether),
+      );
+      // A few batches at once: the local model's workers (or the provider's connections) take them in parallel.
+      await forEachConcurrently(batches, batchesAtOnce, async (batch) => {
         const vectors = await model.embed(batch, signal);
         batch.forEach((text, index) => this.remember(text, vectors[index] as Float32Array));
-      }
+      });
       return { vectors: texts.map((text) => this.vectors.get(text) as Float32Array), kind: 'embedding' };
     } catch (error) {
       if (!isKnowledgeError(error) || signal.aborted) throw error;

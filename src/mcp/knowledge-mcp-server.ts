@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { isKnowledgeError } from '../errors.js';
 import type { IngestService } from '../ingest/ingest-service.js';
+import type { QuestionRecorder } from '../insights/index.js';
 import { maxSourcesPerRequest, sourceTitleSchema, toIngestSource } from '../ingest/requested-sources.js';
 import { searchModes, type SearchService } from '../search/search-service.js';
 import { toSnippets } from '../search/snippet.js';
@@ -22,6 +23,8 @@ export interface McpServices {
   /** The storage root as configured (snippets carry their storage path). */
   readonly storagePath: string;
   readonly version: string;
+  /** The question log's recorder, which takes feedback on answers. */
+  readonly questions: QuestionRecorder;
 }
 
 /** What the caller's token allows; each method throws the catalogue's 401/403 errors, and returns the sanitized name. */
@@ -206,6 +209,27 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
                 },
           ),
         });
+      }),
+  );
+
+  server.registerTool(
+    'feedback',
+    {
+      title: 'Rate an answer',
+      description:
+        "Thumbs up or down on an answer of the service, named by its run id (generate's runId, the OpenAI-compatible completion's id, AG-UI's or Mastra's runId), " +
+        "with an optional comment on what was wrong or missing. Kept for the docs owners' gaps report. A read token of the answer's namespace may give it.",
+      inputSchema: {
+        run_id: z.string().min(1).max(200).describe("The answer's run id."),
+        rating: z.enum(['up', 'down']),
+        comment: z.string().max(2_000).optional().describe('What was wrong or missing.'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ run_id: runId, rating, comment }) =>
+      guarded(caller, async () => {
+        const namespace = await services.questions.feedback({ runId, rating, comment }, (found) => caller.readNamespace(found));
+        return json({ run_id: runId, namespace, rating });
       }),
   );
 

@@ -4,6 +4,7 @@ export { agentRoute, generateRoute } from './agent/index.js';
 export { catalogRoutes } from './catalog-routes.js';
 export { healthRoute } from './health-route.js';
 export { variant1IngestRoute, variant2IngestRoute } from './ingest/index.js';
+export { feedbackRoute, gapsRoutes } from './insights/index.js';
 export { mastraRoutes } from './mastra/index.js';
 export { mcpRoute } from './mcp-route.js';
 export { openAiRoutes } from './openai/index.js';

@@ -324,4 +324,36 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     );
     assert.deepEqual(back, expected);
   });
+
+  it('one gaps report holds the questions every replica answered, and feedback reaches a run another replica answered', async () => {
+    const [first, second] = living() as [ChildService, ChildService, ...ChildService[]];
+    // Questions are kept only for a namespace that exists (run alone, this test makes it).
+    await ingestTexts(first.post, '/api/tools/ingest', namespace, [
+      { title: 'Replica runbook', text: markerDocument(markerWord(9, 9), 1) },
+    ]);
+    const ask = async (replica: ChildService, question: string) => {
+      const response = await replica.post('/api/agents/knowledge/generate', {
+        messages: [{ role: 'user', content: question }],
+        toolParams: { namespace },
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      return ((await response.json()) as { runId: string }).runId;
+    };
+    const runOnFirst = await ask(first, 'Which runbook covers the first replica?');
+    await ask(second, 'Which runbook covers the second replica?');
+    type Report = { totals: { questions: number; rated_down: number }; top_questions: { question: string }[] };
+    const report = async (replica: ChildService) => (await (await fetch(`${replica.baseUrl}/api/gaps/${namespace}`)).json()) as Report;
+    // The log is written after each answer, in the background: both rows land within a moment.
+    const deadline = Date.now() + 10_000;
+    while ((await report(second)).totals.questions < 2 && Date.now() < deadline) await sleep(50);
+    const seen = (await report(second)).top_questions.map((entry) => entry.question);
+    assert.ok(
+      seen.includes('Which runbook covers the first replica?') && seen.includes('Which runbook covers the second replica?'),
+      seen.join('; '),
+    );
+    const feedback = await second.post('/api/feedback', { run_id: runOnFirst, rating: 'down', comment: 'asked on another replica' });
+    assert.equal(feedback.status, 200, await feedback.clone().text());
+    assert.deepEqual(await feedback.json(), { run_id: runOnFirst, namespace, rating: 'down' });
+    assert.equal((await report(first)).totals.rated_down, 1);
+  });
 });

@@ -62,6 +62,7 @@ describe('MCP server', () => {
     const client = await connect('reader-token-for-tests');
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'feedback',
       'ingest',
       'list_documents',
       'list_namespaces',

@@ -1,6 +1,15 @@
 // The service's HTTP API as the playground uses it: JSON requests, NDJSON ingest progress and SSE agent runs,
 // each sent with the access token (if one is set) as `Authorization: Bearer`.
-import type { AgUiEvent, DocumentSummary, Health, IngestProgress, NamespaceSummary, SearchAnswer, SearchMode } from './api-types.js';
+import type {
+  AgUiEvent,
+  DocumentSummary,
+  GapsReport,
+  Health,
+  IngestProgress,
+  NamespaceSummary,
+  SearchAnswer,
+  SearchMode,
+} from './api-types.js';
 import { readNdjson, readSseData } from './event-stream.js';
 import type { PickedFile } from './picked-files.js';
 
@@ -81,15 +90,16 @@ export class ApiClient {
     );
   }
 
-  /** Runs the agent over AG-UI (no mention needed), retrieving from `namespace`. */
+  /** Runs the agent over AG-UI (no mention needed), retrieving from `namespace`; `runId` is what feedback names. */
   async runAgent(
     namespace: string,
     messages: readonly { id: string; role: 'user' | 'assistant'; content: string }[],
+    runId: string,
     signal: AbortSignal,
   ): Promise<AsyncGenerator<unknown>> {
     const body = {
       threadId: `playground-${crypto.randomUUID()}`,
-      runId: crypto.randomUUID(),
+      runId,
       messages,
       tools: [],
       context: [],
@@ -99,6 +109,16 @@ export class ApiClient {
     return readSseData(
       await this.send('POST', '/agent', JSON.stringify(body), { 'content-type': 'application/json', accept: 'text/event-stream' }, signal),
     );
+  }
+
+  /** Thumbs up or down on an answer (POST /api/feedback). */
+  async feedback(runId: string, rating: 'up' | 'down', comment?: string): Promise<void> {
+    await this.json('POST', '/api/feedback', { run_id: runId, rating, ...(comment === undefined ? {} : { comment }) });
+  }
+
+  /** The gaps report of a namespace (a write token of it when the service has tokens). */
+  gaps(namespace: string, since: string): Promise<GapsReport> {
+    return this.json<GapsReport>('GET', `/api/gaps/${encodeURIComponent(namespace)}?since=${encodeURIComponent(since)}`);
   }
 
   private async json<Answer>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {

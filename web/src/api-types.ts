@@ -79,3 +79,30 @@ export type AgUiEvent =
   | { readonly type: 'TEXT_MESSAGE_END'; readonly messageId: string }
   | { readonly type: 'RUN_FINISHED' }
   | { readonly type: 'RUN_ERROR'; readonly message: string; readonly code?: string };
+
+/** One day of GET /api/gaps/:namespace's `counts`. */
+export interface DayCounts {
+  readonly day: string;
+  readonly questions: number;
+  readonly covered: number;
+  readonly not_covered: number;
+  readonly rated_up: number;
+  readonly rated_down: number;
+}
+
+/** GET /api/gaps/:namespace: the parts the Insights view shows (see docs/api.md, the gaps report). */
+export interface GapsReport {
+  readonly namespace: string;
+  readonly since: string;
+  readonly log: 'off' | 'counts' | 'full';
+  readonly totals: Omit<DayCounts, 'day'>;
+  readonly groups: readonly {
+    readonly label: string;
+    readonly count: number;
+    readonly questions: readonly string[];
+    readonly pages: readonly { readonly title: string; readonly file: string; readonly origin: string }[];
+    readonly comments: readonly string[];
+  }[];
+  readonly top_questions: readonly { readonly question: string; readonly count: number; readonly not_covered: number }[];
+  readonly counts: readonly DayCounts[];
+}

@@ -6,6 +6,7 @@ import { AnswerView } from './answer-view.js';
 import type { CitationPopover } from './citation-popover.js';
 import type { DocumentIndex } from './document-index.js';
 import { h } from './dom.js';
+import { FeedbackBar } from './feedback-bar.js';
 import type { NamespacePicker } from './namespace-picker.js';
 import { RetrievalStep } from './retrieval-step.js';
 
@@ -129,8 +130,9 @@ export class ChatPanel {
   /** Streams one run into the turn; returns the complete answer text. */
   private async run(namespace: string, messages: readonly Message[], turn: Turn, signal: AbortSignal): Promise<string | undefined> {
     const toolArguments = new Map<string, string>();
+    const runId = crypto.randomUUID();
     let answerText: string | undefined;
-    for await (const event of await this.api.runAgent(namespace, messages, signal)) {
+    for await (const event of await this.api.runAgent(namespace, messages, runId, signal)) {
       if (!isAgUiEvent(event)) continue;
       switch (event.type) {
         case 'TOOL_CALL_START':
@@ -168,6 +170,7 @@ export class ChatPanel {
         case 'RUN_ERROR':
           throw new Error(event.message);
         case 'RUN_FINISHED':
+          turn.add(new FeedbackBar(this.api, runId).element);
           return answerText ?? turn.answer?.finish();
       }
     }

@@ -5,6 +5,7 @@ import { CitationPopover } from './citation-popover.js';
 import { DocumentIndex } from './document-index.js';
 import { byId } from './dom.js';
 import { IngestPanel } from './ingest-panel.js';
+import { InsightsPanel } from './insights-panel.js';
 import { NamespacePicker } from './namespace-picker.js';
 import { SearchPanel } from './search-panel.js';
 import { TokenField } from './token-field.js';
@@ -56,6 +57,13 @@ const search = new SearchPanel(api, picker, {
   topK: byId('search-top-k', HTMLSelectElement),
   submit: byId('search-submit', HTMLButtonElement),
   columns: byId('search-columns', HTMLElement),
+});
+
+new InsightsPanel(api, picker, {
+  form: byId('insights-form', HTMLFormElement),
+  since: byId('insights-since', HTMLSelectElement),
+  submit: byId('insights-submit', HTMLButtonElement),
+  output: byId('insights-output', HTMLElement),
 });
 
 const namespaceLabels = document.querySelectorAll<HTMLElement>('[data-namespace-label]');

@@ -78,6 +78,10 @@ const tags = [
   },
   { name: 'MCP', description: 'The Model Context Protocol (Streamable HTTP): search, read, list and ingest tools for assistants.' },
   { name: 'Catalog', description: 'List and delete namespaces and documents (under /tools and under /api).' },
+  {
+    name: 'Insights',
+    description: 'Feedback on answers, and the gaps report: what people asked that the docs did not answer (write tokens only).',
+  },
   { name: 'Service', description: 'Health and this reference.' },
 ];
 
