@@ -1,6 +1,10 @@
 // Worker-thread entry of the DocumentConverter's pool: converts, hashes and chunks one document per job, off the
-// event loop.
+// event loop; a PDF in a process of its own under a memory limit (pdf-child-process.ts).
+import { workerData } from 'node:worker_threads';
 import { serveJobs } from '../worker-pool.js';
+import { convertPdfInChildProcess, type PdfProcessLimits } from './pdf-child-process.js';
 import { prepareDocument, type DocumentInput, type PreparedDocument } from './prepare-document.js';
 
-serveJobs<DocumentInput, PreparedDocument>(prepareDocument);
+const pdfLimits = workerData as PdfProcessLimits;
+
+serveJobs<DocumentInput, PreparedDocument>((input) => prepareDocument(input, (bytes) => convertPdfInChildProcess(bytes, pdfLimits)));

@@ -61,10 +61,18 @@ function decodeText(bytes: Uint8Array): string {
   return new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '');
 }
 
-export async function convertDocument(bytes: Uint8Array, format: DocumentFormat, url?: string): Promise<ConvertedDocument> {
+/** Converts a PDF to Markdown: in the calling thread by default, or in a process of its own (pdf-child-process.ts). */
+export type PdfConverter = (bytes: Uint8Array) => Promise<ConvertedDocument>;
+
+export async function convertDocument(
+  bytes: Uint8Array,
+  format: DocumentFormat,
+  url?: string,
+  convertPdf: PdfConverter = pdfToMarkdown,
+): Promise<ConvertedDocument> {
   switch (format) {
     case 'pdf': {
-      const { title, markdown } = await pdfToMarkdown(bytes);
+      const { title, markdown } = await convertPdf(bytes);
       return { title, markdown };
     }
     case 'html':

@@ -4,6 +4,7 @@
 import { KnowledgeError } from '../errors.js';
 import { WorkerPool, workerEntry, type WorkerFailure } from '../worker-pool.js';
 import type { DocumentFormat } from './convert-document.js';
+import type { PdfProcessLimits } from './pdf-child-process.js';
 import { prepareDocument, type DocumentInput, type PreparedDocument } from './prepare-document.js';
 
 export interface DocumentConverterOptions {
@@ -11,7 +12,7 @@ export interface DocumentConverterOptions {
   readonly workers: number;
   /** Wall time one conversion may take (milliseconds). */
   readonly timeoutMs?: number;
-  /** Heap one conversion may use (megabytes). */
+  /** Heap one conversion may use (megabytes); a PDF's process may use twice as much memory, buffers included. */
   readonly memoryMb?: number;
 }
 
@@ -36,6 +37,7 @@ export class DocumentConverter {
       entry: workerEntry(import.meta.url, 'conversion-worker'),
       size: options.workers,
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 32 },
+      workerData: { heapMb: memoryMb, memoryMb: 2 * memoryMb } satisfies PdfProcessLimits,
       failure: (reason, detail) => conversionFailure(reason, detail, this.timeoutMs, memoryMb),
     });
   }

@@ -4,7 +4,7 @@
 import { contentHash } from '../store/content-hash.js';
 import { firstHeading } from '../store/front-matter.js';
 import { chunkMarkdown, type MarkdownChunk } from './chunk-markdown.js';
-import { convertDocument, type DocumentFormat } from './convert-document.js';
+import { convertDocument, type DocumentFormat, type PdfConverter } from './convert-document.js';
 
 /** What is converted: a document's bytes in a known format, or a text snippet sent as a string. */
 export type DocumentInput =
@@ -21,11 +21,11 @@ export interface PreparedDocument {
   readonly chunks: MarkdownChunk[];
 }
 
-export async function prepareDocument(input: DocumentInput): Promise<PreparedDocument> {
+export async function prepareDocument(input: DocumentInput, convertPdf?: PdfConverter): Promise<PreparedDocument> {
   const converted =
     input.format === 'snippet'
       ? { title: null, markdown: input.text.replace(/\r\n?/g, '\n') }
-      : await convertDocument(input.bytes, input.format, input.url);
+      : await convertDocument(input.bytes, input.format, input.url, convertPdf);
   const markdown = converted.markdown.trim();
   return {
     title: converted.title?.trim() || firstHeading(markdown) || null,
