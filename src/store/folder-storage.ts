@@ -225,6 +225,7 @@ class FolderBatch implements StorageBatch {
     }
     await this.indexFiles.append(ops);
     for (const op of ops) index.apply(op);
+    await this.indexFiles.writeFirstIndexJson(index);
     await Promise.all(
       this.actions.flatMap((action) => (action.kind === 'replaced' ? [rm(action.backup, { force: true }).catch(() => undefined)] : [])),
     );

@@ -134,6 +134,15 @@ export class IndexFiles {
     if (this.journalBytes >= Math.max(minJournalBytes, Math.min(maxJournalBytes, this.indexJsonBytes / 4))) await this.compact(index);
   }
 
+  /**
+   * Writes index.json when the namespace has none yet: the contract has it exist as soon as a namespace holds a
+   * document, for tools that read the folder right after an ingest, so the first commit writes it before it is
+   * acknowledged (it is small then).
+   */
+  async writeFirstIndexJson(index: NamespaceIndex): Promise<void> {
+    if (this.indexJsonBytes === 0) await this.compact(index);
+  }
+
   /** At a clean shutdown: folds any journal into index.json and brings the snapshot up to date, so index.json alone is complete. */
   async foldJournal(index: NamespaceIndex): Promise<void> {
     if (this.journalBytes > 0 || !this.upToDate) await this.compact(index);

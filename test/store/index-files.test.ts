@@ -124,7 +124,7 @@ describe('index snapshot', () => {
 describe('a namespace reopened from its index files', () => {
   const queries = ['replication log flushed', 'rotate credentials', markerWord(3), `${markerWord(5)} backups`, 'deployment'];
 
-  it('is the same after commits, embeddings, replacements and deletions, from the journal alone and from index.json and its snapshot', async () => {
+  it('is the same after commits, embeddings, replacements and deletions, from index.json and the journal, and from index.json alone after a close', async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft(markerWord(1), 3), draft(markerWord(2), 2)]);
@@ -146,7 +146,8 @@ describe('a namespace reopened from its index files', () => {
     const fromJournal = (await readIndexFiles(directory)).index;
     assert.deepEqual(observable(fromJournal, queries), expected);
 
-    // Reopening folds the journal into index.json and its snapshot, which give the same index.
+    // Closing folds the journal into index.json and its snapshot, which give the same index.
+    await namespace.close();
     const reopened = await open(directory);
     assert.deepEqual(observable(namespaceView(reopened), queries), expected);
     assert.ok((await stat(join(directory, indexJsonFileName))).size > 0);
@@ -155,6 +156,16 @@ describe('a namespace reopened from its index files', () => {
     const stored = await readIndexFiles(directory);
     assert.equal(stored.source, 'snapshot');
     assert.deepEqual(observable(stored.index, queries), expected);
+  });
+
+  it('writes index.json at the first commit, so a tool reading the folder right after an ingest finds it', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2)]);
+    const indexJson = JSON.parse(await readFile(join(directory, indexJsonFileName), 'utf8')) as unknown;
+    assert.equal(typeof indexJson, 'object');
+    assert.equal((await readIndexFiles(directory)).source, 'snapshot');
+    assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), observable(namespaceView(namespace), queries));
   });
 
   it('replays a journal that index.json already holds (a crash between writing it and emptying the journal) to the same state', async () => {
