@@ -289,3 +289,71 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   }
   assert.fail('the condition never held');
 }
+
+describe('question log with KNOWLEDGE_AGENT_QUESTION_LOG=counts and off, over HTTP', () => {
+  const services: TestService[] = [];
+
+  after(async () => {
+    await Promise.all(services.map((service) => service.dispose()));
+  });
+
+  async function serviceWith(mode: string): Promise<TestService> {
+    const service = await startService({
+      apiKey: undefined,
+      environment: { KNOWLEDGE_AGENT_MODEL: 'extractive', KNOWLEDGE_AGENT_QUESTION_LOG: mode },
+    });
+    services.push(service);
+    const ingested = await service.app.inject({
+      method: 'POST',
+      url: '/tools/ingest',
+      payload: {
+        namespace: 'handbook',
+        sources: [{ type: 'text', title: 'Vacation', value: '# Vacation\n\nEmployees get twenty-five vacation days.' }],
+      },
+    });
+    assert.equal(ingested.statusCode, 200);
+    return service;
+  }
+
+  const ask = async (service: TestService, question: string) =>
+    (
+      await service.app.inject({
+        method: 'POST',
+        url: '/api/agents/knowledge/generate',
+        payload: { messages: [{ role: 'user', content: question }], toolParams: { namespace: 'handbook' } },
+      })
+    ).json<{ runId: string }>().runId;
+
+  it('counts keeps counts, feedback and run ids, and no text: no question, page, source or comment', async () => {
+    const service = await serviceWith('counts');
+    const runId = await ask(service, 'How do I configure Okta single sign-on?');
+    const rated = await service.app.inject({
+      method: 'POST',
+      url: '/api/feedback',
+      payload: { run_id: runId, rating: 'down', comment: 'Okta missing' },
+    });
+    assert.equal(rated.statusCode, 200, rated.body);
+    const folder = join(service.storageRoot, 'handbook', '.questions');
+    const stored = (await Promise.all((await readdir(folder)).map((file) => readFile(join(folder, file), 'utf8')))).join('');
+    assert.match(stored, new RegExp(runId));
+    assert.doesNotMatch(stored, /Okta|sign-on|vacation|Vacation/);
+    const report = (await service.app.inject({ method: 'GET', url: '/api/gaps/handbook' })).json<GapsReport>();
+    assert.equal(report.log, 'counts');
+    assert.equal(report.totals.questions, 1);
+    assert.equal(report.totals.rated_down, 1);
+    assert.deepEqual([report.groups, report.top_questions, report.rated_up], [[], [], []]);
+  });
+
+  it('off keeps nothing, and feedback is 404', async () => {
+    const service = await serviceWith('off');
+    const runId = await ask(service, 'How do I configure Okta single sign-on?');
+    const rated = await service.app.inject({ method: 'POST', url: '/api/feedback', payload: { run_id: runId, rating: 'up' } });
+    assert.equal(rated.statusCode, 404);
+    assert.match(rated.json<{ error: { message: string } }>().error.message, /KNOWLEDGE_AGENT_QUESTION_LOG=off/);
+    assert.deepEqual(
+      await readdir(join(service.storageRoot, 'handbook')).then((names) => names.filter((name) => name === '.questions')),
+      [],
+    );
+    assert.equal((await service.app.inject({ method: 'GET', url: '/api/gaps/handbook' })).json<GapsReport>().totals.questions, 0);
+  });
+});
