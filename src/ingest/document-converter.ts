@@ -20,9 +20,9 @@ export const defaultConversionTimeoutMs = 30_000;
 export const defaultConversionMemoryMb = 512;
 /**
  * Markdown and text up to this size (bytes, or characters of a snippet) are prepared on the event loop: ordinary pages
- * take about 1 ms there, the slowest pathological Markdown measured (bench/markup-speed.ts, about 1 s per MB on a busy
- * machine) about 8 ms. A worker's round trip costs more than it saves for small pages (median wall time, FastAPI
- * pages: 2 KB 0.5 ms in a worker against 0.3 ms in place, 8 KB 1.3 against 1.0); larger ones hold the event loop longer.
+ * take about 1 ms there, the slowest pathological Markdown measured (bench/markup-speed.ts: 1 to 3.6 s per MB on a
+ * shared 2-core machine at load 7 to 12) 8 to 30 ms. A worker's round trip costs more than it saves for small pages
+ * (median wall time, FastAPI pages: 2 KB 0.5 ms in a worker against 0.3 ms in place, 8 KB 1.3 against 1.0).
  */
 export const inPlaceLimit = 8 * 1024;
 
