@@ -7,6 +7,7 @@ import type { AgentEvent } from '../../src/agent/agent-event.js';
 import { AgentService, type AgentRequest, type AgentServiceOptions } from '../../src/agent/agent-service.js';
 import type { IncomingMessage } from '../../src/agent/conversation.js';
 import { KnowledgeError } from '../../src/errors.js';
+import type { AskedQuestion } from '../../src/store/question-log.js';
 import { createExtractiveChatModel } from '../../src/providers/extractive-chat-model.js';
 import { createFakeChatModel, createFakeEmbeddingModel } from '../support/fake-models.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
@@ -199,6 +200,47 @@ describe('AgentService', () => {
       request([{ role: 'user', content: 'open a ticket about expense reports' }], { platformTools: tools }),
     );
     assert.deepEqual(handedBack.platformToolCalls, [{ toolCallId: 'call_ticket', toolName: 'create_ticket', argumentsText: '{}' }]);
+  });
+
+  it('hands each finished run to the question log: the question, its rewrite, pages, coverage and sources', async () => {
+    const recorded: { namespace: string; question: AskedQuestion }[] = [];
+    const questions = { record: (namespace: string, question: AskedQuestion) => recorded.push({ namespace, question }) };
+    const chat = createFakeChatModel();
+    chat.queue({ deltas: ['"How do I test WebSockets?"'] }, { deltas: ['Open a test client [1].'] });
+    const history = [
+      { role: 'user', content: 'how do I accept websocket connections?' },
+      { role: 'assistant', content: 'With the upgrade handler [1].' },
+      { role: 'user', content: 'and how do I test it?' },
+    ];
+    await collect(agent({ chat, questions }).variant2Run(request(history, { runId: 'run-follow-up', channel: 'ag-ui' })));
+    assert.equal(recorded.length, 1);
+    const [{ namespace, question }] = recorded as [{ namespace: string; question: AskedQuestion }];
+    assert.equal(namespace, 'handbook');
+    assert.deepEqual(
+      { ...question, at: undefined, latencyMs: undefined, pages: undefined },
+      {
+        kind: 'question',
+        runId: 'run-follow-up',
+        at: undefined,
+        channel: 'ag-ui',
+        question: 'and how do I test it?',
+        query: 'How do I test WebSockets?',
+        pages: undefined,
+        pageCount: 2,
+        answerLength: 'Open a test client [1].\n\nSources: testing-websockets.md'.length,
+        covered: true,
+        sources: ['testing-websockets.md'],
+        latencyMs: undefined,
+      },
+    );
+    assert.equal(question.pages?.[0]?.file, 'testing-websockets.md');
+    assert.ok((question.pages?.[0]?.score ?? 0) > 0);
+
+    // Nothing is kept of a question to a namespace that does not exist, nor of a run that failed.
+    await collect(agent({ chat, questions }).variant2Run(request([{ role: 'user', content: 'anything?' }], { namespace: 'nowhere' })));
+    chat.queue({ deltas: ['Within '], error: new KnowledgeError('provider_error', 'the provider broke off its stream') });
+    await collect(agent({ chat, questions }).variant2Run(request([{ role: 'user', content: 'when are expense reports due?' }])));
+    assert.equal(recorded.length, 1);
   });
 
   it("generate fails with the code of the run's error instead of returning a partial answer", async () => {
