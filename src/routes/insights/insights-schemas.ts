@@ -23,14 +23,9 @@ export const feedbackResponseSchema = z.object({
 
 const sinceSchema = z
   .string()
-  .max(20)
+  .regex(/^[1-9]\d{0,5}[mhdw]?$/, `must be ${durationHelp}`)
   .optional()
-  .transform((text, context) => {
-    if (text === undefined) return undefined;
-    const milliseconds = parseDuration(text);
-    if (milliseconds === undefined) context.addIssue({ code: 'custom', message: `must be ${durationHelp}` });
-    return milliseconds;
-  })
+  .transform((text) => (text === undefined ? undefined : parseDuration(text)))
   .describe('How far back, such as 7d or 24h (m, h, d, w); everything the question log keeps when left out.');
 
 const formatSchema = z.enum(['json', 'csv']).default('json').describe('`csv`: one row per gap group, as text/csv.');
