@@ -16,6 +16,11 @@ export interface PdfProcessLimits {
   readonly heapMb: number;
   /** All the data memory (heap and buffers) the conversion's process may use (megabytes). */
   readonly memoryMb: number;
+  /**
+   * CPU time the process may use (seconds): a backstop for a process whose worker was stopped at the time limit while
+   * it was too busy to notice.
+   */
+  readonly cpuSeconds: number;
 }
 
 type ConvertedPdf = { readonly title: string | null; readonly markdown: string };
@@ -33,7 +38,7 @@ export async function convertPdfInChildProcess(bytes: Uint8Array, limits: PdfPro
     '/bin/sh',
     [
       '-c',
-      `ulimit -d ${limits.memoryMb * 1024} && exec "$@"`,
+      `ulimit -d ${limits.memoryMb * 1024} && ulimit -t ${limits.cpuSeconds} && exec "$@"`,
       'sh',
       process.execPath,
       `--max-old-space-size=${limits.heapMb}`,
@@ -55,6 +60,9 @@ export async function convertPdfInChildProcess(bytes: Uint8Array, limits: PdfPro
       `converting the PDF needed more than ${limits.memoryMb} MB, the memory a PDF conversion's process may use`,
     );
   if (exitCode !== 0) {
+    if (signal === 'SIGXCPU') {
+      throw new KnowledgeError('conversion_timed_out', `converting the PDF used more than ${limits.cpuSeconds} s of CPU time`);
+    }
     if (signal !== null || /allocation failed|out of memory|Cannot allocate/i.test(errorOutput)) throw outOfMemory();
     throw new KnowledgeError('document_unreadable', `the PDF could not be converted: its process exited with code ${exitCode}`);
   }

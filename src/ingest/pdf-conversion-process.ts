@@ -14,6 +14,8 @@ function isAllocationFailure(error: unknown): boolean {
 // When the parent's end of the IPC channel closes (its worker was stopped past the time limit), nobody waits for
 // this conversion any more. The channel alone does not keep the process alive.
 process.once('disconnect', () => process.exit(1));
+// It may have closed before this module ran (while it loaded): the event was missed, but the state says so.
+if (!process.connected) process.exit(1);
 process.channel?.unref();
 
 /** Writes the reply, then exits once it is flushed (a pipe may take it asynchronously). */

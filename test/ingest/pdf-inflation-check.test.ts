@@ -106,19 +106,29 @@ function ascii85(data: Buffer): Buffer {
   return Buffer.from(`${text}~>`);
 }
 
-/** The resident memory of this process and all its descendants (a PDF is converted in a child process), bytes. */
-function treeRss(pid = process.pid): number {
-  let total = 0;
+/** The processes `pid` started, and theirs (a PDF is converted in a child process). */
+function descendants(pid = process.pid): number[] {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
-        total += treeRss(Number(child));
-      }
-    }
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .split(' ')
+        .filter(Boolean)
+        .flatMap((child) => [Number(child), ...descendants(Number(child))]),
+    );
   } catch {
-    // A process that ended between the listing and the read holds nothing.
+    return []; // it ended between the listing and the read
+  }
+}
+
+/** The resident memory of this process and all its descendants, bytes. */
+function treeRss(): number {
+  let total = 0;
+  for (const pid of [process.pid, ...descendants()]) {
+    try {
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      // It ended between the listing and the read: it holds nothing.
+    }
   }
   return total;
 }
@@ -209,6 +219,26 @@ describe('PDF compression bombs', () => {
     }
     const growthMb = (peak - baseline) / 1e6;
     assert.ok(growthMb < 300, `the RSS of the process and its conversion processes grew by ${growthMb.toFixed(0)} MB`);
+  });
+
+  it('a PDF conversion stopped at its time limit leaves no process behind', { skip: process.platform !== 'linux' }, async () => {
+    const converter = new DocumentConverter({ workers: 1, timeoutMs: 1_500 });
+    after(() => converter.close());
+    const manual = await readFile(join(fixturesDirectory, 'pdfs', 'bash-reference-manual-5.2.pdf'));
+    // Only conversion processes count (under tsx, a worker also starts esbuild's service).
+    const started = () =>
+      descendants().filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pdf-conversion-process');
+        } catch {
+          return false;
+        }
+      });
+    await assert.rejects(converter.convert(manual, 'pdf'), { code: 'conversion_timed_out' });
+    // The child sees its worker's channel close and exits; its CPU limit (twice the time limit) is the backstop.
+    const deadline = Date.now() + 5_000;
+    while (started().length > 0 && Date.now() < deadline) await sleep(100);
+    assert.deepEqual(started(), [], 'a conversion process outlived its stopped worker');
   });
 
   it('a PDF conversion runs in a process whose memory the system limits', { skip: process.platform !== 'linux' }, async () => {
