@@ -4,7 +4,8 @@ import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseQuestionLogRecord, type QuestionLog, type QuestionLogRecord } from './question-log.js';
 
-const logFolderName = '.questions';
+/** The folder of a namespace's question log, inside the namespace's folder. */
+export const questionLogFolder = '.questions';
 const dayFilePattern = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
 
 /** The UTC day of an ISO time or date, as the log's file names write it. */
@@ -25,7 +26,7 @@ export class FolderQuestionLog implements QuestionLog {
   ) {}
 
   async append(namespace: string, records: readonly QuestionLogRecord[]): Promise<void> {
-    const folder = join(this.root, namespace, logFolderName);
+    const folder = join(this.root, namespace, questionLogFolder);
     const byDay = new Map<string, string[]>();
     for (const record of records) {
       const lines = byDay.get(dayOf(record.at)) ?? [];
@@ -79,7 +80,7 @@ export class FolderQuestionLog implements QuestionLog {
     // A day's file goes once all of that day is older than `before`; reads leave out the older records of the rest.
     const firstKept = dayOf(before);
     for (const namespace of await this.namespaceNames()) {
-      const folder = join(this.root, namespace, logFolderName);
+      const folder = join(this.root, namespace, questionLogFolder);
       for (const name of await listFolder(folder)) {
         const day = dayFilePattern.exec(name)?.[1];
         if (day !== undefined && day < firstKept) await rm(join(folder, name), { force: true });
@@ -89,7 +90,7 @@ export class FolderQuestionLog implements QuestionLog {
 
   /** The namespace's day files from `firstDay` on, oldest first. */
   private async dayFiles(namespace: string, firstDay: string): Promise<string[]> {
-    const folder = join(this.root, namespace, logFolderName);
+    const folder = join(this.root, namespace, questionLogFolder);
     return (await listFolder(folder))
       .filter((name) => {
         const day = dayFilePattern.exec(name)?.[1];

@@ -6,6 +6,7 @@ import { errorCatalogue, type ErrorCode } from '../../src/errors.js';
 import type { FuzzRequest } from './fuzz-requests.js';
 import { indexedFiles, readNamespaceFolder, readStoredIndex } from './namespace-folder.js';
 import { parseSseData } from './sse.js';
+import { questionLogFolder } from '../../src/store/folder-question-log.js';
 
 export interface FuzzResponse {
   readonly status: number;
@@ -323,7 +324,9 @@ export async function storageProblems(storageRoot: string, onlyNamespace?: strin
       .filter((item) => item.isFile() && item.name.endsWith('.md'))
       .map((item) => item.name)
       .sort();
-    for (const item of contents) if (item.isDirectory()) problems.push(`${entry.name}: unexpected folder ${item.name}`);
+    // The question log's folder is the only one a namespace folder holds.
+    for (const item of contents)
+      if (item.isDirectory() && item.name !== questionLogFolder) problems.push(`${entry.name}: unexpected folder ${item.name}`);
     if (!(await readNamespaceFolder(folder)).hasIndexFiles) {
       if (markdown.length > 0) problems.push(`${entry.name}: ${markdown.length} .md files but no index files`);
       continue;
