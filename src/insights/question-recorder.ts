@@ -96,7 +96,11 @@ export class QuestionRecorder {
     };
     // The caller is told the feedback was kept, so this write is awaited (after the run's own pending record).
     await this.flush();
-    await this.options.log.append(namespace, [record]);
+    if (!(await this.options.log.append(namespace, [record])))
+      throw new KnowledgeError(
+        'not_found',
+        `the namespace ${JSON.stringify(namespace)} of the run ${JSON.stringify(input.runId)} no longer exists`,
+      );
     return namespace;
   }
 

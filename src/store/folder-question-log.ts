@@ -25,7 +25,7 @@ export class FolderQuestionLog implements QuestionLog {
     private readonly namespaceNames: () => Promise<string[]>,
   ) {}
 
-  async append(namespace: string, records: readonly QuestionLogRecord[]): Promise<void> {
+  async append(namespace: string, records: readonly QuestionLogRecord[]): Promise<boolean> {
     const folder = join(this.root, namespace, questionLogFolder);
     const byDay = new Map<string, string[]>();
     for (const record of records) {
@@ -39,10 +39,11 @@ export class FolderQuestionLog implements QuestionLog {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       });
     } catch (error) {
-      if (isMissing(error)) return;
+      if (isMissing(error)) return false;
       throw error;
     }
     for (const [day, lines] of byDay) await appendFile(join(folder, `${day}.jsonl`), lines.join(''));
+    return true;
   }
 
   async read(namespace: string, since: Date, signal?: AbortSignal): Promise<QuestionLogRecord[]> {

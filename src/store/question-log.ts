@@ -45,8 +45,8 @@ export interface AnswerFeedback {
 export type QuestionLogRecord = AskedQuestion | AnswerFeedback;
 
 export interface QuestionLog {
-  /** Appends records to the namespace's log; a namespace that does not exist (any more) keeps nothing. */
-  append(namespace: string, records: readonly QuestionLogRecord[]): Promise<void>;
+  /** Appends records to the namespace's log; false when the namespace does not exist (any more): nothing was kept. */
+  append(namespace: string, records: readonly QuestionLogRecord[]): Promise<boolean>;
   /** The namespace's records since `since`, oldest first. */
   read(namespace: string, since: Date, signal?: AbortSignal): Promise<QuestionLogRecord[]>;
   /** The namespace a run's question was recorded in (the newest, should two share a run id), or undefined. */

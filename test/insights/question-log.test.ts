@@ -56,7 +56,7 @@ describe('question log (folder layout)', () => {
   });
 
   it('keeps nothing for a namespace whose folder does not exist, and does not create it', async () => {
-    await log.append('missing', [asked('lost', new Date())]);
+    assert.equal(await log.append('missing', [asked('lost', new Date())]), false);
     assert.deepEqual((await readdir(root)).sort(), ['handbook', 'other']);
   });
 
@@ -142,6 +142,18 @@ describe('QuestionRecorder', () => {
     await counts.close();
   });
 
+  it('feedback on a run whose namespace was deleted since is 404', async () => {
+    const { recorder: full } = await recorder('full', 'deleted');
+    full.record('deleted', asked('run-deleted', new Date()));
+    await full.flush();
+    await rm(join(root, 'deleted'), { recursive: true });
+    await assert.rejects(
+      full.feedback({ runId: 'run-deleted', rating: 'up' }, () => undefined),
+      { code: 'not_found' },
+    );
+    await full.close();
+  });
+
   it('off keeps nothing, and feedback is then 404', async () => {
     const { recorder: off } = await recorder('off', 'off');
     off.record('off', asked('run-off', new Date()));
@@ -200,7 +212,7 @@ describe('QuestionRecorder', () => {
   it('a log that fails is warned about once, and record() neither throws nor waits for it', async () => {
     let appends = 0;
     const failing: QuestionLog = {
-      async append() {
+      async append(): Promise<boolean> {
         appends++;
         throw new Error('disk on fire');
       },

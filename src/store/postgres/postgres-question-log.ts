@@ -6,9 +6,9 @@ import { parseQuestionLogRecord, type QuestionLog, type QuestionLogRecord } from
 export class PostgresQuestionLog implements QuestionLog {
   constructor(private readonly pool: Pool) {}
 
-  async append(namespace: string, records: readonly QuestionLogRecord[]): Promise<void> {
+  async append(namespace: string, records: readonly QuestionLogRecord[]): Promise<boolean> {
     // One statement for the batch; a namespace that is not in the database inserts nothing.
-    await this.pool.query(
+    const inserted = await this.pool.query(
       `INSERT INTO knowledge_questions (namespace_id, run_id, recorded_at, record)
        SELECT n.id, r.run_id, r.recorded_at, r.record
        FROM knowledge_namespaces n, unnest($2::text[], $3::timestamptz[], $4::jsonb[]) AS r (run_id, recorded_at, record)
@@ -20,6 +20,7 @@ export class PostgresQuestionLog implements QuestionLog {
         records.map((record) => JSON.stringify(record)),
       ],
     );
+    return (inserted.rowCount ?? 0) > 0;
   }
 
   async read(namespace: string, since: Date, signal?: AbortSignal): Promise<QuestionLogRecord[]> {
