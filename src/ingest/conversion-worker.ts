@@ -2,9 +2,9 @@
 // event loop; a PDF in a process of its own under a memory limit (pdf-child-process.ts).
 import { workerData } from 'node:worker_threads';
 import { serveJobs } from '../worker-pool.js';
-import { convertPdfInChildProcess, type PdfProcessLimits } from './pdf-child-process.js';
+import { PdfConversionProcess, type PdfProcessLimits } from './pdf-child-process.js';
 import { prepareDocument, type DocumentInput, type PreparedDocument } from './prepare-document.js';
 
-const pdfLimits = workerData as PdfProcessLimits;
+const pdfProcess = new PdfConversionProcess(workerData as PdfProcessLimits);
 
-serveJobs<DocumentInput, PreparedDocument>((input) => prepareDocument(input, (bytes) => convertPdfInChildProcess(bytes, pdfLimits)));
+serveJobs<DocumentInput, PreparedDocument>((input) => prepareDocument(input, (bytes) => pdfProcess.convert(bytes)));

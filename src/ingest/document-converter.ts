@@ -37,11 +37,7 @@ export class DocumentConverter {
       entry: workerEntry(import.meta.url, 'conversion-worker'),
       size: options.workers,
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 32 },
-      workerData: {
-        heapMb: memoryMb,
-        memoryMb: 2 * memoryMb,
-        cpuSeconds: 2 * Math.ceil(this.timeoutMs / 1000),
-      } satisfies PdfProcessLimits,
+      workerData: { heapMb: memoryMb, memoryMb: 2 * memoryMb } satisfies PdfProcessLimits,
       failure: (reason, detail) => conversionFailure(reason, detail, this.timeoutMs, memoryMb),
     });
   }

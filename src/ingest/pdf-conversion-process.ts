@@ -1,5 +1,5 @@
-// Entry of the child process that converts one PDF (pdf-child-process.ts): reads the PDF from stdin and writes
-// `{title, markdown}`, or `{error: {code, message}}`, as JSON to stdout.
+// Entry of the child process that converts PDFs for one conversion worker (pdf-child-process.ts): one PDF at a time
+// over its IPC channel, the PDF's bytes in, `{title, markdown}` or `{error: {code, message}}` out.
 import { KnowledgeError } from '../errors.js';
 import { pdfToMarkdown } from './pdf-to-markdown.js';
 
@@ -11,24 +11,17 @@ function isAllocationFailure(error: unknown): boolean {
   return false;
 }
 
-// When the parent's end of the IPC channel closes (its worker was stopped past the time limit), nobody waits for
-// this conversion any more. The channel alone does not keep the process alive.
+// When the worker's end of the channel closes (the worker was stopped past the time limit, or the service stops),
+// nobody waits for a conversion any more. It may have closed while this module loaded: then the state says so.
 process.once('disconnect', () => process.exit(1));
-// It may have closed before this module ran (while it loaded): the event was missed, but the state says so.
 if (!process.connected) process.exit(1);
-process.channel?.unref();
 
-/** Writes the reply, then exits once it is flushed (a pipe may take it asynchronously). */
-function reply(value: unknown): void {
-  process.stdout.write(JSON.stringify(value), () => process.exit(0));
-}
-
-const input: Buffer[] = [];
-for await (const piece of process.stdin) input.push(piece as Buffer);
-try {
-  const { title, markdown } = await pdfToMarkdown(Buffer.concat(input));
-  reply({ title, markdown });
-} catch (error) {
-  const code = error instanceof KnowledgeError ? error.code : isAllocationFailure(error) ? 'conversion_out_of_memory' : undefined;
-  reply({ error: { code, message: error instanceof Error ? error.message : String(error) } });
-}
+process.on('message', (bytes: Uint8Array) => {
+  pdfToMarkdown(bytes).then(
+    ({ title, markdown }) => process.send?.({ title, markdown }),
+    (error: unknown) => {
+      const code = error instanceof KnowledgeError ? error.code : isAllocationFailure(error) ? 'conversion_out_of_memory' : undefined;
+      process.send?.({ error: { code, message: error instanceof Error ? error.message : String(error) } });
+    },
+  );
+});
