@@ -216,7 +216,10 @@ describe('catalog routes and tokens', () => {
   it('needs write tokens to delete and read tokens to list, and lists only readable namespaces', async () => {
     const service = await startService({
       apiKey: undefined,
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:alpha', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:alpha' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:alpha',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:alpha',
+      },
     });
     try {
       const written = await service.post(
@@ -237,7 +240,10 @@ describe('catalog routes and tokens', () => {
       const restarted = await startService({
         apiKey: undefined,
         storageRoot: service.storageRoot,
-        environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:alpha', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:alpha' },
+        environment: {
+          KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:alpha',
+          KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:alpha',
+        },
       });
       try {
         assert.equal((await fetch(`${restarted.baseUrl}/tools/namespaces`)).status, 401);
@@ -249,7 +255,11 @@ describe('catalog routes and tokens', () => {
           ['alpha'],
         );
         assert.equal(
-          (await fetch(`${restarted.baseUrl}/tools/documents?namespace=beta`, { headers: { authorization: 'Bearer reader-token-for-tests' } })).status,
+          (
+            await fetch(`${restarted.baseUrl}/tools/documents?namespace=beta`, {
+              headers: { authorization: 'Bearer reader-token-for-tests' },
+            })
+          ).status,
           403,
         );
         assert.equal(
@@ -262,8 +272,12 @@ describe('catalog routes and tokens', () => {
           401,
         );
         assert.equal(
-          (await fetch(`${restarted.baseUrl}/tools/namespaces/beta`, { method: 'DELETE', headers: { authorization: 'Bearer writer-token-for-tests' } }))
-            .status,
+          (
+            await fetch(`${restarted.baseUrl}/tools/namespaces/beta`, {
+              method: 'DELETE',
+              headers: { authorization: 'Bearer writer-token-for-tests' },
+            })
+          ).status,
           403,
         );
         assert.equal(

@@ -15,7 +15,10 @@ describe('Mastra client SDK', () => {
   before(async () => {
     mastra = await loadMastraClient();
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs',
+      },
     }));
     const response = await service.post(
       '/api/tools/ingest',

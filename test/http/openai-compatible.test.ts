@@ -13,7 +13,10 @@ describe('OpenAI-compatible API', () => {
 
   before(async () => {
     ({ provider, service } = await startServiceWithProvider({
-      environment: { KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*', KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs' },
+      environment: {
+        KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*',
+        KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs',
+      },
     }));
     for (const namespace of ['handbook', 'secret']) {
       const response = await service.post(

@@ -249,13 +249,16 @@ describe('GET /metrics with tokens', () => {
     assert.deepEqual(namedIn(await scrapeText('reader-none-for-tests')), []);
     assert.deepEqual(documents(await scrapeText('writer-token-for-tests')), ingested);
     // The rest of the metrics are the same for every token.
-    assert.ok(samplesOf(parsePrometheusText(await scrapeText('reader-none-for-tests')), 'ingest_sources_total', { outcome: 'saved' }).length === 1);
+    assert.ok(
+      samplesOf(parsePrometheusText(await scrapeText('reader-none-for-tests')), 'ingest_sources_total', { outcome: 'saved' }).length === 1,
+    );
   });
 
   it('never mixes up the namespaces of scrapes made at the same time with different tokens', async () => {
     const tokens = Array.from(
       { length: 24 },
-      (_, index) => ['scrape-token-for-tests', 'reader-alpha-for-tests', 'reader-beta-for-tests', 'reader-none-for-tests'][index % 4] as string,
+      (_, index) =>
+        ['scrape-token-for-tests', 'reader-alpha-for-tests', 'reader-beta-for-tests', 'reader-none-for-tests'][index % 4] as string,
     );
     const texts = await Promise.all(tokens.map(scrapeText));
     const expected: Record<string, string[]> = {
