@@ -1,6 +1,6 @@
 // Runs the jobs of `npm test` (the checks and the test processes) side by side: while a core is free, the next job
 // starts, the longest first (so that no long job ends the run alone), each job counting for the cores it keeps busy.
-// Jobs marked `alone` run afterwards, one at a time. A job's output is printed whole when it ends, so the outputs of
+// A job's output is printed whole when it ends, so the outputs of
 // jobs running side by side never interleave; a quiet job's output only when it fails.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -13,7 +13,6 @@ import { availableParallelism } from 'node:os';
  * @property {number} [seconds] About how long it takes beside other jobs on two cores: the longest start first.
  * @property {number} [cores] How many cores it keeps busy (1 when left out): a job that mostly waits counts for less.
  * @property {boolean} [quiet] Its output is printed only when it fails (a check), instead of always (a test process).
- * @property {boolean} [alone] Runs after every other job, with nothing beside it.
  */
 
 /** Jobs side by side: one per core, or TEST_CONCURRENCY. */
@@ -61,14 +60,12 @@ function report({ job, code, output, seconds }) {
   }
 }
 
-/** Runs `jobs`, `concurrency` cores' worth at a time, then the `alone` ones; resolves true when every one passed. */
+/** Runs `jobs`, `concurrency` cores' worth at a time; resolves true when every one passed. */
 export async function runJobs(jobs, concurrency = defaultConcurrency) {
   const started = Date.now();
   // Jobs that count for less than a core (they mostly wait) go first: started early, they never end the run.
   const light = (job) => (job.cores ?? 1) < 1;
-  const waiting = jobs
-    .filter((job) => !job.alone)
-    .sort((left, right) => Number(light(right)) - Number(light(left)) || (right.seconds ?? 0) - (left.seconds ?? 0));
+  const waiting = [...jobs].sort((left, right) => Number(light(right)) - Number(light(left)) || (right.seconds ?? 0) - (left.seconds ?? 0));
   const results = [];
   let busyCores = 0;
   await new Promise((resolve) => {
@@ -91,12 +88,6 @@ export async function runJobs(jobs, concurrency = defaultConcurrency) {
     };
     startMore();
   });
-  for (const job of jobs.filter((job) => job.alone)) {
-    const result = await runJob(job);
-    results.push(result);
-    report(result);
-  }
-
   const failed = results.filter((result) => result.code !== 0);
   const counts = results.map((result) => testCounts(result.output));
   const total = (name) => counts.reduce((sum, count) => sum + (count[name] ?? 0), 0);

@@ -16,8 +16,6 @@ import { ensureTestClients } from './ensure-test-clients.mjs';
 import { runJobs } from './jobs.mjs';
 
 const testFile = (...path) => join('test', ...path);
-/** Asserts a /health latency percentile while it ingests hostile pages: nothing may run beside it. */
-const runAlone = [testFile('http', 'hostile-pages.test.ts')];
 /**
  * The test processes, with about how long each takes beside other jobs on two cores: a file that takes 10 to 50 s
  * (child-process restarts, PostgreSQL, the command line, the fuzzers, the browser, the local model), or a shared
@@ -38,6 +36,7 @@ const processes = [
   { file: testFile('http', 'ingest-stop.test.ts'), seconds: 18, cores: 0.5 },
   { file: testFile('http', 'fuzz-openapi.test.ts'), seconds: 14 },
   { file: testFile('providers', 'local-embedding-model.test.ts'), seconds: 12 },
+  { file: testFile('http', 'hostile-pages.test.ts'), seconds: 9 },
   { file: testFile('cli', 'ingest-interrupt.test.ts'), seconds: 11, cores: 0.5 },
 ];
 const ownProcess = processes.flatMap((entry) => entry.file ?? []);
@@ -79,11 +78,9 @@ export async function prepareTestJobs(words = []) {
   await buildTests();
   const jobs = processes.flatMap(({ file, shared, holds, seconds, cores }) => {
     if (file !== undefined) return files.includes(file) ? [testJob(basename(file, '.test.ts'), compiled(file), { seconds, cores })] : [];
-    const testFiles = files.filter((candidate) => holds(candidate) && !ownProcess.includes(candidate) && !runAlone.includes(candidate));
+    const testFiles = files.filter((candidate) => holds(candidate) && !ownProcess.includes(candidate));
     return testFiles.length === 0 ? [] : [testJob(`${shared} tests`, processEntry(shared, testFiles), { seconds })];
   });
-  for (const file of files.filter((candidate) => runAlone.includes(candidate)))
-    jobs.push(testJob(basename(file, '.test.ts'), compiled(file), { alone: true }));
   return jobs;
 }
 
