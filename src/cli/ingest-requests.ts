@@ -53,6 +53,7 @@ type ProgressLine =
   | { type: 'failed'; index: number; source: string; code: string; error: string }
   | { type: 'skipped'; index: number }
   | { type: 'removed'; index: number; source: string }
+  | { type: 'working'; seconds: number }
   | { type: 'result'; result: Variant2IngestResponse }
   | { type: 'error'; error: { code: string; message: string } };
 
@@ -173,7 +174,7 @@ export async function sendBatch(
       for await (const value of readJsonLines(response.body)) {
         const line = value as ProgressLine;
         if (line.type === 'error') throw new ServerError(line.error.code, line.error.message, response.status);
-        if (line.type === 'result' || line.type === 'skipped') continue;
+        if (line.type === 'result' || line.type === 'skipped' || line.type === 'working') continue;
         const index = toBatchIndex(line.index);
         if (index === undefined) continue;
         if (line.type === 'removed') once({ index, ...pageOf(line.source), status: 'removed', reason: 'no longer found by the crawl' });

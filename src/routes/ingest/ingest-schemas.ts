@@ -56,11 +56,14 @@ function progressLineSchema(result: z.ZodType) {
       z.object({ type: z.literal('failed'), ...event, code: z.string(), error: z.string() }),
       z.object({ type: z.literal('skipped'), ...event, reason: z.string() }),
       z.object({ type: z.literal('removed'), ...event, file: z.string() }),
+      z
+        .object({ type: z.literal('working'), seconds: z.number().int().min(0).describe('Seconds since the ingest started.') })
+        .describe('Sent when nothing else was for 15 s, so that a long document does not leave the connection idle.'),
       z.object({ type: z.literal('result'), result }),
       z.object({ type: z.literal('error'), error: errorBodySchema.shape.error }),
     ])
     .describe(
-      'Each line is one JSON object: `document`, `failed`, `skipped` and `removed` events as they happen, then `result` (the usual response) or `error`.',
+      'Each line is one JSON object: `document`, `failed`, `skipped` and `removed` events as they happen (and `working` while a long one runs), then `result` (the usual response) or `error`.',
     );
 }
 

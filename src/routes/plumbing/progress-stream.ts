@@ -1,6 +1,8 @@
 // Long ingests (crawls, many sources) can report progress as NDJSON: one event per line as it happens, then
 // `{"type":"result","result":<the usual response>}` or `{"type":"error","error":{code,message}}` as the last line.
-// Asked for with `?progress=ndjson` or `Accept: application/x-ndjson`.
+// Asked for with `?progress=ndjson` or `Accept: application/x-ndjson`. While nothing else is written, a `working` line
+// goes out every 15 s (a third of the idle time-out when that is shorter): one document can take longer than the idle
+// time-out to embed (6 MB of Markdown makes about 10,000 chunks), and a silent connection would be closed under it.
 // The ingest runs under a signal that stops it when the client leaves, or when shutdown's grace period is over: past
 // it, the response (or the stream's last line) is a `shutting_down` error rather than a connection cut by the exiting
 // process.
@@ -14,6 +16,12 @@ import { requestWork } from './client-abort.js';
 
 const unfinishedIngest =
   'the service is shutting down and this ingest did not finish in time; what it stored so far stays stored: send the request again for the rest (unchanged documents are skipped)';
+
+/** How often a progress stream says it is still working when nothing else was written. */
+function heartbeatInterval(request: FastifyRequest): number {
+  const idleMs = request.server.initialConfig.connectionTimeout ?? 0;
+  return idleMs > 0 ? Math.min(15_000, Math.floor(idleMs / 3)) : 15_000;
+}
 
 function wantsProgress(request: FastifyRequest): boolean {
   const query = request.query as { progress?: unknown } | undefined;
@@ -37,14 +45,23 @@ export async function respondWithProgress<Result>(
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });
+  const started = performance.now();
+  const heartbeat = setInterval(
+    () => line({ type: 'working', seconds: Math.round((performance.now() - started) / 1000) }),
+    heartbeatInterval(request),
+  );
   const line = (value: unknown) => {
-    if (!response.writableEnded) response.write(`${JSON.stringify(value)}\n`);
+    if (response.writableEnded) return;
+    response.write(`${JSON.stringify(value)}\n`);
+    heartbeat.refresh();
   };
   try {
     line({ type: 'result', result: await finishing(line) });
   } catch (error) {
     const failure = knownFailure(request, error);
     line({ type: 'error', ...errorBody(failure.code, failure.message) });
+  } finally {
+    clearInterval(heartbeat);
   }
   response.end();
   return undefined;
