@@ -35,7 +35,7 @@ try {
     );
     await record(
       '6 MB pathological Markdown',
-      scenario.uploadPathologicalMarkdown(),
+      scenario.uploadPathologicalMarkdown(`hostile-markdown-${round}`),
       ({ status, body }) => `${status}: saved ${body.saved}${body.errors.map((error) => `, ${error.code}`).join('')}`,
     );
   }

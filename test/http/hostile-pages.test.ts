@@ -68,7 +68,7 @@ describe('hostile HTML pages from URLs', () => {
 
   it('take a 6 MB upload of pathological Markdown without freezing the service', async () => {
     assert.equal(pathologicalMarkdown().length, 6_000_000, 'as large as an upload may be');
-    const measured = scenario.uploadPathologicalMarkdown();
+    const measured = scenario.uploadPathologicalMarkdown('hostile-markdown');
     const { status, body } = await measured.result;
     assert.equal(status, 200);
     // Stored, or refused by a conversion limit on a machine too slow for the 30 s time limit: never a stall.

@@ -46,9 +46,9 @@ export function pathologicalMarkdown(): string {
 /** Uploads one Markdown file from a process of its own, so that sending 6 MB is not measured as the service's work. */
 const uploadClient = `
 const { readFileSync } = require('node:fs');
-const [url, file] = process.argv.slice(1);
+const [url, file, namespace] = process.argv.slice(1);
 const form = new FormData();
-form.append('namespace', 'hostile-markdown');
+form.append('namespace', namespace);
 form.append('file', new Blob([readFileSync(file)], { type: 'text/markdown' }), 'pathological.md');
 fetch(url, { method: 'POST', body: form }).then(async (response) => {
   process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }));
@@ -137,7 +137,9 @@ export interface HostileScenario {
   /** Ingests the two hostile pages and an ordinary one from the site in one request, polling /health meanwhile. */
   ingestHostilePages(namespace: string): HealthMeasurement<IngestResponse>;
   /** Uploads the 6 MB of pathological Markdown from a process of its own, polling /health meanwhile. */
-  uploadPathologicalMarkdown(): HealthMeasurement<{ status: number; body: { saved: number; errors: { code: string; error: string }[] } }>;
+  uploadPathologicalMarkdown(
+    namespace: string,
+  ): HealthMeasurement<{ status: number; body: { saved: number; errors: { code: string; error: string }[] } }>;
   dispose(): Promise<void>;
 }
 
@@ -179,9 +181,9 @@ export async function startHostileScenario(): Promise<HostileScenario> {
         if (response.status !== 200) throw new Error(`the ingest answered ${response.status}: ${await response.text()}`);
         return (await response.json()) as IngestResponse;
       }),
-    uploadPathologicalMarkdown: () =>
+    uploadPathologicalMarkdown: (namespace) =>
       measureHealthWhile(service.baseUrl, async () => {
-        const client = spawn(process.execPath, ['-e', uploadClient, `${service.baseUrl}/api/tools/ingest`, markdownFile], {
+        const client = spawn(process.execPath, ['-e', uploadClient, `${service.baseUrl}/api/tools/ingest`, markdownFile, namespace], {
           stdio: ['ignore', 'pipe', 'inherit'],
         });
         let output = '';
