@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { AnswerFormat } from '../../agent/agent-service.js';
+import { pageLabel } from '../../search/page-label.js';
 import { AgUiStream } from '../../stream/ag-ui-stream.js';
 import { Variant1Stream } from '../../stream/variant1-sse.js';
 import { authorizeNamespace, parseBody, type RouteDocumentation } from '../plumbing/index.js';
@@ -11,6 +13,10 @@ import { agUiNamespace, agUiRunInputSchema, variant1AgentBodySchema } from './ag
 import type { AgentRouteOptions } from './agent-route-options.js';
 import { requireAgent } from './require-agent.js';
 import { streamAgentRun } from './stream-agent-run.js';
+import { variant2AnswerFormat } from './variant2-answer-format.js';
+
+/** Variant 1's answers: the seed's `search_docs` tool, the mention gate, and sources named as every channel names them. */
+const variant1AnswerFormat: AnswerFormat = { retrievalToolName: 'search_docs', sourceLabel: pageLabel, requiresMention: true };
 
 function isAgUiBody(body: Record<string, unknown>): boolean {
   return 'threadId' in body || 'runId' in body;
@@ -22,7 +28,10 @@ async function streamVariant1(request: FastifyRequest, reply: FastifyReply, opti
   // Variant 1's frames carry no run id: the request's `run_id` is the one feedback names.
   const runId = body.run_id !== undefined && body.run_id !== '' ? body.run_id : `run_${randomUUID()}`;
   await streamAgentRun(request, reply, new Variant1Stream(), (signal) =>
-    options.agent.variant1Run({ runId, channel: 'variant1', namespace, messages: body.messages, platformTools: body.tools ?? [], signal }),
+    options.agent.answer(
+      { runId, channel: 'variant1', namespace, messages: body.messages, platformTools: body.tools ?? [], signal },
+      variant1AnswerFormat,
+    ),
   );
 }
 
@@ -30,14 +39,10 @@ async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options:
   const input = parseBody(agUiRunInputSchema, rawBody);
   const namespace = authorizeNamespace(request, agUiNamespace(input) ?? options.defaultNamespace);
   await streamAgentRun(request, reply, await AgUiStream.open(input.threadId, input.runId), (signal) =>
-    options.agent.variant2Run({
-      runId: input.runId,
-      channel: 'ag-ui',
-      namespace,
-      messages: input.messages,
-      platformTools: input.tools ?? [],
-      signal,
-    }),
+    options.agent.answer(
+      { runId: input.runId, channel: 'ag-ui', namespace, messages: input.messages, platformTools: input.tools ?? [], signal },
+      variant2AnswerFormat,
+    ),
   );
 }
 
@@ -54,9 +59,9 @@ const documentation: RouteDocumentation = {
   success: {
     description:
       'Server-Sent Events. Variant 1: `data: <json>` frames `tool_call_start`, `tool_call_result`, `text_message` (deltas of the answer, ' +
-      'whose last line is `Sources: <titles>` or `Sources: none`), `error` on failure, and always `data: [DONE]` last; without the mention ' +
+      'whose last line is `Sources: <titles>` (each linked to its URL when it came from the web) or `Sources: none`), `error` on failure, and always `data: [DONE]` last; without the mention ' +
       'in the newest user message only `data: [DONE]`. AG-UI: events encoded by @ag-ui/encoder: `RUN_STARTED`, `TOOL_CALL_START/ARGS/END/RESULT`, ' +
-      '`TEXT_MESSAGE_START/CONTENT/END`, then `RUN_FINISHED`, or `RUN_ERROR` and nothing after it.',
+      '`TEXT_MESSAGE_START/CONTENT/END` (the answer ends `Sources: <file names>`), then `RUN_FINISHED`, or `RUN_ERROR` and nothing after it.',
     content: {
       'text/event-stream': z.string().describe('An event stream; each event is one `data:` line of JSON followed by a blank line.'),
     },

@@ -7,6 +7,7 @@ import { mastraNamespace } from '../shared/index.js';
 import { generateBodySchema, generateResponseSchema } from './agent-schemas.js';
 import type { AgentRouteOptions } from './agent-route-options.js';
 import { requireAgent } from './require-agent.js';
+import { variant2AnswerFormat } from './variant2-answer-format.js';
 
 export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, options) => {
   app.post(
@@ -29,14 +30,17 @@ export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (ap
       config: { access: 'read', cost: 'request' },
     },
     async (request, reply) => {
-      const answer = await options.agent.generate({
-        runId: `run_${randomUUID()}`,
-        channel: 'generate',
-        namespace: authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace),
-        messages: request.body.messages,
-        platformTools: [],
-        signal: abortedWhenClientLeaves(reply),
-      });
+      const answer = await options.agent.generate(
+        {
+          runId: `run_${randomUUID()}`,
+          channel: 'generate',
+          namespace: authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace),
+          messages: request.body.messages,
+          platformTools: [],
+          signal: abortedWhenClientLeaves(reply),
+        },
+        variant2AnswerFormat,
+      );
       return {
         runId: answer.runId,
         text: answer.text,

@@ -8,3 +8,4 @@ export { chatMessageSchema } from './chat-message-schema.js';
 export { generateRoute } from './generate-route.js';
 export { requireAgent } from './require-agent.js';
 export { streamAgentRun } from './stream-agent-run.js';
+export { variant2AnswerFormat } from './variant2-answer-format.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { instructions } from '../../agent/prompt.js';
 import { KnowledgeError } from '../../errors.js';
 import { MastraStream } from '../../stream/mastra-stream.js';
-import { generateBodySchema, requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
+import { generateBodySchema, requireAgent, streamAgentRun, variant2AnswerFormat, type AgentRouteOptions } from '../agent/index.js';
 import { variant2IngestBodyDocumentation } from '../ingest/index.js';
 import { authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
 import { searchDocsBodySchema } from '../search/index.js';
@@ -182,7 +182,10 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
       const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
       const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
       await streamAgentRun(request, reply, new MastraStream(runId, randomUUID()), (signal) =>
-        options.agent.variant2Run({ runId, channel: 'mastra', namespace, messages: request.body.messages, platformTools: [], signal }),
+        options.agent.answer(
+          { runId, channel: 'mastra', namespace, messages: request.body.messages, platformTools: [], signal },
+          variant2AnswerFormat,
+        ),
       );
     },
   );
