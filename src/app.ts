@@ -123,7 +123,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     retrieval: config.retrieval,
     coverageCheck: config.coverageCheck,
     mention: config.mention,
-    storagePath: config.storagePath,
     shutdown: shutdownSignal,
     questions,
   });
@@ -155,6 +154,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
   const searchRoutes = { search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath };
   const agentRoutes = { agent, defaultNamespace: config.defaultNamespace };
+  const variant1AgentRoutes = { ...agentRoutes, storagePath: config.storagePath };
   const catalog = new CatalogService(store);
   await app.register(variant1IngestRoute, ingestRoutes);
   await app.register(variant1SearchRoute, searchRoutes);
@@ -164,14 +164,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(variant2IngestRoute, ingestRoutes);
   for (const prefix of ['/tools', '/api'])
     await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
-  await app.register(agentRoute, agentRoutes);
+  await app.register(agentRoute, variant1AgentRoutes);
   await app.register(mcpRoute, {
     search,
     catalog,
     ingest,
     defaultNamespace: config.defaultNamespace,
     topK: config.topK,
-    storagePath: config.storagePath,
     version: packageVersion,
     spendBudget,
     questions,

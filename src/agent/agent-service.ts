@@ -22,8 +22,6 @@ export interface AgentServiceOptions {
   /** Answer "not covered" when the snippets fall below the relevance floor (KNOWLEDGE_AGENT_COVERAGE_CHECK). */
   readonly coverageCheck: boolean;
   readonly mention: string;
-  /** The storage root as configured, for the storage paths reported in matches. */
-  readonly storagePath: string;
   /** The app's shutdown signal: aborting it ends every run with its reason as the final error event. */
   readonly shutdown?: AbortSignal;
   /** Where every answered question goes (the question log's recorder, which returns at once); absent: nowhere. */
@@ -121,7 +119,7 @@ export class AgentService {
   ): AsyncGenerator<AgentEvent> {
     const chat = this.chatModel();
     const standaloneQuery = (signal: AbortSignal) => this.standaloneQuery(chat, history, query, signal);
-    const { search, retrieval, topK, storagePath, coverageCheck, questions } = this.options;
+    const { search, retrieval, topK, coverageCheck, questions } = this.options;
     let namespaceExists = false;
     const run = withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {
       yield* runAgent({
@@ -134,7 +132,7 @@ export class AgentService {
           const outcome = await search.search(namespace, text, { mode: retrieval, limit: topK, signal });
           namespaceExists = outcome.namespaceExists;
           return {
-            snippets: toSnippets(outcome, storagePath),
+            snippets: toSnippets(outcome),
             namespaceExists: outcome.namespaceExists,
             ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
             ...(outcome.relevance === undefined ? {} : { relevance: outcome.relevance }),

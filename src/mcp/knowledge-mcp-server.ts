@@ -20,8 +20,6 @@ export interface McpServices {
   readonly defaultNamespace: string;
   /** Matches per search when the caller names no top_k. */
   readonly topK: number;
-  /** The storage root as configured (snippets carry their storage path). */
-  readonly storagePath: string;
   readonly version: string;
   /** The question log's recorder, which takes feedback on answers. */
   readonly questions: QuestionRecorder;
@@ -94,7 +92,7 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
           query,
           mode: outcome.mode,
           ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
-          results: toSnippets(outcome, services.storagePath).map((snippet) => ({
+          results: toSnippets(outcome).map((snippet) => ({
             rank: snippet.number,
             score: snippet.score,
             title: snippet.title,

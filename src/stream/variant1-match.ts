@@ -1,4 +1,5 @@
 // Variant 1's search result, the seed's Match: what /tools/search answers and the agent stream's retrieval result holds.
+import { join } from 'node:path';
 import type { Snippet } from '../search/snippet.js';
 
 export interface Match {
@@ -10,7 +11,18 @@ export interface Match {
   readonly preview: string;
 }
 
-/** Exactly the seed's fields. */
-export function toMatch(snippet: Snippet): Match {
-  return { chunk_id: snippet.chunkId, score: snippet.score, source: snippet.storagePath, title: snippet.title, preview: snippet.preview };
+/** Where Variant 1 says a document is stored: its file under the storage root as configured (`knowledge/docs/x.md`). */
+export function storedFilePath(storagePath: string, namespace: string, file: string): string {
+  return join(storagePath, namespace, file);
+}
+
+/** Exactly the seed's fields; `source` is the snippet's stored file in `namespace`. */
+export function toMatch(snippet: Snippet, storagePath: string, namespace: string): Match {
+  return {
+    chunk_id: snippet.chunkId,
+    score: snippet.score,
+    source: storedFilePath(storagePath, namespace, snippet.file),
+    title: snippet.title,
+    preview: snippet.preview,
+  };
 }

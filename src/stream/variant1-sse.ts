@@ -1,11 +1,13 @@
 // Variant 1 wire format: `data: <json>` frames (tool_call_start, tool_call_result, text_message, error), then `data: [DONE]`.
 import type { AgentEvent } from '../agent/agent-event.js';
 import type { ErrorCode } from '../errors.js';
+import type { Snippet } from '../search/snippet.js';
 import type { AgentStreamEncoder } from './agent-stream-encoder.js';
 import { doneFrame, jsonFrame as frame, parseToolArguments } from './sse-frame.js';
-import { toMatch } from './variant1-match.js';
+import { toMatch, type Match } from './variant1-match.js';
 
-function variant1Frames(event: AgentEvent): string[] {
+/** `matchOf` shapes a retrieved snippet as the seed's Match. */
+function variant1Frames(event: AgentEvent, matchOf: (snippet: Snippet) => Match): string[] {
   switch (event.type) {
     case 'retrieval-start':
       return [frame({ type: 'tool_call_start', tool_call_id: event.toolCallId, tool_name: event.toolName, args: event.args })];
@@ -15,7 +17,7 @@ function variant1Frames(event: AgentEvent): string[] {
           type: 'tool_call_result',
           tool_call_id: event.toolCallId,
           // `notice` as /tools/search answers it.
-          result: { matches: event.snippets.map(toMatch), ...(event.notice === undefined ? {} : { notice: event.notice }) },
+          result: { matches: event.snippets.map(matchOf), ...(event.notice === undefined ? {} : { notice: event.notice }) },
           is_frontend_tool: false,
         }),
       ];
@@ -41,16 +43,23 @@ function variant1Frames(event: AgentEvent): string[] {
 }
 
 export class Variant1Stream implements AgentStreamEncoder {
+  private readonly matchOf: (snippet: Snippet) => Match;
+
+  /** A run in `namespace`, whose matches name their stored files under `storagePath` (the storage root as configured). */
+  constructor(storagePath: string, namespace: string) {
+    this.matchOf = (snippet) => toMatch(snippet, storagePath, namespace);
+  }
+
   started(): string[] {
     return [];
   }
 
   frames(event: AgentEvent): string[] {
-    return variant1Frames(event);
+    return variant1Frames(event, this.matchOf);
   }
 
   failed(code: ErrorCode, message: string): string[] {
-    return variant1Frames({ type: 'error', code, message });
+    return variant1Frames({ type: 'error', code, message }, this.matchOf);
   }
 
   /** `data: [DONE]` ends every stream, also one that stays silent (no mention). */

@@ -1,7 +1,6 @@
 // The agent service called directly over a real search of a temporary store, with in-memory models: the mention gate,
 // the tool name and citation labels a format passes, follow-up questions, generate, and the shutdown signal.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AgentEvent } from '../../src/agent/agent-event.js';
 import { AgentService, type AgentRequest, type AgentServiceOptions, type AnswerFormat } from '../../src/agent/agent-service.js';
@@ -11,8 +10,6 @@ import type { AskedQuestion } from '../../src/store/question-log.js';
 import { createExtractiveChatModel } from '../../src/providers/extractive-chat-model.js';
 import { createFakeChatModel, createFakeEmbeddingModel } from '../support/fake-models.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
-
-const storagePath = '/configured/storage';
 
 /** A format that needs the mention and names sources by title, and one that always answers and names them by file. */
 const gated: AnswerFormat = { retrievalToolName: 'search_docs', sourceLabel: (snippet) => snippet.title, requiresMention: true };
@@ -58,7 +55,6 @@ describe('AgentService', () => {
       retrieval: 'hybrid',
       coverageCheck: true,
       mention: '@knowledge',
-      storagePath,
       ...options,
     });
 
@@ -112,7 +108,6 @@ describe('AgentService', () => {
     assert.deepEqual(retrievalStart(events)?.args, { namespace: 'handbook', query: 'how many vacation days per year?' });
     const [first] = retrievedSnippets(events);
     assert.equal(first?.title, 'Vacation Policy');
-    assert.equal(first?.storagePath, join(storagePath, 'handbook', 'vacation-policy.md'));
     assert.equal(answerText(events).split('\n').at(-1), 'Sources: Vacation Policy');
   });
 

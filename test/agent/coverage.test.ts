@@ -16,7 +16,6 @@ const page = (title: string, origin: string): Snippet => ({
   text: '',
   score: 1,
   origin,
-  storagePath: `/storage/docs/${title.toLowerCase()}.md`,
   preview: '',
 });
 

@@ -22,12 +22,17 @@ function isAgUiBody(body: Record<string, unknown>): boolean {
   return 'threadId' in body || 'runId' in body;
 }
 
-async function streamVariant1(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
+async function streamVariant1(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: AgentEndpointOptions,
+  rawBody: unknown,
+): Promise<void> {
   const body = parseBody(variant1AgentBodySchema, rawBody);
   const namespace = authorizeNamespace(request, body.tool_params?.namespace ?? options.defaultNamespace);
   // Variant 1's frames carry no run id: the request's `run_id` is the one feedback names.
   const runId = body.run_id !== undefined && body.run_id !== '' ? body.run_id : `run_${randomUUID()}`;
-  await streamAgentRun(request, reply, new Variant1Stream(), (signal) =>
+  await streamAgentRun(request, reply, new Variant1Stream(options.storagePath, namespace), (signal) =>
     options.agent.answer(
       { runId, channel: 'variant1', namespace, messages: body.messages, platformTools: body.tools ?? [], signal },
       variant1AnswerFormat,
@@ -69,7 +74,12 @@ const documentation: RouteDocumentation = {
   errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
 };
 
-export const agentRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, options) => {
+/** Variant 1's matches name their stored files under the storage root as configured. */
+export interface AgentEndpointOptions extends AgentRouteOptions {
+  readonly storagePath: string;
+}
+
+export const agentRoute: FastifyPluginAsyncZod<AgentEndpointOptions> = async (app, options) => {
   app.post(
     '/agent',
     {

@@ -1,6 +1,6 @@
 // Variant 1 ingest: POST /tools/ingest, and its response shape (CONTRACT section 3).
-import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { storedFilePath } from '../../stream/variant1-match.js';
 import { describeReplaced, type IngestReport } from '../../ingest/ingest-service.js';
 import { authorizeNamespace, progressQuerySchema, respondWithProgress } from '../plumbing/index.js';
 import {
@@ -21,7 +21,7 @@ function toVariant1IngestResponse(report: IngestReport, storagePath: string) {
           {
             title: outcome.document.title,
             source: outcome.document.origin,
-            path: join(storagePath, report.namespace, outcome.document.file),
+            path: storedFilePath(storagePath, report.namespace, outcome.document.file),
             chunks: outcome.document.chunks.length,
             status: outcome.status,
             ...(outcome.status === 'updated' ? { replaced: describeReplaced(outcome.replaced) } : {}),
@@ -44,7 +44,7 @@ function toVariant1IngestResponse(report: IngestReport, storagePath: string) {
           removed: report.removed.map((document) => ({
             title: document.title,
             source: document.origin,
-            path: join(storagePath, report.namespace, document.file),
+            path: storedFilePath(storagePath, report.namespace, document.file),
           })),
         }),
   };

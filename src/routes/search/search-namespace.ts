@@ -28,5 +28,5 @@ export async function searchNamespace(
 ): Promise<{ outcome: SearchOutcome; snippets: Snippet[] }> {
   const namespace = authorizeNamespace(request, asked.namespace ?? options.defaultNamespace);
   const outcome = await options.search.search(namespace, asked.query, { mode: asked.mode, limit: asked.limit });
-  return { outcome, snippets: toSnippets(outcome, options.storagePath) };
+  return { outcome, snippets: toSnippets(outcome) };
 }

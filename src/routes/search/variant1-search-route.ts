@@ -31,7 +31,7 @@ export const variant1SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
         namespace: outcome.namespace,
         query,
         mode: outcome.mode,
-        matches: snippets.map(toMatch),
+        matches: snippets.map((snippet) => toMatch(snippet, options.storagePath, outcome.namespace)),
         ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
       };
     },
