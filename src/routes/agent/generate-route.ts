@@ -1,7 +1,7 @@
 // Variant 2's answer, not streamed: POST /api/agents/knowledge/generate.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { variant2RetrievalResult } from '../../stream/variant2-result.js';
+import { variant2RetrievalResult } from '../variant2/result.js';
 import { abortedWhenClientLeaves, authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
 import { mastraNamespace } from '../shared/index.js';
 import { generateBodySchema, generateResponseSchema } from './agent-schemas.js';

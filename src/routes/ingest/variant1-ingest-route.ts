@@ -1,6 +1,6 @@
 // Variant 1 ingest: POST /tools/ingest, and its response shape (CONTRACT section 3).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { storedFilePath } from '../../stream/variant1-match.js';
+import { storedFilePath } from '../variant1/match.js';
 import { describeReplaced, type IngestReport } from '../../ingest/ingest-service.js';
 import { authorizeNamespace, progressQuerySchema, respondWithProgress } from '../plumbing/index.js';
 import {

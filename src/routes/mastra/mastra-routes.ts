@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { instructions } from '../../agent/prompt.js';
 import { KnowledgeError } from '../../errors.js';
-import { MastraStream } from '../../stream/mastra-stream.js';
+import { MastraStream } from './mastra-stream.js';
 import { generateBodySchema, requireAgent, streamAgentRun, variant2AnswerFormat, type AgentRouteOptions } from '../agent/index.js';
 import { variant2IngestBodyDocumentation } from '../ingest/index.js';
 import { authorizeNamespace, jsonSuccess } from '../plumbing/index.js';

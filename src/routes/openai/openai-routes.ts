@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CatalogService } from '../../catalog/catalog-service.js';
 import type { AnswerFormat } from '../../agent/agent-service.js';
 import { pageLabel } from '../../search/page-label.js';
-import { OpenAiChatStream, openAiErrorBody } from '../../stream/openai-chat-stream.js';
+import { OpenAiChatStream, openAiErrorBody } from './openai-chat-stream.js';
 import { requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
 import { abortedWhenClientLeaves, authorizeNamespace, jsonSuccess, mayAccess, toKnowledgeError } from '../plumbing/index.js';
 import {

@@ -1,6 +1,6 @@
 // Variant 1 search: POST /tools/search, answering the seed's Matches.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { toMatch } from '../../stream/variant1-match.js';
+import { toMatch } from '../variant1/match.js';
 import { jsonSuccess } from '../plumbing/index.js';
 import { searchNamespace, type SearchRouteOptions } from './search-namespace.js';
 import { variant1SearchBodySchema, variant1SearchResponseSchema } from './search-schemas.js';

@@ -1,7 +1,7 @@
 // Variant 2 search: POST /api/tools/searchDocs and its Mastra tool-execution forms, answering SearchDocsResults.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { toVariant2Result } from '../../stream/variant2-result.js';
+import { toVariant2Result } from '../variant2/result.js';
 import { jsonSuccess } from '../plumbing/index.js';
 import { toolExecuteBodySchema, toolExecuteQuerySchema, toolExecutionData } from '../shared/index.js';
 import { searchNamespace, type SearchRouteOptions } from './search-namespace.js';

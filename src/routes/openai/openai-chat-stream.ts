@@ -2,10 +2,10 @@
 // or one `chat.completion` object for a request that does not stream. The retrieval step has no place in this
 // format and is not sent; the answer's text (with its citations and Sources line) is.
 import { randomUUID } from 'node:crypto';
-import type { AgentEvent } from '../agent/agent-event.js';
-import { errorCatalogue, type ErrorCode } from '../errors.js';
-import type { AgentStreamEncoder } from './agent-stream-encoder.js';
-import { doneFrame, jsonFrame as frame } from './sse-frame.js';
+import type { AgentEvent } from '../../agent/agent-event.js';
+import { errorCatalogue, type ErrorCode } from '../../errors.js';
+import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
+import { doneFrame, jsonFrame as frame } from '../agent/sse-frame.js';
 
 export interface OpenAiToolCall {
   readonly id: string;

@@ -1,6 +1,6 @@
 // Variant 2's search result: what /api/tools/searchDocs answers, and the retrieval's result in generate, AG-UI and
 // Mastra answers.
-import type { Snippet } from '../search/snippet.js';
+import type { Snippet } from '../../search/snippet.js';
 
 export interface Variant2Result {
   /** File name in the namespace: the citation label. */

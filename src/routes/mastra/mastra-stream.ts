@@ -1,11 +1,11 @@
 // Mastra's agent stream wire format (what @mastra/client-js 0.17's `agent.stream` parses): `data: <chunk>` frames,
 // each chunk `{type, runId, from: "AGENT", payload}`: start, step-start, tool-call / tool-result for the retrieval,
 // text-start / text-delta / text-end, step-finish and finish (or error), then `data: [DONE]`.
-import type { AgentEvent } from '../agent/agent-event.js';
-import type { ErrorCode } from '../errors.js';
-import type { AgentStreamEncoder } from './agent-stream-encoder.js';
-import { doneFrame, jsonFrame, parseToolArguments } from './sse-frame.js';
-import { toVariant2Result } from './variant2-result.js';
+import type { AgentEvent } from '../../agent/agent-event.js';
+import type { ErrorCode } from '../../errors.js';
+import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
+import { doneFrame, jsonFrame, parseToolArguments } from '../agent/sse-frame.js';
+import { toVariant2Result } from '../variant2/result.js';
 
 export class MastraStream implements AgentStreamEncoder {
   private readonly toolNames = new Map<string, string>();

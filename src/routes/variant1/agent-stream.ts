@@ -1,10 +1,10 @@
 // Variant 1 wire format: `data: <json>` frames (tool_call_start, tool_call_result, text_message, error), then `data: [DONE]`.
-import type { AgentEvent } from '../agent/agent-event.js';
-import type { ErrorCode } from '../errors.js';
-import type { Snippet } from '../search/snippet.js';
-import type { AgentStreamEncoder } from './agent-stream-encoder.js';
-import { doneFrame, jsonFrame as frame, parseToolArguments } from './sse-frame.js';
-import { toMatch, type Match } from './variant1-match.js';
+import type { AgentEvent } from '../../agent/agent-event.js';
+import type { ErrorCode } from '../../errors.js';
+import type { Snippet } from '../../search/snippet.js';
+import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
+import { doneFrame, jsonFrame as frame, parseToolArguments } from '../agent/sse-frame.js';
+import { toMatch, type Match } from './match.js';
 
 /** `matchOf` shapes a retrieved snippet as the seed's Match. */
 function variant1Frames(event: AgentEvent, matchOf: (snippet: Snippet) => Match): string[] {

@@ -1,6 +1,6 @@
 // What the encoder of every wire format offers for one agent run, so that one writer streams them all.
-import type { AgentEvent } from '../agent/agent-event.js';
-import type { ErrorCode } from '../errors.js';
+import type { AgentEvent } from '../../agent/agent-event.js';
+import type { ErrorCode } from '../../errors.js';
 
 export interface AgentStreamEncoder {
   /** The response's content type, when the format names its own. */

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { EventEncoder } from '@ag-ui/encoder';
-import type { AgentEvent } from '../agent/agent-event.js';
-import type { AgentStreamEncoder } from './agent-stream-encoder.js';
-import { variant2RetrievalResult } from './variant2-result.js';
+import type { AgentEvent } from '../../agent/agent-event.js';
+import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
+import { variant2RetrievalResult } from '../variant2/result.js';
 
 export class AgUiStream implements AgentStreamEncoder {
   /** The stream of one run. */

@@ -1,6 +1,6 @@
 // Variant 1's search result, the seed's Match: what /tools/search answers and the agent stream's retrieval result holds.
 import { join } from 'node:path';
-import type { Snippet } from '../search/snippet.js';
+import type { Snippet } from '../../search/snippet.js';
 
 export interface Match {
   readonly chunk_id: string;
