@@ -19,4 +19,5 @@ export {
   mayAccess,
   serverOptions,
 } from './plumbing/index.js';
-export { variant1SearchRoute, variant2SearchRoute } from './search/index.js';
+export { variant1SearchRoute } from './variant1/search-route.js';
+export { variant2SearchRoute } from './variant2/search-route.js';

@@ -2,7 +2,7 @@
 // a module of its own), then the bodies of Variant 1, AG-UI and Variant 2 (request types derive from them; responses
 // are for the API reference only, see RouteDocumentation).
 import { z } from 'zod';
-import { searchDocsResultSchema } from '../search/index.js';
+import { searchDocsResultSchema } from '../variant2/search-schemas.js';
 import { closedBody, firstNamespace, namespaceHolderSchema } from '../shared/index.js';
 import { chatMessageSchema } from './chat-message-schema.js';
 

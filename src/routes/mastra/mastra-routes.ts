@@ -9,7 +9,7 @@ import { MastraStream } from './mastra-stream.js';
 import { generateBodySchema, requireAgent, streamAgentRun, variant2AnswerFormat, type AgentRouteOptions } from '../agent/index.js';
 import { variant2IngestBodyDocumentation } from '../ingest/index.js';
 import { authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
-import { searchDocsBodySchema } from '../search/index.js';
+import { searchDocsBodySchema } from '../variant2/search-schemas.js';
 import { mastraNamespace } from '../shared/index.js';
 
 export interface MastraRouteOptions extends AgentRouteOptions {

@@ -1,8 +1,8 @@
 // Variant 1 search: POST /tools/search, answering the seed's Matches.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { toMatch } from '../variant1/match.js';
+import { toMatch } from './match.js';
 import { jsonSuccess } from '../plumbing/index.js';
-import { searchNamespace, type SearchRouteOptions } from './search-namespace.js';
+import { searchNamespace, type SearchRouteOptions } from '../shared/index.js';
 import { variant1SearchBodySchema, variant1SearchResponseSchema } from './search-schemas.js';
 
 export const variant1SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = async (app, options) => {

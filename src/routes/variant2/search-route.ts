@@ -1,10 +1,15 @@
 // Variant 2 search: POST /api/tools/searchDocs and its Mastra tool-execution forms, answering SearchDocsResults.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { toVariant2Result } from '../variant2/result.js';
+import { toVariant2Result } from './result.js';
 import { jsonSuccess } from '../plumbing/index.js';
-import { toolExecuteBodySchema, toolExecuteQuerySchema, toolExecutionData } from '../shared/index.js';
-import { searchNamespace, type SearchRouteOptions } from './search-namespace.js';
+import {
+  searchNamespace,
+  toolExecuteBodySchema,
+  toolExecuteQuerySchema,
+  toolExecutionData,
+  type SearchRouteOptions,
+} from '../shared/index.js';
 import { searchDocsBodySchema, searchDocsResponseSchema, type SearchDocsBody } from './search-schemas.js';
 
 /** searchDocs answers 5 results unless asked for more; the service caps every search at 20. */
