@@ -152,12 +152,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxSourceBytes: config.limits.maxSourceBytes,
     maxBodyBytes: config.limits.maxBodyBytes,
   };
-  const searchRoutes = { search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath };
+  const searchRoutes = { search, defaultNamespace: config.defaultNamespace };
   const agentRoutes = { agent, defaultNamespace: config.defaultNamespace };
   const variant1AgentRoutes = { ...agentRoutes, storagePath: config.storagePath };
   const catalog = new CatalogService(store);
   await app.register(variant1IngestRoute, ingestRoutes);
-  await app.register(variant1SearchRoute, searchRoutes);
+  await app.register(variant1SearchRoute, { ...searchRoutes, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2SearchRoute, searchRoutes);
   await app.register(generateRoute, agentRoutes);
   await app.register(mastraRoutes, { ...agentRoutes, modelId: models.chat?.id });

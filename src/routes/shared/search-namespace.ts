@@ -8,10 +8,6 @@ import { authorizeNamespace } from '../plumbing/index.js';
 export interface SearchRouteOptions {
   readonly search: SearchService;
   readonly defaultNamespace: string;
-  /** Matches per Variant 1 search when the request names no `top_k`. */
-  readonly topK: number;
-  /** The storage root as configured, for the storage paths in Variant 1 matches. */
-  readonly storagePath: string;
 }
 
 export interface SearchRequest {

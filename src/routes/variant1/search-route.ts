@@ -5,7 +5,14 @@ import { jsonSuccess } from '../plumbing/index.js';
 import { searchNamespace, type SearchRouteOptions } from '../shared/index.js';
 import { variant1SearchBodySchema, variant1SearchResponseSchema } from './search-schemas.js';
 
-export const variant1SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = async (app, options) => {
+export interface Variant1SearchRouteOptions extends SearchRouteOptions {
+  /** Matches per search when the request names no `top_k`. */
+  readonly topK: number;
+  /** The storage root as configured, for the stored files the matches name. */
+  readonly storagePath: string;
+}
+
+export const variant1SearchRoute: FastifyPluginAsyncZod<Variant1SearchRouteOptions> = async (app, options) => {
   app.post(
     '/tools/search',
     {
