@@ -1,6 +1,6 @@
 // The HTTP layer's public surface for the composition root: the request plumbing, and the routes by resource, each
 // with an adapter per wire format (Variant 1 `/tools/...`, Variant 2 `/api/...`, AG-UI, OpenAI, Mastra).
-export { agentRoute, generateRoute } from './agent/index.js';
+export { agentRoute } from './agent-route.js';
 export { catalogRoutes } from './catalog-routes.js';
 export { healthRoute } from './health-route.js';
 export { variant1IngestRoute, variant2IngestRoute } from './ingest/index.js';
@@ -20,4 +20,5 @@ export {
   serverOptions,
 } from './plumbing/index.js';
 export { variant1SearchRoute } from './variant1/search-route.js';
+export { generateRoute } from './variant2/generate-route.js';
 export { variant2SearchRoute } from './variant2/search-route.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { EventEncoder } from '@ag-ui/encoder';
 import type { AgentEvent } from '../../agent/agent-event.js';
-import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
+import type { AgentStreamEncoder } from '../agent/index.js';
 import { variant2RetrievalResult } from '../variant2/result.js';
 
 export class AgUiStream implements AgentStreamEncoder {

@@ -3,8 +3,7 @@
 // text-start / text-delta / text-end, step-finish and finish (or error), then `data: [DONE]`.
 import type { AgentEvent } from '../../agent/agent-event.js';
 import type { ErrorCode } from '../../errors.js';
-import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
-import { doneFrame, jsonFrame, parseToolArguments } from '../agent/sse-frame.js';
+import { doneFrame, jsonFrame, parseToolArguments, type AgentStreamEncoder } from '../agent/index.js';
 import { toVariant2Result } from '../variant2/result.js';
 
 export class MastraStream implements AgentStreamEncoder {

@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../../agent/agent-event.js';
 import { errorCatalogue, type ErrorCode } from '../../errors.js';
-import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
-import { doneFrame, jsonFrame as frame } from '../agent/sse-frame.js';
+import { doneFrame, jsonFrame as frame, type AgentStreamEncoder } from '../agent/index.js';
 
 export interface OpenAiToolCall {
   readonly id: string;

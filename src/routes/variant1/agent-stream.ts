@@ -2,8 +2,7 @@
 import type { AgentEvent } from '../../agent/agent-event.js';
 import type { ErrorCode } from '../../errors.js';
 import type { Snippet } from '../../search/snippet.js';
-import type { AgentStreamEncoder } from '../agent/agent-stream-encoder.js';
-import { doneFrame, jsonFrame as frame, parseToolArguments } from '../agent/sse-frame.js';
+import { doneFrame, jsonFrame as frame, parseToolArguments, type AgentStreamEncoder } from '../agent/index.js';
 import { toMatch, type Match } from './match.js';
 
 /** `matchOf` shapes a retrieved snippet as the seed's Match. */

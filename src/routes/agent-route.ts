@@ -1,54 +1,16 @@
 // POST /agent: one route, two wire formats. A body with AG-UI's threadId/runId streams AG-UI events;
 // otherwise it is a Variant 1 body and streams Variant 1 SSE frames ending with [DONE].
-import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AnswerFormat } from '../../agent/agent-service.js';
-import { pageLabel } from '../../search/page-label.js';
-import { AgUiStream } from '../ag-ui/ag-ui-stream.js';
-import { Variant1Stream } from '../variant1/agent-stream.js';
-import { authorizeNamespace, parseBody, type RouteDocumentation } from '../plumbing/index.js';
-import { agUiNamespace, agUiRunInputSchema, variant1AgentBodySchema } from './agent-schemas.js';
-import type { AgentRouteOptions } from './agent-route-options.js';
-import { requireAgent } from './require-agent.js';
-import { streamAgentRun } from './stream-agent-run.js';
-import { variant2AnswerFormat } from './variant2-answer-format.js';
-
-/** Variant 1's answers: the seed's `search_docs` tool, the mention gate, and sources named as every channel names them. */
-const variant1AnswerFormat: AnswerFormat = { retrievalToolName: 'search_docs', sourceLabel: pageLabel, requiresMention: true };
+import { streamAgUi } from './ag-ui/agent-run.js';
+import { agUiRunInputSchema } from './ag-ui/agent-schemas.js';
+import { requireAgent } from './agent/index.js';
+import type { RouteDocumentation } from './plumbing/index.js';
+import { streamVariant1, type Variant1AgentOptions } from './variant1/agent-run.js';
+import { variant1AgentBodySchema } from './variant1/agent-schemas.js';
 
 function isAgUiBody(body: Record<string, unknown>): boolean {
   return 'threadId' in body || 'runId' in body;
-}
-
-async function streamVariant1(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  options: AgentEndpointOptions,
-  rawBody: unknown,
-): Promise<void> {
-  const body = parseBody(variant1AgentBodySchema, rawBody);
-  const namespace = authorizeNamespace(request, body.tool_params?.namespace ?? options.defaultNamespace);
-  // Variant 1's frames carry no run id: the request's `run_id` is the one feedback names.
-  const runId = body.run_id !== undefined && body.run_id !== '' ? body.run_id : `run_${randomUUID()}`;
-  await streamAgentRun(request, reply, new Variant1Stream(options.storagePath, namespace), (signal) =>
-    options.agent.answer(
-      { runId, channel: 'variant1', namespace, messages: body.messages, platformTools: body.tools ?? [], signal },
-      variant1AnswerFormat,
-    ),
-  );
-}
-
-async function streamAgUi(request: FastifyRequest, reply: FastifyReply, options: AgentRouteOptions, rawBody: unknown): Promise<void> {
-  const input = parseBody(agUiRunInputSchema, rawBody);
-  const namespace = authorizeNamespace(request, agUiNamespace(input) ?? options.defaultNamespace);
-  await streamAgentRun(request, reply, await AgUiStream.open(input.threadId, input.runId), (signal) =>
-    options.agent.answer(
-      { runId: input.runId, channel: 'ag-ui', namespace, messages: input.messages, platformTools: input.tools ?? [], signal },
-      variant2AnswerFormat,
-    ),
-  );
 }
 
 /** For the API reference: the two bodies the handler tells apart, and the two event streams. */
@@ -74,12 +36,7 @@ const documentation: RouteDocumentation = {
   errors: ['agent_not_initialized', 'invalid_namespace', 'forbidden'],
 };
 
-/** Variant 1's matches name their stored files under the storage root as configured. */
-export interface AgentEndpointOptions extends AgentRouteOptions {
-  readonly storagePath: string;
-}
-
-export const agentRoute: FastifyPluginAsyncZod<AgentEndpointOptions> = async (app, options) => {
+export const agentRoute: FastifyPluginAsyncZod<Variant1AgentOptions> = async (app, options) => {
   app.post(
     '/agent',
     {

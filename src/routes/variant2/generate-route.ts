@@ -1,13 +1,12 @@
 // Variant 2's answer, not streamed: POST /api/agents/knowledge/generate.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { variant2RetrievalResult } from '../variant2/result.js';
 import { abortedWhenClientLeaves, authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
 import { mastraNamespace } from '../shared/index.js';
+import { requireAgent, type AgentRouteOptions } from '../agent/index.js';
 import { generateBodySchema, generateResponseSchema } from './agent-schemas.js';
-import type { AgentRouteOptions } from './agent-route-options.js';
-import { requireAgent } from './require-agent.js';
-import { variant2AnswerFormat } from './variant2-answer-format.js';
+import { variant2AnswerFormat } from './answer-format.js';
+import { variant2RetrievalResult } from './result.js';
 
 export const generateRoute: FastifyPluginAsyncZod<AgentRouteOptions> = async (app, options) => {
   app.post(
