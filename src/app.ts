@@ -148,7 +148,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const ingestRoutes = {
     ingest,
     defaultNamespace: config.defaultNamespace,
-    storagePath: config.storagePath,
     maxSourceBytes: config.limits.maxSourceBytes,
     maxBodyBytes: config.limits.maxBodyBytes,
   };
@@ -156,7 +155,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const agentRoutes = { agent, defaultNamespace: config.defaultNamespace };
   const variant1AgentRoutes = { ...agentRoutes, storagePath: config.storagePath };
   const catalog = new CatalogService(store);
-  await app.register(variant1IngestRoute, ingestRoutes);
+  await app.register(variant1IngestRoute, { ...ingestRoutes, storagePath: config.storagePath });
   await app.register(variant1SearchRoute, { ...searchRoutes, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2SearchRoute, searchRoutes);
   await app.register(generateRoute, agentRoutes);

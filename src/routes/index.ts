@@ -3,7 +3,6 @@
 export { agentRoute } from './agent-route.js';
 export { catalogRoutes } from './catalog-routes.js';
 export { healthRoute } from './health-route.js';
-export { variant1IngestRoute, variant2IngestRoute } from './ingest/index.js';
 export { feedbackRoute, gapsRoutes } from './insights/index.js';
 export { mastraRoutes } from './mastra/index.js';
 export { mcpRoute } from './mcp-route.js';
@@ -19,6 +18,8 @@ export {
   mayAccess,
   serverOptions,
 } from './plumbing/index.js';
+export { variant1IngestRoute } from './variant1/ingest-route.js';
 export { variant1SearchRoute } from './variant1/search-route.js';
 export { generateRoute } from './variant2/generate-route.js';
+export { variant2IngestRoute } from './variant2/ingest-route.js';
 export { variant2SearchRoute } from './variant2/search-route.js';

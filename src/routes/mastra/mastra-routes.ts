@@ -9,7 +9,7 @@ import { MastraStream } from './mastra-stream.js';
 import { requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
 import { generateBodySchema } from '../variant2/agent-schemas.js';
 import { variant2AnswerFormat } from '../variant2/answer-format.js';
-import { variant2IngestBodyDocumentation } from '../ingest/index.js';
+import { variant2IngestBodyDocumentation } from '../variant2/ingest-schemas.js';
 import { authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
 import { searchDocsBodySchema } from '../variant2/search-schemas.js';
 import { mastraNamespace } from '../shared/index.js';

@@ -5,3 +5,12 @@ export { firstNamespace, mastraNamespace, toolExecuteBodySchema, toolExecuteQuer
 export { closedBody } from './closed-body.js';
 export { searchNamespace, type SearchRouteOptions } from './search-namespace.js';
 export { searchModeSchema, searchQuerySchema } from './search-schemas.js';
+export type { IngestRouteOptions } from './ingest-route-options.js';
+export {
+  crawlSchema,
+  ingestSuccess,
+  perSourceErrorFields,
+  replacedDocumentSchema,
+  storedStatusSchema,
+  storedWarningSchema,
+} from './ingest-schemas.js';

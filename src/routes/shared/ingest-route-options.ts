@@ -4,8 +4,6 @@ import type { IngestService } from '../../ingest/ingest-service.js';
 export interface IngestRouteOptions {
   readonly ingest: IngestService;
   readonly defaultNamespace: string;
-  /** The storage root as configured, for the storage paths in Variant 1 responses. */
-  readonly storagePath: string;
   /** Bytes per uploaded file (larger ones are reported per source). */
   readonly maxSourceBytes: number;
   /** Bytes of a whole multipart request (larger ones are a 413). */

@@ -1,5 +1,5 @@
-// Each variant's source shape, read by the one parser of requested sources (ingest/requested-sources.ts): each source
-// is checked on its own against its variant's schema, so a bad source is reported without failing the others.
+// Variant 2's source shape, read by the one parser of requested sources (ingest/requested-sources.ts): each source is
+// checked on its own, so a bad source is reported without failing the others.
 import {
   checkedSource,
   invalidSource,
@@ -8,15 +8,7 @@ import {
   toIngestSource,
   type SourceEntry,
 } from '../../ingest/requested-sources.js';
-import { variant1SourceSchema, variant2SourceObjectSchema } from './ingest-schemas.js';
-
-export type { SourceEntry };
-
-/** Variant 1: `{type: url | file | text, value?, path?, title?, crawl?}`. */
-export function variant1Source(raw: unknown, index: number): SourceEntry {
-  const source = checkedSource(variant1SourceSchema, raw, index);
-  return isInvalidSource(source) ? source : toIngestSource(source, index);
-}
+import { variant2SourceObjectSchema } from './ingest-schemas.js';
 
 /** Variant 2: a string (an http(s) URL, or text), or `{type: url | markdown | text, value, title?, crawl?}`. */
 export function variant2Source(raw: unknown, index: number): SourceEntry {

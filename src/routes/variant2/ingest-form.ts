@@ -5,7 +5,7 @@ import { KnowledgeError, isKnowledgeError } from '../../errors.js';
 import { parseBaseUrl, parseUploadPath, publicPageUrl, type UploadPath } from '../../ingest/upload-path.js';
 import { parseBody, readMultipartForm, type FormFile, type MultipartLimits } from '../plumbing/index.js';
 import { variant2IngestBodySchema, type Variant2IngestBody } from './ingest-schemas.js';
-import type { SourceEntry } from './request-sources.js';
+import type { SourceEntry } from '../../ingest/requested-sources.js';
 
 /**
  * An uploaded file, named by the path it came with (its folders are kept: they tell `a/index.md` from `b/index.md`),

@@ -15,12 +15,16 @@ import {
   type MultipartLimits,
   type RouteDocumentation,
 } from '../plumbing/index.js';
-import { toolExecuteBodySchema, toolExecuteQuerySchema, toolExecutionData } from '../shared/index.js';
+import {
+  ingestSuccess,
+  toolExecuteBodySchema,
+  toolExecuteQuerySchema,
+  toolExecutionData,
+  type IngestRouteOptions,
+} from '../shared/index.js';
 import { readIngestForm } from './ingest-form.js';
-import type { IngestRouteOptions } from './ingest-route-options.js';
 import {
   documentedFormBody,
-  ingestSuccess,
   maxFilesPerRequest,
   maxFormFieldBytes,
   maxFormFields,
@@ -29,7 +33,8 @@ import {
   variant2IngestResponseSchema,
   type Variant2IngestBody,
 } from './ingest-schemas.js';
-import { variant2Source, type SourceEntry } from './request-sources.js';
+import type { SourceEntry } from '../../ingest/requested-sources.js';
+import { variant2Source } from './request-source.js';
 
 const documentation = (body: RouteDocumentation['body'], querystring?: z.ZodType): RouteDocumentation => ({
   body,

@@ -1,16 +1,11 @@
 // Variant 1 ingest: POST /tools/ingest, and its response shape (CONTRACT section 3).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { storedFilePath } from '../variant1/match.js';
 import { describeReplaced, type IngestReport } from '../../ingest/ingest-service.js';
 import { authorizeNamespace, progressQuerySchema, respondWithProgress } from '../plumbing/index.js';
-import {
-  ingestSuccess,
-  variant1IngestBodyDocumentation,
-  variant1IngestBodySchema,
-  variant1IngestResponseSchema,
-} from './ingest-schemas.js';
-import type { IngestRouteOptions } from './ingest-route-options.js';
-import { variant1Source } from './request-sources.js';
+import { ingestSuccess, type IngestRouteOptions } from '../shared/index.js';
+import { variant1IngestBodyDocumentation, variant1IngestBodySchema, variant1IngestResponseSchema } from './ingest-schemas.js';
+import { storedFilePath } from './match.js';
+import { variant1Source } from './request-source.js';
 
 /** The Variant 1 ingest response (CONTRACT section 3); `removed` appears when a pruning crawl removed documents. */
 function toVariant1IngestResponse(report: IngestReport, storagePath: string) {
@@ -50,7 +45,12 @@ function toVariant1IngestResponse(report: IngestReport, storagePath: string) {
   };
 }
 
-export const variant1IngestRoute: FastifyPluginAsyncZod<IngestRouteOptions> = async (app, options) => {
+export interface Variant1IngestRouteOptions extends IngestRouteOptions {
+  /** The storage root as configured, for the stored files the response names. */
+  readonly storagePath: string;
+}
+
+export const variant1IngestRoute: FastifyPluginAsyncZod<Variant1IngestRouteOptions> = async (app, options) => {
   app.post(
     '/tools/ingest',
     {
