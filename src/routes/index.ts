@@ -5,7 +5,7 @@ export { catalogRoutes } from './catalog-routes.js';
 export { healthRoute } from './health-route.js';
 export { feedbackRoute, gapsRoutes } from './insights/index.js';
 export { mastraRoutes } from './mastra/index.js';
-export { mcpRoute } from './mcp-route.js';
+export { mcpRoute } from './mcp/mcp-route.js';
 export { openAiRoutes } from './openai/index.js';
 export { playgroundRoute } from './playground-route.js';
 export {

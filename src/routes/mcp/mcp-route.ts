@@ -2,9 +2,9 @@
 // a server and transport of its own, bound to the caller's token. GET and DELETE (sessions, server-sent streams) are 405.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { McpServices } from '../mcp/knowledge-mcp-server.js';
-import { meterToolCalls, rateLimitedErrorCode } from '../mcp/metered-tool-calls.js';
-import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess, type SpendBudget } from './plumbing/index.js';
+import type { McpServices } from './knowledge-mcp-server.js';
+import { meterToolCalls, rateLimitedErrorCode } from './metered-tool-calls.js';
+import { authorizeNamespace, authorizeNamespaceForWriting, mayAccess, type SpendBudget } from '../plumbing/index.js';
 
 export interface McpRouteOptions extends McpServices {
   /** The request budget the ingest and agent routes spend from: each metered tool call spends one. */
@@ -31,7 +31,7 @@ const description =
 async function loadMcp() {
   const [{ StreamableHTTPServerTransport }, { createKnowledgeMcpServer, toolCallIsMetered }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-    import('../mcp/knowledge-mcp-server.js'),
+    import('./knowledge-mcp-server.js'),
   ]);
   return { StreamableHTTPServerTransport, createKnowledgeMcpServer, toolCallIsMetered };
 }

@@ -5,13 +5,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { CatalogService } from '../catalog/catalog-service.js';
-import { isKnowledgeError } from '../errors.js';
-import type { IngestService } from '../ingest/ingest-service.js';
-import type { QuestionRecorder } from '../insights/index.js';
-import { maxSourcesPerRequest, sourceTitleSchema, toIngestSource } from '../ingest/requested-sources.js';
-import { searchModes, type SearchService } from '../search/search-service.js';
-import { toSnippets } from '../search/snippet.js';
+import type { CatalogService } from '../../catalog/catalog-service.js';
+import { isKnowledgeError } from '../../errors.js';
+import type { IngestService } from '../../ingest/ingest-service.js';
+import type { QuestionRecorder } from '../../insights/index.js';
+import { maxSourcesPerRequest, sourceTitleSchema, toIngestSource } from '../../ingest/requested-sources.js';
+import { searchModes, type SearchService } from '../../search/search-service.js';
+import { toSnippets } from '../../search/snippet.js';
 
 export interface McpServices {
   readonly search: SearchService;
