@@ -144,7 +144,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     embeddingModel: models.embeddings?.id,
     listNamespaces: config.readTokens === undefined,
   });
-  // By resource, each with its wire formats' adapters.
+  // Each wire format's routes, over the same services.
   const ingestRoutes = {
     ingest,
     defaultNamespace: config.defaultNamespace,

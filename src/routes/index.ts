@@ -1,5 +1,5 @@
-// The HTTP layer's public surface for the composition root: the request plumbing, and the routes by resource, each
-// with an adapter per wire format (Variant 1 `/tools/...`, Variant 2 `/api/...`, AG-UI, OpenAI, Mastra).
+// The HTTP layer's public surface for the composition root: the request plumbing, and the routes of each wire format
+// (Variant 1 `/tools/...`, Variant 2 `/api/...`, AG-UI and Variant 1 on `/agent`, OpenAI, Mastra, MCP), each from its folder.
 export { agentRoute } from './agent-route.js';
 export { catalogRoutes } from './catalog-routes.js';
 export { healthRoute } from './health-route.js';
