@@ -123,7 +123,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     retrieval: config.retrieval,
     coverageCheck: config.coverageCheck,
     mention: config.mention,
-    storagePath: config.storagePath,
     shutdown: shutdownSignal,
     questions,
   });
@@ -145,33 +144,32 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     embeddingModel: models.embeddings?.id,
     listNamespaces: config.readTokens === undefined,
   });
-  // By resource, each with its wire formats' adapters.
+  // Each wire format's routes, over the same services.
   const ingestRoutes = {
     ingest,
     defaultNamespace: config.defaultNamespace,
-    storagePath: config.storagePath,
     maxSourceBytes: config.limits.maxSourceBytes,
     maxBodyBytes: config.limits.maxBodyBytes,
   };
-  const searchRoutes = { search, defaultNamespace: config.defaultNamespace, topK: config.topK, storagePath: config.storagePath };
+  const searchRoutes = { search, defaultNamespace: config.defaultNamespace };
   const agentRoutes = { agent, defaultNamespace: config.defaultNamespace };
+  const variant1AgentRoutes = { ...agentRoutes, storagePath: config.storagePath };
   const catalog = new CatalogService(store);
-  await app.register(variant1IngestRoute, ingestRoutes);
-  await app.register(variant1SearchRoute, searchRoutes);
+  await app.register(variant1IngestRoute, { ...ingestRoutes, storagePath: config.storagePath });
+  await app.register(variant1SearchRoute, { ...searchRoutes, topK: config.topK, storagePath: config.storagePath });
   await app.register(variant2SearchRoute, searchRoutes);
   await app.register(generateRoute, agentRoutes);
   await app.register(mastraRoutes, { ...agentRoutes, modelId: models.chat?.id });
   await app.register(variant2IngestRoute, ingestRoutes);
   for (const prefix of ['/tools', '/api'])
     await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
-  await app.register(agentRoute, agentRoutes);
+  await app.register(agentRoute, variant1AgentRoutes);
   await app.register(mcpRoute, {
     search,
     catalog,
     ingest,
     defaultNamespace: config.defaultNamespace,
     topK: config.topK,
-    storagePath: config.storagePath,
     version: packageVersion,
     spendBudget,
     questions,

@@ -1,7 +1,8 @@
-// Prepares agent runs for both variants: the namespace, the query, the sanitized history and the retriever.
+// Prepares agent runs: the namespace, the query, the sanitized history and the retriever. What differs between wire
+// formats (the retrieval tool's name, how a source is labelled, the mention rule) comes in as an AnswerFormat.
 import type { ChatMessage, ChatModel, ToolDefinition } from '../providers/chat-model.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
-import type { SearchMode, SearchOutcome, SearchService } from '../search/search-service.js';
+import type { SearchMode, SearchService } from '../search/search-service.js';
 import type { AgentEvent } from './agent-event.js';
 import { latestUserText, sanitizeConversation, type IncomingMessage } from './conversation.js';
 import { containsMention, removeMention } from './mention.js';
@@ -21,8 +22,6 @@ export interface AgentServiceOptions {
   /** Answer "not covered" when the snippets fall below the relevance floor (KNOWLEDGE_AGENT_COVERAGE_CHECK). */
   readonly coverageCheck: boolean;
   readonly mention: string;
-  /** The storage root as configured, for the storage paths reported in matches. */
-  readonly storagePath: string;
   /** The app's shutdown signal: aborting it ends every run with its reason as the final error event. */
   readonly shutdown?: AbortSignal;
   /** Where every answered question goes (the question log's recorder, which returns at once); absent: nowhere. */
@@ -40,7 +39,17 @@ export interface AgentRequest {
   readonly signal: AbortSignal;
 }
 
-/** The whole of a Variant 2 run, for the non-streaming generate endpoint. */
+/** What a wire format fixes about its answers; the route of each format passes its own. */
+export interface AnswerFormat {
+  /** The retrieval tool's name as the format shows it (`search_docs`, `searchDocs`). */
+  readonly retrievalToolName: string;
+  /** How the Sources line names a cited snippet. */
+  readonly sourceLabel: (snippet: Snippet) => string;
+  /** Answer only a newest user message that carries the mention (else stay silent); the mention never reaches the search. */
+  readonly requiresMention: boolean;
+}
+
+/** The whole of a run, for the answers that are not streamed (generate, chat completions). */
 export interface GeneratedAnswer {
   readonly runId: string;
   readonly text: string;
@@ -60,8 +69,6 @@ export interface GeneratedAnswer {
   readonly platformToolCalls: readonly { readonly toolCallId: string; readonly toolName: string; readonly argumentsText: string }[];
 }
 
-type Retriever = (namespace: string, query: string, signal: AbortSignal) => Promise<SearchOutcome>;
-
 export class AgentService {
   constructor(private readonly options: AgentServiceOptions) {}
 
@@ -75,37 +82,22 @@ export class AgentService {
     return this.options.chat;
   }
 
-  /** Variant 1: answers only when the newest user message carries the mention; undefined means stay silent. */
-  variant1Run(request: AgentRequest): AsyncGenerator<AgentEvent> | undefined {
+  /** A run of the agent in `format`; undefined when the format requires the mention and the newest user message lacks it. */
+  answer(request: AgentRequest, format: AnswerFormat): AsyncGenerator<AgentEvent> | undefined {
     const history = sanitizeConversation(request.messages);
     const latest = latestUserText(history);
-    if (latest === undefined || !containsMention(latest, this.options.mention)) return undefined;
-    return this.run(request, history, removeMention(latest, this.options.mention), {
-      toolName: 'search_docs',
-      retrieve: (namespace, query, signal) => this.retrieve(namespace, query, signal),
-      sourceLabel: (snippet) => snippet.title,
-    });
+    if (format.requiresMention && (latest === undefined || !containsMention(latest, this.options.mention))) return undefined;
+    return this.run(request, history, removeMention(latest ?? '', this.options.mention), format);
   }
 
-  /** Variant 2: always answers (no mention gate), retrieving lexically and citing file names. */
-  variant2Run(request: AgentRequest): AsyncGenerator<AgentEvent> {
-    const history = sanitizeConversation(request.messages);
-    const latest = latestUserText(history) ?? '';
-    return this.run(request, history, removeMention(latest, this.options.mention), {
-      toolName: 'searchDocs',
-      retrieve: (namespace, query, signal) => this.retrieve(namespace, query, signal),
-      sourceLabel: (snippet) => snippet.file,
-    });
-  }
-
-  /** Runs Variant 2 to completion (generate, non-streamed chat completions); a failed run is an error, not a partial answer. */
-  async generate(request: AgentRequest): Promise<GeneratedAnswer> {
+  /** Runs the agent to completion; a failed run is an error, not a partial answer, and a silent one an empty answer. */
+  async generate(request: AgentRequest, format: AnswerFormat): Promise<GeneratedAnswer> {
     let text = '';
     let retrieval: GeneratedAnswer['retrieval'];
     let sources: readonly string[] = [];
     let covered = true;
     const platformToolCalls: GeneratedAnswer['platformToolCalls'][number][] = [];
-    for await (const event of this.variant2Run(request)) {
+    for await (const event of this.answer(request, format) ?? []) {
       if (event.type === 'retrieval-start')
         retrieval = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args, snippets: [] };
       else if (event.type === 'retrieval-result' && retrieval !== undefined)
@@ -119,19 +111,15 @@ export class AgentService {
     return { runId: request.runId, text, sources, covered, retrieval, platformToolCalls };
   }
 
-  private retrieve(namespace: string, query: string, signal: AbortSignal): Promise<SearchOutcome> {
-    return this.options.search.search(namespace, query, { mode: this.options.retrieval, limit: this.options.topK, signal });
-  }
-
   private run(
     request: AgentRequest,
     history: ReturnType<typeof sanitizeConversation>,
     query: string,
-    retrieval: { toolName: string; retrieve: Retriever; sourceLabel: (snippet: Snippet) => string },
+    format: AnswerFormat,
   ): AsyncGenerator<AgentEvent> {
     const chat = this.chatModel();
     const standaloneQuery = (signal: AbortSignal) => this.standaloneQuery(chat, history, query, signal);
-    const { storagePath, coverageCheck, questions } = this.options;
+    const { search, retrieval, topK, coverageCheck, questions } = this.options;
     let namespaceExists = false;
     const run = withLinkedSignal([request.signal, this.options.shutdown], async function* (runSignal) {
       yield* runAgent({
@@ -139,18 +127,18 @@ export class AgentService {
         query: await standaloneQuery(runSignal),
         history,
         platformTools: request.platformTools,
-        retrievalToolName: retrieval.toolName,
+        retrievalToolName: format.retrievalToolName,
         retrieve: async (namespace, text, signal) => {
-          const outcome = await retrieval.retrieve(namespace, text, signal);
+          const outcome = await search.search(namespace, text, { mode: retrieval, limit: topK, signal });
           namespaceExists = outcome.namespaceExists;
           return {
-            snippets: toSnippets(outcome, storagePath),
+            snippets: toSnippets(outcome),
             namespaceExists: outcome.namespaceExists,
             ...(outcome.notice === undefined ? {} : { notice: outcome.notice }),
             ...(outcome.relevance === undefined ? {} : { relevance: outcome.relevance }),
           };
         },
-        sourceLabel: retrieval.sourceLabel,
+        sourceLabel: format.sourceLabel,
         coverageCheck,
         chat,
         signal: runSignal,

@@ -1,6 +1,7 @@
 // Whether the docs answer the question: decided before the model is asked, from the search's relevance evidence (a
 // floor fitted across documentation sites, see bench/abstention.ts), and after it answered, from its own words.
 import { localEmbeddingModelId } from '../providers/local-embedding-model.js';
+import { pageLabel } from '../search/page-label.js';
 import type { RelevanceEvidence } from '../search/relevance.js';
 import type { Snippet } from '../search/snippet.js';
 
@@ -44,11 +45,6 @@ export function saysNotCovered(answer: string, citedCount: number): boolean {
 /** The answer when the floor decides the docs do not cover the question: one plain sentence. */
 export function notCoveredSentence(namespace: string): string {
   return `The "${namespace}" documentation does not seem to cover this: none of the passages I found answers it.`;
-}
-
-/** How a page is named wherever the service names one: its title, linked to its URL when it came from the web. */
-export function pageLabel(snippet: Pick<Snippet, 'title' | 'origin'>): string {
-  return /^https?:\/\//i.test(snippet.origin) ? `[${snippet.title}](${snippet.origin})` : snippet.title;
 }
 
 const maxSuggestions = 3;

@@ -29,10 +29,10 @@ export interface AgentRunInput {
   readonly history: readonly ChatMessage[];
   /** Tools the platform supplied; calls to them are handed back, not run here. */
   readonly platformTools: readonly ToolDefinition[];
-  /** `search_docs` (Variant 1) or `searchDocs` (Variant 2). */
+  /** The retrieval tool's name as the wire format shows it. */
   readonly retrievalToolName: string;
   readonly retrieve: (namespace: string, query: string, signal: AbortSignal) => Promise<Retrieval>;
-  /** What the Sources line lists for a cited snippet: its title (Variant 1) or file name (Variant 2). */
+  /** What the Sources line lists for a cited snippet. */
   readonly sourceLabel: (snippet: Snippet) => string;
   /** Whether snippets below the relevance floor are answered as "not covered" without asking the model. */
   readonly coverageCheck: boolean;

@@ -1,7 +1,8 @@
 // The gaps report of a namespace, from its question log: the questions the docs did not cover and the answers rated
 // down, grouped by topic; the most asked questions; the counts per day; the questions rated up with the pages they
 // cited (for an evaluation file). Pure over the records, given a way to embed questions and to find pages.
-import type { AnswerFeedback, AskedQuestion, QuestionLogRecord } from '../store/question-log.js';
+import { pageLabel } from '../search/page-label.js';
+import type { AnswerFeedback, AskedQuestion, QuestionLogRecord, RetrievedPage } from '../store/question-log.js';
 import { groupQuestions } from './question-groups.js';
 import type { QuestionLogMode } from './question-recorder.js';
 import { topicLabel } from './topic-label.js';
@@ -171,12 +172,11 @@ function mostAsked(questions: DistinctQuestion[]): DistinctQuestion[] {
   return questions.sort((left, right) => right.count - left.count || left.text.localeCompare(right.text));
 }
 
-/** The origins of the pages an answer cited (its sources are titles or file names, depending on the route). */
+/** The origins of the pages an answer cited: its sources are page labels or, where the contract wants them, file names (older records: titles). */
 function citedPages(question: AskedQuestion): string[] {
   const sources = new Set(question.sources ?? []);
-  return [
-    ...new Set((question.pages ?? []).filter((page) => sources.has(page.file) || sources.has(page.title)).map((page) => page.origin)),
-  ];
+  const cited = (page: RetrievedPage) => sources.has(pageLabel(page)) || sources.has(page.file) || sources.has(page.title);
+  return [...new Set((question.pages ?? []).filter(cited).map((page) => page.origin))];
 }
 
 async function groupGaps(

@@ -1,6 +1,5 @@
 // A search hit numbered in result order: the number the agent gives the model ([1]..[k]) and cites, and what each
 // search route shapes into its wire format (Variant 1 Match, Variant 2 result, MCP search result).
-import { join } from 'node:path';
 import type { NeighbouringText } from '../providers/chat-model.js';
 import { excerptAround } from './excerpt.js';
 import type { SearchOutcome } from './search-service.js';
@@ -20,8 +19,6 @@ export interface Snippet {
   readonly score: number;
   /** Where the document came from (its URL or uploaded path), as ingested. */
   readonly origin: string;
-  /** Path of the document's `.md` file under the storage root (the Variant 1 Match `source`); not its origin. */
-  readonly storagePath: string;
   /** An excerpt of the chunk around the query's terms. */
   readonly preview: string;
   /** The document's text just before and after the chunk (its neighbouring chunks, without what they repeat of it). */
@@ -61,8 +58,8 @@ export function neighbouringText(chunks: readonly StoredChunk[], chunkId: string
   };
 }
 
-/** Numbers the hits of a search in result order; `storageRoot` is the storage root as configured. */
-export function toSnippets(outcome: SearchOutcome, storageRoot: string): Snippet[] {
+/** Numbers the hits of a search in result order. */
+export function toSnippets(outcome: SearchOutcome): Snippet[] {
   return outcome.hits.map((hit, index) => ({
     number: index + 1,
     chunkId: hit.chunk.id,
@@ -72,7 +69,6 @@ export function toSnippets(outcome: SearchOutcome, storageRoot: string): Snippet
     text: hit.chunk.text,
     score: hit.score,
     origin: hit.document.origin,
-    storagePath: join(storageRoot, outcome.namespace, hit.document.file),
     preview: excerptAround(hit.chunk.text, outcome.terms, previewLength),
     ...neighbouringText(hit.document.chunks, hit.chunk.id),
   }));

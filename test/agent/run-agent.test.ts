@@ -20,7 +20,6 @@ function snippet(number: number, title: string, text: string): Snippet {
     text,
     score: 1 / number,
     origin: `https://handbook.example/${file}`,
-    storagePath: `/storage/handbook/${file}`,
     preview: text,
   };
 }

@@ -74,6 +74,26 @@ describe('the layers of ARCHITECTURE.md', () => {
     assert.deepEqual(violations(imports, layers), []);
   });
 
+  it('keep the services free of wire formats: below the routes and the configuration, no code names a format', () => {
+    // A format's names (its tool names, Variant 1/2, AG-UI, Mastra) belong in its folder under routes/; comments may mention them.
+    const formatName = /variant ?[12]|ag-?ui|mastra|search_docs|searchDocs/i;
+    const serviceLayer = (layers.get('config') ?? Number.NaN) + 1;
+    const named = files
+      .filter((file) => (layers.get(partOf(file)) ?? 0) >= serviceLayer)
+      .flatMap((file) => {
+        const code = readFileSync(file, 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/(^|\s)\/\/.*$/gm, '$1');
+        const match = formatName.exec(code);
+        return match === null ? [] : [`${relative(packageRoot, file)} names ${match[0]}`];
+      });
+    assert.ok(
+      files.some((file) => partOf(file) === 'agent' && (layers.get('agent') ?? 0) >= serviceLayer),
+      'agent/ is a service',
+    );
+    assert.deepEqual(named, []);
+  });
+
   it('refuse an import that points up or sideways', () => {
     const [upwards, sideways, downwards] = violations(
       [

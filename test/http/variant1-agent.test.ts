@@ -72,8 +72,13 @@ describe('POST /agent (Variant 1)', () => {
     assert.equal(result?.type, 'tool_call_result');
     assert.equal(result?.tool_call_id, start?.tool_call_id);
     assert.equal(result?.is_frontend_tool, false);
-    const matches = (result?.result as { matches: { title: string }[] }).matches;
+    const matches = (result?.result as { matches: { title: string; source: string }[] }).matches;
     assert.equal(matches[0]?.title, 'Vacation Policy');
+    assert.equal(
+      matches[0]?.source,
+      join(service.config.storagePath, 'handbook', 'vacation-policy.md'),
+      'the stored file, as /tools/search names it',
+    );
 
     const answer = variant1Answer(events);
     assert.match(answer, /twenty-five vacation days per year \[1\]/);

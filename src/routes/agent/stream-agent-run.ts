@@ -3,7 +3,7 @@
 // A client that leaves aborts the run.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentEvent } from '../../agent/agent-event.js';
-import type { AgentStreamEncoder } from '../../stream/agent-stream-encoder.js';
+import type { AgentStreamEncoder } from './agent-stream-encoder.js';
 import { knownFailure, openSseStream } from '../plumbing/index.js';
 
 /** `run` returns undefined for a run that stays silent (Variant 1 without the mention): only the closing frames are sent. */

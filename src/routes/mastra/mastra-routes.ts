@@ -5,11 +5,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { instructions } from '../../agent/prompt.js';
 import { KnowledgeError } from '../../errors.js';
-import { MastraStream } from '../../stream/mastra-stream.js';
-import { generateBodySchema, requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
-import { variant2IngestBodyDocumentation } from '../ingest/index.js';
+import { MastraStream } from './mastra-stream.js';
+import { requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
+import { generateBodySchema } from '../variant2/agent-schemas.js';
+import { variant2AnswerFormat } from '../variant2/answer-format.js';
+import { variant2IngestBodyDocumentation } from '../variant2/ingest-schemas.js';
 import { authorizeNamespace, jsonSuccess } from '../plumbing/index.js';
-import { searchDocsBodySchema } from '../search/index.js';
+import { searchDocsBodySchema } from '../variant2/search-schemas.js';
 import { mastraNamespace } from '../shared/index.js';
 
 export interface MastraRouteOptions extends AgentRouteOptions {
@@ -182,7 +184,10 @@ export const mastraRoutes: FastifyPluginAsyncZod<MastraRouteOptions> = async (ap
       const namespace = authorizeNamespace(request, mastraNamespace(request.body) ?? options.defaultNamespace);
       const runId = typeof request.body.runId === 'string' && request.body.runId !== '' ? request.body.runId : randomUUID();
       await streamAgentRun(request, reply, new MastraStream(runId, randomUUID()), (signal) =>
-        options.agent.variant2Run({ runId, channel: 'mastra', namespace, messages: request.body.messages, platformTools: [], signal }),
+        options.agent.answer(
+          { runId, channel: 'mastra', namespace, messages: request.body.messages, platformTools: [], signal },
+          variant2AnswerFormat,
+        ),
       );
     },
   );

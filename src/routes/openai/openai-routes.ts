@@ -4,7 +4,9 @@ import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { CatalogService } from '../../catalog/catalog-service.js';
-import { OpenAiChatStream, openAiErrorBody } from '../../stream/openai-chat-stream.js';
+import type { AnswerFormat } from '../../agent/agent-service.js';
+import { pageLabel } from '../../search/page-label.js';
+import { OpenAiChatStream, openAiErrorBody } from './openai-chat-stream.js';
 import { requireAgent, streamAgentRun, type AgentRouteOptions } from '../agent/index.js';
 import { abortedWhenClientLeaves, authorizeNamespace, jsonSuccess, mayAccess, toKnowledgeError } from '../plumbing/index.js';
 import {
@@ -39,6 +41,12 @@ function platformTools(body: ChatCompletionBody) {
 
 /** Every /v1 route documents OpenAI's error body. */
 const errorBody = { schema: openAiErrorSchema, example: openAiErrorBody };
+
+/**
+ * A chat completion carries no retrieval call, so the tool's name is only the agent's; no mention gate (a chat client
+ * addresses the model by name); sources named as every channel names them.
+ */
+const openAiAnswerFormat: AnswerFormat = { retrievalToolName: 'search_docs', sourceLabel: pageLabel, requiresMention: false };
 
 export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (app, options) => {
   // OpenAI's clients read `error.message`, `error.type` and `error.code`; the body still holds the contract's code and message.
@@ -101,7 +109,7 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
         summary: 'Answer from the docs as a chat completion (OpenAI-compatible)',
         description:
           'The model `knowledge/<namespace>` searches that namespace for the newest user message and answers from the snippets, citing them as [n], ' +
-          'with `Sources: <file names>` as the last line, exactly as the other agent routes. With `stream: true` the answer arrives as ' +
+          "with `Sources: <titles>` as the last line (each linked to its URL when it came from the web), as on Variant 1's `/agent`. With `stream: true` the answer arrives as " +
           '`chat.completion.chunk` events ending `data: [DONE]`; a failure after the stream started is a frame `{"error":{...}}` before `[DONE]`. ' +
           'System messages are dropped and sampling options ignored, so answers stay grounded. Errors: `{"error":{"message","type","param","code"}}`.',
         body: chatCompletionBodySchema,
@@ -126,24 +134,23 @@ export const openAiRoutes: FastifyPluginAsyncZod<OpenAiRouteOptions> = async (ap
       const encoder = new OpenAiChatStream(body.model);
       if (body.stream === true) {
         return streamAgentRun(request, reply, encoder, (signal) =>
-          options.agent.variant2Run({
-            runId: encoder.id,
-            channel: 'openai',
-            namespace,
-            messages: body.messages,
-            platformTools: platformTools(body),
-            signal,
-          }),
+          options.agent.answer(
+            { runId: encoder.id, channel: 'openai', namespace, messages: body.messages, platformTools: platformTools(body), signal },
+            openAiAnswerFormat,
+          ),
         );
       }
-      const answer = await options.agent.generate({
-        runId: encoder.id,
-        channel: 'openai',
-        namespace,
-        messages: body.messages,
-        platformTools: platformTools(body),
-        signal: abortedWhenClientLeaves(reply),
-      });
+      const answer = await options.agent.generate(
+        {
+          runId: encoder.id,
+          channel: 'openai',
+          namespace,
+          messages: body.messages,
+          platformTools: platformTools(body),
+          signal: abortedWhenClientLeaves(reply),
+        },
+        openAiAnswerFormat,
+      );
       const toolCalls = answer.platformToolCalls.map((call) => ({
         id: call.toolCallId,
         type: 'function' as const,

@@ -67,7 +67,7 @@ export const chatCompletionSchema = z.object({
         content: z
           .string()
           .nullable()
-          .describe('The answer, citing snippets as [n]; its last line is `Sources: <file names>` or `Sources: none`.'),
+          .describe('The answer, citing snippets as [n]; its last line is `Sources: <titles>` (linked to their URLs) or `Sources: none`.'),
         refusal: z.null(),
         tool_calls: z
           .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
