@@ -11,4 +11,4 @@ export const checkJobs = [
   { name: 'format', command: npmScript('format:check'), seconds: 1, quiet: true },
 ];
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exit((await runJobs(checkJobs, checkJobs.length)) ? 0 : 1);
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exit((await runJobs(checkJobs, { concurrency: checkJobs.length })) ? 0 : 1);

@@ -1,16 +1,20 @@
 // Runs the jobs of `npm test` (the checks and the test processes) side by side: while a core is free, the next job
 // starts, the longest first (so that no long job ends the run alone), each job counting for the cores it keeps busy.
-// A job's output is printed whole when it ends, so the outputs of
-// jobs running side by side never interleave; a quiet job's output only when it fails.
+// How long a job takes is what it took in the last full run, recorded in a file, so that the order follows the tests
+// as they change; a job's own `seconds` serves until it has run once. A job's output is printed whole when it ends, so the outputs of jobs running side by side never interleave; a
+// quiet job's output only when it fails.
 import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
 
 /**
  * @typedef {object} Job
  * @property {string} name
  * @property {string[]} command The executable, then its arguments.
  * @property {Record<string, string>} [env] Added to this process's environment.
- * @property {number} [seconds] About how long it takes beside other jobs on two cores: the longest start first.
+ * @property {number} [seconds] About how long it takes beside other jobs on two cores, until a run records it: the
+ *   longest start first.
  * @property {number} [cores] How many cores it keeps busy (1 when left out): a job that mostly waits counts for less.
  * @property {boolean} [quiet] Its output is printed only when it fails (a check), instead of always (a test process).
  */
@@ -60,12 +64,27 @@ function report({ job, code, output, seconds }) {
   }
 }
 
-/** Runs `jobs`, `concurrency` cores' worth at a time; resolves true when every one passed. */
-export async function runJobs(jobs, concurrency = defaultConcurrency) {
+/** The seconds each job took in the last run that recorded them, by name; none when no run has. */
+function readDurations(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Runs `jobs`, `concurrency` cores' worth at a time; resolves true when every one passed. With
+ * `durationsFile`, the jobs are ordered by the seconds recorded there, and the seconds of the jobs that passed are
+ * recorded: only for runs of the whole set, since a run of a few test files makes a shared process look short.
+ */
+export async function runJobs(jobs, { concurrency = defaultConcurrency, durationsFile } = {}) {
   const started = Date.now();
+  const recorded = durationsFile === undefined ? {} : readDurations(durationsFile);
+  const seconds = (job) => recorded[job.name] ?? job.seconds ?? 0;
   // Jobs that count for less than a core (they mostly wait) go first: started early, they never end the run.
   const light = (job) => (job.cores ?? 1) < 1;
-  const waiting = [...jobs].sort((left, right) => Number(light(right)) - Number(light(left)) || (right.seconds ?? 0) - (left.seconds ?? 0));
+  const waiting = [...jobs].sort((left, right) => Number(light(right)) - Number(light(left)) || seconds(right) - seconds(left));
   const results = [];
   let busyCores = 0;
   await new Promise((resolve) => {
@@ -89,6 +108,17 @@ export async function runJobs(jobs, concurrency = defaultConcurrency) {
     startMore();
   });
   const failed = results.filter((result) => result.code !== 0);
+  if (durationsFile !== undefined) {
+    // A failed job may have stopped early: its last recorded seconds stay. Jobs that no longer exist are dropped.
+    const durations = Object.fromEntries(
+      results.flatMap(({ job, code, seconds: took }) => {
+        const kept = code === 0 ? Math.round(took) : recorded[job.name];
+        return kept === undefined ? [] : [[job.name, kept]];
+      }),
+    );
+    mkdirSync(dirname(durationsFile), { recursive: true });
+    writeFileSync(durationsFile, `${JSON.stringify(durations, null, 2)}\n`);
+  }
   const counts = results.map((result) => testCounts(result.output));
   const total = (name) => counts.reduce((sum, count) => sum + (count[name] ?? 0), 0);
   const summary = [`${results.length - failed.length} of ${results.length} jobs passed in ${((Date.now() - started) / 1000).toFixed(1)} s`];

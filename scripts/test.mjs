@@ -1,7 +1,7 @@
 // `npm test`: the checks (scripts/check.mjs) and the test processes (scripts/run-tests.mjs) as one set of jobs, side
-// by side, one per core, longest first (scripts/jobs.mjs). The tests run the test build, not what the checks look at,
-// so neither waits for the other, and a failed check does not keep the tests from reporting too. Exits non-zero when
-// any job failed.
+// by side, one per core, longest first (scripts/jobs.mjs), by the seconds each took in the last run. The tests run the
+// test build, not what the checks look at, so neither waits for the other, and a failed check does not keep the tests
+// from reporting too. Exits non-zero when any job failed.
 import { checkJobs } from './check.mjs';
 import { runJobs } from './jobs.mjs';
 import { prepareTestJobs } from './run-tests.mjs';
@@ -13,4 +13,5 @@ try {
   console.error(error.message);
   process.exit(1);
 }
-process.exit((await runJobs([...checkJobs, ...testJobs])) ? 0 : 1);
+const durationsFile = 'node_modules/.cache/knowledge-agent/test-durations.json';
+process.exit((await runJobs([...checkJobs, ...testJobs], { durationsFile })) ? 0 : 1);

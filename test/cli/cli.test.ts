@@ -187,7 +187,7 @@ describe('knowledge-agent command line', () => {
     assert.ok(output.includes('failed  huge.md  6.0 MB, over the 6.0 MB limit for a file'), mixed.stdout);
     assert.ok(output.includes('failed  missing.md  no such file or directory'), mixed.stdout);
     // Nothing refused locally reached the service.
-    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=cli`)).json()) as { documents: { source: string }[] };
+    const listing = (await (await service.get('/tools/documents?namespace=cli')).json()) as { documents: { source: string }[] };
     assert.deepEqual(listing.documents.map((document) => document.source).sort(), ['caching.txt', 'deployment.md', 'ops/tokens.html']);
   });
 
@@ -213,7 +213,7 @@ describe('knowledge-agent command line', () => {
     const parent = await cli(['ingest', 'readmes', '-n', 'readmes']);
     assert.equal(parent.code, 0, parent.stdout);
     assert.equal(lines(parent.stdout).at(-1), 'saved 2, updated 0, skipped 0, failed 0');
-    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=readmes`)).json()) as {
+    const listing = (await (await service.get('/tools/documents?namespace=readmes')).json()) as {
       documents: { source: string; file: string }[];
     };
     assert.deepEqual(listing.documents.map((document) => [document.source, document.file]).sort(), [
@@ -254,7 +254,7 @@ describe('knowledge-agent command line', () => {
       assert.equal(again.code, 0, again.stdout + again.stderr);
       assert.ok(lines(again.stdout).includes(`removed  ${root}b.html  no longer found by the crawl`), again.stdout);
       assert.equal(lines(again.stdout).at(-1), 'saved 0, updated 1, skipped 1, failed 0, removed 1');
-      const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=crawled`)).json()) as {
+      const listing = (await (await service.get('/tools/documents?namespace=crawled')).json()) as {
         documents: { source: string }[];
       };
       assert.deepEqual(listing.documents.map((document) => document.source).sort(), [root, `${root}a.html`]);
@@ -268,7 +268,7 @@ describe('knowledge-agent command line', () => {
   it('maps a folder to its published pages with --base-url: each document is known by its URL', async () => {
     const result = await cli(['ingest', 'docs', '--base-url', 'https://docs.example.com/ops', '-n', 'published']);
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=published`)).json()) as {
+    const listing = (await (await service.get('/tools/documents?namespace=published')).json()) as {
       documents: { source: string }[];
     };
     assert.deepEqual(listing.documents.map((document) => document.source).sort(), [
@@ -607,7 +607,7 @@ describe('knowledge-agent ingest of a documentation tree whose pages share base 
     assert.match(result.stderr, /^left out 1 file that is not \.md /m);
 
     const pages = await fastapiPagePaths();
-    const listing = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=fastapi`)).json()) as {
+    const listing = (await (await service.get('/tools/documents?namespace=fastapi')).json()) as {
       documents: { source: string; file: string }[];
     };
     assert.deepEqual(

@@ -104,7 +104,7 @@ describe('a damaged index file at start-up', () => {
         let service: TestService | undefined;
         try {
           service = await startService({ providerUrl: provider.baseUrl, storageRoot });
-          const health = await fetch(`${service.baseUrl}/health`);
+          const health = await service.get('/health');
           assert.equal(health.status, 200);
 
           for (const document of stored) {

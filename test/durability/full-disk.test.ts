@@ -158,7 +158,7 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     const folder = await readNamespaceFolder(namespaceFolder);
     assert.deepEqual(folder.markdownFiles, ['stored-before-the-disk-filled.md']);
     assert.deepEqual(folder.temporaryFiles, []);
-    const listed = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=${namespace}`)).json()) as DocumentsResponse;
+    const listed = (await (await service.get(`/tools/documents?namespace=${namespace}`)).json()) as DocumentsResponse;
     assert.deepEqual(
       listed.documents.map((document) => document.title),
       ['Stored before the disk filled'],
@@ -218,7 +218,7 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     const response = await ingest([text('Nowhere to go')], 'brand-new');
     assert.equal(response.status, 507);
     assert.deepEqual(await readdir(storageRoot).then((names) => names.filter((name) => name === 'brand-new')), []);
-    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { namespaces: string[] };
+    const health = (await (await service.get('/health')).json()) as { namespaces: string[] };
     assert.ok(!health.namespaces.includes('brand-new'));
   });
 
@@ -252,7 +252,7 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     assert.equal(journal.intactBytes, journal.totalBytes, 'no torn record in the journal');
     service = await startService({ providerUrl: provider.baseUrl, storageRoot });
     assert.ok(!service.logs.some((line) => /cut short|unreadable/.test(line)), 'start-up finds nothing damaged');
-    const listed = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=${namespace}`)).json()) as DocumentsResponse;
+    const listed = (await (await service.get(`/tools/documents?namespace=${namespace}`)).json()) as DocumentsResponse;
     assert.deepEqual(listed.documents.map((document) => document.title).sort(), [...acknowledged].sort());
     const index = (await readIndexFiles(namespaceFolder)).index;
     const ingested = index.documents.filter((document) => document.title !== 'Placed by hand');

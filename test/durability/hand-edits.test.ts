@@ -153,7 +153,7 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     await writeFile(join(broken, 'index.snapshot'), 'not a snapshot');
 
     const service = await restart(storageRoot);
-    assert.equal((await fetch(`${service.baseUrl}/health`)).status, 200);
+    assert.equal((await service.get('/health')).status, 200);
 
     const folder = await readNamespaceFolder(directory);
     assert.deepEqual(folder.temporaryFiles, [], 'leftover temporary files are removed at start-up');

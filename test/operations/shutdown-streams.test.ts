@@ -47,9 +47,18 @@ describe('closing the app with streams and requests open', () => {
     await provider.close();
   });
 
+  /** Over a socket, not in-process: these answers are read while they stream, and the app closes under them. */
+  function postOverSocket(path: string, body: unknown): Promise<Response> {
+    return fetch(`${service.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
   async function streamUntilText(body: unknown, path = '/agent') {
     provider.queueChat({ text: longAnswer, delayMs: 20 });
-    const response = await service.post(path, body);
+    const response = await postOverSocket(path, body);
     assert.equal(response.status, 200);
     const stream = readStream(response);
     await stream.waitFor((text) => /"type":"(text_message|TEXT_MESSAGE_CONTENT|text-delta)"|"delta":\{"content"/.test(text));
@@ -117,7 +126,7 @@ describe('closing the app with streams and requests open', () => {
 
   it('answers a non-streaming generate cut short with 503 shutting_down', async () => {
     provider.queueChat({ text: longAnswer, delayMs: 20 });
-    const answer = service.post('/api/agents/knowledge/generate', {
+    const answer = postOverSocket('/api/agents/knowledge/generate', {
       messages: [{ role: 'user', content: 'How often do tokens rotate?' }],
       toolParams: { namespace: 'ops' },
     });

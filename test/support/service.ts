@@ -1,5 +1,7 @@
 // Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests; with
-// `startServiceWithProvider`, together with the provider double it uses.
+// `startServiceWithProvider`, together with the provider double it uses. `post` and `get` answer in-process through
+// Fastify's inject (the same routes, hooks and serialisation, whole answers, no socket); tests whose subject is the
+// socket (a stream read as it arrives, a client leaving, connections, shutdown) fetch from `baseUrl`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +27,10 @@ export interface TestService {
   close(): Promise<void>;
   /** Stops the server and removes its storage folder (and stops the provider double started with it, if any). */
   dispose(): Promise<void>;
+  /** Posts `body` as JSON in-process; the answer comes whole, once the service has finished it. */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** A GET in-process; the answer comes whole. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
 }
 
 export async function makeStorageRoot(): Promise<string> {
@@ -124,11 +129,28 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       await rm(storageRoot, { recursive: true, force: true });
     },
     post(path, body, headers = {}) {
-      return fetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
+      return injectRequest(app, 'POST', path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
+    },
+    get(path, headers = {}) {
+      return injectRequest(app, 'GET', path, headers);
     },
   };
+}
+
+/** Sends a request to `app` without a socket (Fastify's inject) and gives its answer as fetch would. */
+async function injectRequest(
+  app: FastifyInstance,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Response> {
+  const answer = await app.inject({ method, url: path, headers, ...(body === undefined ? {} : { payload: body }) });
+  const answerHeaders = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) answerHeaders.append(name, String(item));
+  }
+  // A Response refuses a body with these statuses, even an empty one.
+  const bodiless = answer.statusCode === 204 || answer.statusCode === 304;
+  return new Response(bodiless ? null : answer.rawPayload, { status: answer.statusCode, headers: answerHeaders });
 }

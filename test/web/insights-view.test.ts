@@ -79,7 +79,7 @@ describe('playground feedback and Insights', () => {
     await mkdir(join(packageRoot, 'test-artifacts'), { recursive: true });
     await bad.screenshot({ path: join(packageRoot, 'test-artifacts', 'playground-feedback.png') });
 
-    const report = (await (await fetch(`${service.baseUrl}/api/gaps/handbook`)).json()) as GapsReport;
+    const report = (await (await service.get('/api/gaps/handbook')).json()) as GapsReport;
     assert.equal(report.totals.rated_up, 1);
     assert.equal(report.totals.rated_down, 1);
     assert.deepEqual(report.groups[0]?.comments, ['Nothing about Okta in the handbook']);
