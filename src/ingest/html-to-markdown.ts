@@ -2,7 +2,7 @@
 import type TurndownService from 'turndown';
 import { linkedom, readability, turndown, turndownGfm } from './html-libraries.js';
 import { KnowledgeError } from '../errors.js';
-import { atxHeading, closesFence, fenceOpening, MarkdownLineClassifier, type FenceOpening } from '../markdown/markdown-lines.js';
+import { atxHeading, closesFence, codeFence, MarkdownLineClassifier, type FenceOpening } from '../markdown/markdown-lines.js';
 import { defaultHtmlLimits, measureHtml, type HtmlLimits } from './html-complexity.js';
 
 export interface HtmlMarkdown {
@@ -316,18 +316,12 @@ function gfmTable(content: string): string {
   return caption.trim() ? `${caption.trim()}\n\n${table}` : table;
 }
 
-const threeBackticks = fenceOpening('```') as FenceOpening;
-
 function codeBlock(node: DomElement): string {
   // Some highlighters (Docusaurus) end each line with <br> instead of a newline.
   for (const lineBreak of Array.from(node.getElementsByTagName('br'))) lineBreak.replaceWith('\n');
   const code = (node.textContent ?? '').replace(/\n$/, '');
   if (!code.trim()) return '';
-  // Longer than any line of the code that would close a fence of three backticks (closing lines are the run alone).
-  const longestCloser = code
-    .split('\n')
-    .reduce((longest, line) => (closesFence(line, threeBackticks) ? Math.max(longest, line.trim().length) : longest), 2);
-  const fence = '`'.repeat(longestCloser + 1);
+  const fence = codeFence(code);
   return `\n\n${fence}${codeLanguage(node)}\n${code}\n${fence}\n\n`;
 }
 

@@ -99,6 +99,14 @@ export function closesFence(line: string, opening: FenceOpening): boolean {
   return end - length >= opening.marker.length && isBlank(line.slice(end));
 }
 
+/** A backtick fence to put around `code` that none of its lines closes: three backticks, or one more than its longest closing line. */
+export function codeFence(code: string): string {
+  const threeBackticks: FenceOpening = { indent: '', marker: '```', info: '', container: 0 };
+  let longest = 2;
+  for (const line of code.split('\n')) if (closesFence(line, threeBackticks)) longest = Math.max(longest, line.trim().length);
+  return '`'.repeat(longest + 1);
+}
+
 /** The ATX heading `line` is (`## Title ##`), or undefined: one to six `#`, then a space, a tab or the line's end. */
 export function atxHeading(line: string, container = 0): AtxHeading | undefined {
   const { length, columns } = indentation(line);

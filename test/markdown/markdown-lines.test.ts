@@ -6,6 +6,7 @@ import {
   atxHeading,
   classifyLine,
   closesFence,
+  codeFence,
   fenceOpening,
   isYamlDelimiter,
   MarkdownLineClassifier,
@@ -165,6 +166,12 @@ describe('MarkdownLineClassifier', () => {
     assert.equal(classifier.peek('    ```').kind, 'fence');
     assert.equal(classifier.peek('out').kind, 'text');
     assert.equal(classifier.classify('    ```').kind, 'fence');
+  });
+});
+
+describe('codeFence', () => {
+  it('is three backticks, or one more than the longest line of the code that would close it', () => {
+    assert.deepEqual(['x = 1', 'A ```js``` line\n```python', '```\n  `````  \n~~~~~~'].map(codeFence), ['```', '```', '``````']);
   });
 });
 
