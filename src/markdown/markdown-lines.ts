@@ -1,9 +1,9 @@
 // What a line of Markdown is, by CommonMark's rules: a fence opening or closing, an ATX heading, a thematic break, a
 // list item, a quote, a table row, the start of an HTML block, text. The one home of these rules: the chunker, the
-// block splitter, doc-site normalisation, front matter, HTML conversion and the code-context tracker all read lines
-// here. Block syntax may be indented three columns at most, counted from the list item the line is in (list items are
-// the only containers read: a quote's `>` stays part of its line; MarkdownLineClassifier follows them). Each rule reads its line once, without patterns
-// that backtrack, so classifying a document is linear in it.
+// block splitter, doc-site normalisation, front matter, HTML and PDF conversion and the code-context tracker all read
+// lines here. Block syntax may be indented three columns at most, counted from the list item the line is in
+// (MarkdownLineClassifier follows list items; they are the only containers read: a quote's `>` stays part of its
+// line). Each rule reads its line once, without patterns that backtrack, so classifying a document is linear in it.
 
 export interface FenceOpening {
   /** Spaces and tabs before the marker. */
