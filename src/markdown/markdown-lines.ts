@@ -30,6 +30,14 @@ export type MarkdownLine =
   /** `contentColumn`: where the item's content starts; lines indented as far belong to the item. */
   | { readonly kind: 'list-item'; readonly contentColumn: number };
 
+// The lines that carry nothing but their kind, shared rather than allocated for every line read.
+const blank: MarkdownLine = { kind: 'blank' };
+const text: MarkdownLine = { kind: 'text' };
+const quote: MarkdownLine = { kind: 'quote' };
+const tableRow: MarkdownLine = { kind: 'table-row' };
+const html: MarkdownLine = { kind: 'html' };
+const thematicBreak: MarkdownLine = { kind: 'thematic-break' };
+
 /** Whether `line` holds nothing but whitespace (the test is cheap for the usual line, which starts with text). */
 export const isBlank = (line: string): boolean => line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '');
 
@@ -183,10 +191,15 @@ function listItemContent(line: string, start: number, column: number): number | 
 
 /** What `line` is, read `container` columns in (the column of the list item it is in). */
 export function classifyLine(line: string, container = 0): MarkdownLine {
-  if (isBlank(line)) return { kind: 'blank' };
+  if (isBlank(line)) return blank;
   const { length, columns } = indentation(line);
+  return classifyIndented(line, length, columns, container);
+}
+
+/** What the non-blank `line`, indented `columns` (`length` characters), is in a list item at `container`. */
+function classifyIndented(line: string, length: number, columns: number, container: number): MarkdownLine {
   // Indented four columns past its container, a line is indented code or a paragraph's continuation.
-  return columns - container > 3 ? { kind: 'text' } : classifyContent(line, length, container);
+  return columns - container > 3 ? text : classifyContent(line, length, container);
 }
 
 /** What the non-blank `line` is, its indentation (`length` characters) allowed, in a list item at `container`. */
@@ -196,23 +209,23 @@ function classifyContent(line: string, length: number, container: number): Markd
     case '`':
     case '~': {
       const fence = fenceOpening(line, container);
-      return fence === undefined ? { kind: 'text' } : { kind: 'fence', fence };
+      return fence === undefined ? text : { kind: 'fence', fence };
     }
     case '#': {
       const heading = atxHeading(line, container);
-      return heading === undefined ? { kind: 'text' } : { kind: 'heading', heading };
+      return heading === undefined ? text : { kind: 'heading', heading };
     }
     case '>':
-      return { kind: 'quote' };
+      return quote;
     case '|':
-      return { kind: 'table-row' };
+      return tableRow;
     case '<':
-      return { kind: /^<\/?[A-Za-z!?]/.test(line.slice(length, length + 3)) ? 'html' : 'text' };
+      return /^<\/?[A-Za-z!?]/.test(line.slice(length, length + 3)) ? html : text;
     default: {
-      if ((character === '-' || character === '*' || character === '_') && isThematicBreak(line, length)) return { kind: 'thematic-break' };
+      if ((character === '-' || character === '*' || character === '_') && isThematicBreak(line, length)) return thematicBreak;
       const isMarker = character === '-' || character === '*' || character === '+' || (character >= '0' && character <= '9');
       const contentColumn = isMarker ? listItemContent(line, length, indentWidth(line)) : undefined;
-      return contentColumn === undefined ? { kind: 'text' } : { kind: 'list-item', contentColumn };
+      return contentColumn === undefined ? text : { kind: 'list-item', contentColumn };
     }
   }
 }
@@ -241,28 +254,32 @@ export class MarkdownLineClassifier {
   classify(line: string): MarkdownLine {
     if (isBlank(line)) {
       this.afterBlank = true;
-      return { kind: 'blank' };
+      return blank;
     }
-    this.items.length = this.itemsKept(line);
+    const { length, columns } = indentation(line);
+    const kept = this.itemsKept(line, length, columns);
+    while (this.items.length > kept) this.items.pop();
     this.afterBlank = false;
-    const classified = classifyLine(line, this.items.at(-1)?.blocks ?? 0);
+    const classified = classifyIndented(line, length, columns, this.items[kept - 1]?.blocks ?? 0);
     if (classified.kind === 'list-item') {
-      this.items.push({ content: classified.contentColumn, blocks: Math.max(classified.contentColumn, indentWidth(line) + 4) });
+      this.items.push({ content: classified.contentColumn, blocks: Math.max(classified.contentColumn, columns + 4) });
     }
     return classified;
   }
 
   /** What `line` would be if it came next (the classifier does not move past it). */
   peek(line: string): MarkdownLine {
-    return isBlank(line) ? { kind: 'blank' } : classifyLine(line, this.items[this.itemsKept(line) - 1]?.blocks ?? 0);
+    if (isBlank(line)) return blank;
+    const { length, columns } = indentation(line);
+    return classifyIndented(line, length, columns, this.items[this.itemsKept(line, length, columns) - 1]?.blocks ?? 0);
   }
 
   /**
-   * How many of the open items the non-blank `line` stays in. A line indented less than an item's content leaves the
-   * item, unless it continues the item's paragraph lazily (text right after text, with no blank line between).
+   * How many of the open items the non-blank `line` (indented `columns`, `length` characters) stays in. A line
+   * indented less than an item's content leaves the item, unless it continues the item's paragraph lazily (text right
+   * after text, with no blank line between).
    */
-  private itemsKept(line: string): number {
-    const { length, columns } = indentation(line);
+  private itemsKept(line: string, length: number, columns: number): number {
     let kept = this.items.length;
     // Whether the line is text where it stands, worked out once however many items it leaves.
     let isText: boolean | undefined;
