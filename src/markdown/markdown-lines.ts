@@ -60,8 +60,12 @@ export function dedent(line: string, columns: number): string {
   return ' '.repeat(Math.max(0, width - columns)) + line.slice(index);
 }
 
+const unindented = { length: 0, columns: 0 } as const;
+
 /** Where the indentation from `start` (at column `column`) ends, and the column it reaches. */
 function indentation(line: string, start = 0, column = 0): { length: number; columns: number } {
+  // Most lines start with their text: no scan, and no object made.
+  if (start === 0 && line.charCodeAt(0) > 32) return unindented;
   let columns = column;
   let length = start;
   for (; length < line.length; length++) {
