@@ -1,5 +1,12 @@
 // Splits a Markdown body into heading-scoped chunks of bounded size, for embedding and BM25 search.
-import { closesFence, fenceOpening, type FenceOpening } from '../markdown/code-context.js';
+import {
+  classifyLine,
+  closesFence,
+  MarkdownLineClassifier,
+  setextUnderlineLevel,
+  withoutAttributeLists,
+  type FenceOpening,
+} from '../markdown/markdown-lines.js';
 
 export interface MarkdownChunk {
   text: string;
@@ -50,19 +57,10 @@ interface Boundary {
 type BoundaryKind = 'item' | 'line' | 'sentence' | 'word';
 
 const blockSeparator = '\n\n';
-const atxHeadingPattern = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
-const setextUnderlinePattern = /^ {0,3}(?:=+|-+)$/;
-const listItemPattern = /^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/;
 const listMarkerAtPattern = /(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/y;
-const quotePattern = /^ {0,3}>/;
-const htmlBlockPattern = /^ {0,3}<\/?[A-Za-z!?]/;
-const listMarkers = '*+-0123456789';
 const tableDelimiterCellPattern = /^[ \t]*:?-+:?[ \t]*$/;
 /** A heading names a chunk in its heading path with at most this many characters (its chunk holds all of it). */
 const headingPathMaxChars = 300;
-const headingAttributesPattern = /^\{:?[ \t]*[#.][^{}]*\}$/;
-// A chunk that starts mid-line must not start with something a renderer would read as a heading or fence.
-const unsafeStartPattern = /(?:#{1,6}(?:[ \t]|$)|`{3}|~{3})/y;
 const wordCharacterPattern = /[\p{L}\p{N}]/u;
 const whitespacePattern = /\s*/y;
 // Opens a pymdown block such as `/// tip` or `//// tab | Python`; a bare `///` closes one.
@@ -191,11 +189,13 @@ function parseSections(lines: string[]): Section[] {
     sections.push({ level, headingPath: headingStack.map((heading) => heading.text), headingText, blocks: [] });
   };
 
+  const classifier = new MarkdownLineClassifier();
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index] as string;
-    if (line === '') {
+    const classified = classifier.classify(line);
+    if (classified.kind === 'blank') {
       const next = lines[index + 1] ?? '';
-      if (open.kind === 'list' && (/^[ \t]/.test(next) || listItemPattern.test(next))) open.lines.push(line);
+      if (open.kind === 'list' && (/^[ \t]/.test(next) || classifier.peek(next).kind === 'list-item')) open.lines.push(line);
       else closeOpenBlock();
       continue;
     }
@@ -204,34 +204,30 @@ function parseSections(lines: string[]): Section[] {
       open.lines.push(line);
       continue;
     }
-    // The first visible character rules out most patterns, which keeps plain text lines cheap.
-    const marker = line.charAt(line.length - line.trimStart().length);
-    const fence = marker === '`' || marker === '~' ? fenceOpening(line) : undefined;
-    if (fence !== undefined) {
+    if (classified.kind === 'fence') {
       closeOpenBlock();
-      index = readFence(lines, index, fence, currentBlocks());
+      index = readFence(lines, index, classified.fence, currentBlocks());
       continue;
     }
-    const atxHeading = marker === '#' ? atxHeadingPattern.exec(line) : null;
-    if (atxHeading !== null) {
-      startSection((atxHeading[1] as string).length, cleanHeadingText(atxHeading[2] ?? ''), line.trim());
+    if (classified.kind === 'heading') {
+      startSection(classified.heading.level, withoutAttributeLists(classified.heading.text), line.trim());
       continue;
     }
-    if (open.kind === 'paragraph' && (marker === '=' || marker === '-') && setextUnderlinePattern.test(line)) {
+    const setextLevel = open.kind === 'paragraph' ? setextUnderlineLevel(line) : undefined;
+    if (setextLevel !== undefined) {
       const textLines = open.lines;
       open.kind = null;
       open.lines = [];
-      const level = line.trim().startsWith('=') ? 1 : 2;
-      startSection(level, cleanHeadingText(textLines.join(' ')), [...textLines, line].join('\n'));
+      startSection(setextLevel, withoutAttributeLists(textLines.join(' ').trim()), [...textLines, line].join('\n'));
       continue;
     }
-    if ('-*_'.includes(marker) && isThematicBreak(line)) {
+    if (classified.kind === 'thematic-break') {
       closeOpenBlock();
       currentBlocks().push({ kind: 'prose', style: 'break', text: line, overlapLength: 0 });
-    } else if (marker === '>' && quotePattern.test(line)) addLine('quote', line);
-    else if (marker === '|') addLine('table', line);
-    else if (listMarkers.includes(marker) && listItemPattern.test(line)) addLine('list', line);
-    else if (marker === '<' && open.kind !== 'paragraph' && htmlBlockPattern.test(line)) addLine('html', line);
+    } else if (classified.kind === 'quote') addLine('quote', line);
+    else if (classified.kind === 'table-row') addLine('table', line);
+    else if (classified.kind === 'list-item') addLine('list', line);
+    else if (classified.kind === 'html' && open.kind !== 'paragraph') addLine('html', line);
     else if (open.kind === null || open.kind === 'table') addLine('paragraph', line);
     else open.lines.push(line); // lazy continuation of a paragraph, list item or quote
   }
@@ -278,40 +274,6 @@ function isTableDelimiter(line: string): boolean {
 function cutAt(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   return text.slice(0, maxChars > 1 && /[\uD800-\uDBFF]/.test(text.charAt(maxChars - 1)) ? maxChars - 1 : maxChars);
-}
-
-/**
- * `---`, `* * *`, `___` after at most three spaces (the line's end is already trimmed). Scanned rather than matched:
- * a backtracking pattern overflowed V8's regular-expression stack on a line of six million `*`.
- */
-function isThematicBreak(line: string): boolean {
-  let index = 0;
-  while (index < 3 && line.charAt(index) === ' ') index += 1;
-  const marker = line.charAt(index);
-  if (marker !== '-' && marker !== '*' && marker !== '_') return false;
-  let markers = 0;
-  for (; index < line.length; index += 1) {
-    const character = line.charAt(index);
-    if (character === marker) markers += 1;
-    else if (character !== ' ' && character !== '\t') return false;
-  }
-  return markers >= 3;
-}
-
-/**
- * The heading without closing hashes (`## Title ##`) and a trailing attribute list (`{ #anchor }`). Cut by scanning
- * from the end: patterns such as `[ \t]+#+$` backtrack over every space of a long run that does not end the line.
- */
-function cleanHeadingText(text: string): string {
-  let cleaned = text.trim();
-  if (cleaned.endsWith('#')) {
-    let end = cleaned.length;
-    while (end > 0 && cleaned.charAt(end - 1) === '#') end -= 1;
-    if (end === 0 || cleaned.charAt(end - 1) === ' ' || cleaned.charAt(end - 1) === '\t') cleaned = cleaned.slice(0, end).trimEnd();
-  }
-  const attributesStart = cleaned.endsWith('}') ? cleaned.lastIndexOf('{') : -1;
-  if (attributesStart !== -1 && headingAttributesPattern.test(cleaned.slice(attributesStart))) cleaned = cleaned.slice(0, attributesStart);
-  return cleaned.trim();
 }
 
 function renderBlock(block: Block): string {
@@ -473,9 +435,12 @@ function firstStartFrom(text: string, kind: Exclude<BoundaryKind, 'item'>, lowes
   return null;
 }
 
+/** Whether a chunk may start at `position`: not with what a renderer would read as a heading or a fence. */
 function isSafeStart(text: string, position: number): boolean {
-  unsafeStartPattern.lastIndex = position;
-  return !unsafeStartPattern.test(text);
+  // Enough of the line to tell (`###### ` or a fence's marker), and no more, so that a check costs the same on any line.
+  const head = text.slice(position, position + 8);
+  const kind = classifyLine(head.slice(0, head.includes('\n') ? head.indexOf('\n') : head.length)).kind;
+  return kind !== 'heading' && kind !== 'fence';
 }
 
 function cutBlock(block: Block, budget: number, overlapChars: number): { head: string; rest: Block | null } {

@@ -2,6 +2,7 @@
 import type TurndownService from 'turndown';
 import { linkedom, readability, turndown, turndownGfm } from './html-libraries.js';
 import { KnowledgeError } from '../errors.js';
+import { atxHeading, closesFence, codeFence, MarkdownLineClassifier, type FenceOpening } from '../markdown/markdown-lines.js';
 import { defaultHtmlLimits, measureHtml, type HtmlLimits } from './html-complexity.js';
 
 export interface HtmlMarkdown {
@@ -320,8 +321,7 @@ function codeBlock(node: DomElement): string {
   for (const lineBreak of Array.from(node.getElementsByTagName('br'))) lineBreak.replaceWith('\n');
   const code = (node.textContent ?? '').replace(/\n$/, '');
   if (!code.trim()) return '';
-  const longestFence = Math.max(2, ...(code.match(/^`{3,}/gm) ?? []).map((fence) => fence.length));
-  const fence = '`'.repeat(longestFence + 1);
+  const fence = codeFence(code);
   return `\n\n${fence}${codeLanguage(node)}\n${code}\n${fence}\n\n`;
 }
 
@@ -342,15 +342,16 @@ function codeLanguage(pre: DomElement): string {
 
 function tidy(markdown: string): string {
   const lines: string[] = [];
-  let fence: string | null = null;
+  const classifier = new MarkdownLineClassifier();
+  let fence: FenceOpening | undefined;
   for (const raw of markdown.split('\n')) {
-    const marker = /^\s*(`{3,}|~{3,})/.exec(raw)?.[1];
-    if (fence) {
+    if (fence !== undefined) {
       lines.push(raw);
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && raw.trim() === marker) fence = null;
+      if (closesFence(raw, fence)) fence = undefined;
       continue;
     }
-    if (marker) fence = marker;
+    const classified = classifier.classify(raw);
+    if (classified.kind === 'fence') fence = classified.fence;
     // Dropped images and inline chrome leave runs of spaces between words; indentation stays.
     const line = raw
       .replace(/\u00a0/g, ' ')
@@ -365,10 +366,12 @@ function tidy(markdown: string): string {
 
 function addTitleHeading(markdown: string, heading: string | null): string {
   if (!markdown || !heading) return markdown;
-  const first = /^(#{1,6}) (.*)/.exec(markdown);
+  const lineEnd = markdown.indexOf('\n');
+  const firstLine = lineEnd === -1 ? markdown : markdown.slice(0, lineEnd);
+  const first = atxHeading(firstLine);
   const unescape = (text: string) => text.replace(/\\(.)/g, '$1').trim().toLowerCase();
-  if (first && unescape(first[2] ?? '') === unescape(heading)) return markdown.replace(/^#{1,6} /, '# ');
-  if (first?.[1] === '#') return markdown;
+  if (first !== undefined && unescape(first.text) === unescape(heading)) return `# ${first.text}${markdown.slice(firstLine.length)}`;
+  if (first?.level === 1) return markdown;
   return `# ${heading}\n\n${markdown}`;
 }
 

@@ -1,6 +1,7 @@
 // Converts a PDF into Markdown, rebuilding headings, paragraphs and code blocks from text positions and font sizes.
 import { getDocumentProxy } from 'unpdf';
 import { KnowledgeError } from '../errors.js';
+import { codeFence } from '../markdown/markdown-lines.js';
 import { checkPdfInflation } from './pdf-inflation-check.js';
 
 export interface PdfMarkdown {
@@ -318,7 +319,7 @@ function renderBlock(block: Block): string {
       const indent = line.characterWidth > 0 ? Math.round((line.x - left) / line.characterWidth) : 0;
       return '\n'.repeat(blankRows) + ' '.repeat(indent) + line.text.trimEnd();
     });
-    const fence = rows.some((row) => row.includes('```')) ? '~~~' : '```';
+    const fence = codeFence(rows.join('\n'));
     return `${fence}\n${rows.join('\n')}\n${fence}`;
   }
   const text = joinProse(block.lines);

@@ -1,43 +1,15 @@
-// Where Markdown is code: fenced blocks (``` or ~~~) and code spans (`...`). The line rules of fences, for parsers that
-// read whole lines, and a tracker for text that arrives a character at a time (a model's answer) built on the same rules.
-
-export interface FenceOpening {
-  /** Spaces and tabs before the marker. */
-  readonly indent: string;
-  /** The run that opened the fence (```, ~~~~, ...); a closing run is of the same character and at least as long. */
-  readonly marker: string;
-  /** What follows the marker on its line (`python title="main.py"`). */
-  readonly info: string;
-}
+// Where Markdown is code: fenced blocks (``` or ~~~) and code spans (`...`). A tracker for text that arrives a character
+// at a time (a model's answer), built on markdown-lines.ts's line rules, and the code spans of a line.
+import { closesFence, MarkdownLineClassifier, type FenceOpening } from './markdown-lines.js';
 
 export type CodeContext = 'text' | 'code-span' | 'fence';
-
-const fenceOpeningPattern = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
-const fenceClosingPattern = /^[ \t]*(`{3,}|~{3,})\s*$/;
-
-/**
- * The fence that `line` opens, or undefined: a run of three or more backticks or tildes after indentation. A
- * backtick fence's info string holds no backtick (CommonMark), so "```js``` is inline code" opens none.
- */
-export function fenceOpening(line: string): FenceOpening | undefined {
-  const match = fenceOpeningPattern.exec(line);
-  if (match === null) return undefined;
-  const [, indent = '', marker = '', info = ''] = match;
-  return marker.startsWith('`') && info.includes('`') ? undefined : { indent, marker, info };
-}
-
-/** Whether `line` closes the fence `opening` opened: a run of its character at least as long, and whitespace only. */
-export function closesFence(line: string, opening: FenceOpening): boolean {
-  const run = fenceClosingPattern.exec(line)?.[1];
-  return run !== undefined && run.startsWith(opening.marker);
-}
 
 /**
  * Follows a text character by character and tells whether each one is code. A fence opens with a run of three or
  * more backticks or tildes before any other text of its line, and closes at a line `closesFence` accepts; its opening
- * line counts as code until its end shows (`fenceOpening`) whether it opened one. A code span opens with any other run
- * of backticks and closes at a run as long, or at the end of its line, so an unpaired backtick hides at most the rest
- * of one line.
+ * line counts as code until its end shows whether it opened one (as markdown-lines.ts reads it, in the list item it is
+ * in). A code span opens with any other run of backticks and closes at a run as long, or at the end of its line, so an
+ * unpaired backtick hides at most the rest of one line.
  */
 export class CodeContextTracker {
   private context: CodeContext = 'text';
@@ -53,6 +25,8 @@ export class CodeContextTracker {
   private spanClosingLength = 0;
   /** The current fence's opening, known at the end of its opening line (undefined while on that line). */
   private fence: FenceOpening | undefined;
+  /** Reads the lines outside fences, for the list items that a fence's indentation counts from. */
+  private readonly lines = new MarkdownLineClassifier();
 
   /** The context of the text fed so far (a run not yet ended counts as text). */
   get current(): CodeContext {
@@ -98,7 +72,10 @@ export class CodeContextTracker {
   /** The marker that closes the fence the text fed so far ends inside, or undefined when it ends outside a fence. */
   unclosedFence(): string | undefined {
     const opensFence = this.context === 'text' && this.run.atLineStart && this.run.length >= 3;
-    if (opensFence || (this.context === 'fence' && this.fence === undefined)) return fenceOpening(this.line)?.marker;
+    if (opensFence || (this.context === 'fence' && this.fence === undefined)) {
+      const line = this.lines.peek(this.line);
+      return line.kind === 'fence' ? line.fence.marker : undefined;
+    }
     if (this.context !== 'fence' || this.fence === undefined) return undefined;
     return closesFence(this.line, this.fence) ? undefined : this.fence.marker;
   }
@@ -117,9 +94,12 @@ export class CodeContextTracker {
   }
 
   private endLine(): void {
-    if (this.context === 'fence') {
-      if (this.fence === undefined) this.fence = fenceOpening(this.line);
-      else if (closesFence(this.line, this.fence)) this.fence = undefined;
+    if (this.context !== 'fence') this.lines.classify(this.line);
+    else {
+      if (this.fence === undefined) {
+        const line = this.lines.classify(this.line);
+        this.fence = line.kind === 'fence' ? line.fence : undefined;
+      } else if (closesFence(this.line, this.fence)) this.fence = undefined;
       if (this.fence === undefined) this.context = 'text';
     }
     this.line = '';

@@ -1,12 +1,13 @@
 // The block syntax of documentation generators, one line at a time: what a line opens or closes. Indented blocks
 // (MkDocs `!!! note "Title"`, `??? tip`, `=== "Tab"`), fenced containers (`::: tip` of VitePress and Docusaurus, MyST's
 // `:::{note}`, pymdownx's `/// tip | Title`), mkdocstrings' `::: package.Class`, includes, MDX's import and export
-// statements, raw HTML blocks. Fences are code-context.ts's; the driver is doc-site-markup.ts. Each parser reads its
-// line once (anchored patterns or plain scans), so classifying a document is linear in it.
-import { fenceOpening } from './code-context.js';
+// statements, raw HTML blocks. CommonMark's own line syntax (fences, headings) is markdown-lines.ts's; the driver is
+// doc-site-markup.ts. Each parser reads its line once (anchored patterns or plain scans), so classifying a document is
+// linear in it.
 import { titleCase } from './inline-constructs.js';
 import { reduceInline, type InlineOptions } from './inline-markup.js';
 import { isAttributeList } from './inline-syntax.js';
+import { atxHeading, fenceOpening, isBlank, withoutAttributeLists } from './markdown-lines.js';
 
 export type BlockMarker =
   /** `!!! kind "Title"`, `???+ kind`, `=== "Tab"`: content indented four columns further below. */
@@ -38,32 +39,6 @@ const asideKinds = new Set(
 );
 
 export const isAsideKind = (name: string): boolean => asideKinds.has(name.toLowerCase());
-
-/** The number of columns of the line's indentation (a tab to the next multiple of four). */
-export function indentWidth(line: string): number {
-  let width = 0;
-  for (let index = 0; index < line.length; index++) {
-    const character = line.charAt(index);
-    if (character === ' ') width++;
-    else if (character === '\t') width += 4 - (width % 4);
-    else break;
-  }
-  return width;
-}
-
-/** `line` without its first `columns` columns of indentation (or all of it, when it has fewer). */
-export function dedent(line: string, columns: number): string {
-  let width = 0;
-  let index = 0;
-  while (index < line.length && width < columns) {
-    const character = line.charAt(index);
-    if (character === ' ') width++;
-    else if (character === '\t') width += 4 - (width % 4);
-    else break;
-    index++;
-  }
-  return ' '.repeat(Math.max(0, width - columns)) + line.slice(index);
-}
 
 /** The text between the first and the last double quote of `text`, when it is quoted (or undefined). */
 function quoted(text: string): string | undefined {
@@ -186,19 +161,9 @@ export function mystDirective(info: string): { name: string; argument: string } 
 
 /** A heading's attributes at its end: `{ #anchor }`, `{: .class }`, `{#id .class key=value}` (any number of them). */
 export function withoutHeadingAttributes(line: string): string {
-  if (!line.endsWith('}') || !/^\s{0,3}#{1,6}\s/.test(line)) return line;
-  let text = line.trimEnd();
-  while (text.endsWith('}')) {
-    const open = text.lastIndexOf('{');
-    const inner = text.slice(open + 1, -1);
-    if (open === -1 || inner.includes('}') || !/^:?\s*[#.]/.test(inner)) break;
-    text = text.slice(0, open).trimEnd();
-  }
-  return text;
+  return line.endsWith('}') && atxHeading(line) !== undefined ? withoutAttributeLists(line) : line;
 }
 
-/** Whether `line` holds nothing but whitespace (the test is cheap for the usual line, which starts with text). */
-export const isBlank = (line: string): boolean => line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '');
 /** Whether `line` (without indentation) is block syntax that doc-site-markup.ts handles as such. */
 export function looksLikeConstruct(line: string): boolean {
   const first = line.charAt(0);

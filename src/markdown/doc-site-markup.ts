@@ -3,19 +3,16 @@
 // components, Hugo shortcodes, twoslash and VitePress notations in code, inline HTML, links to sibling pages. Readers,
 // rankers and answers see none of it: this turns such Markdown into plain CommonMark, keeping the words it frames (an
 // aside's title becomes a bold label line, a tab its label, a code block's tab or file name a label above it).
-// Idempotent: normalising the result again changes nothing. Linear in the input. Fences are code-context.ts's, the
-// chunker's; doc-site-lines.ts classifies the block syntax, inline-markup.ts the inline syntax, doc-site-code.ts code.
-import { closesFence, fenceOpening, type FenceOpening } from './code-context.js';
+// Idempotent: normalising the result again changes nothing. Linear in the input. CommonMark's lines (fences, headings)
+// are read by markdown-lines.ts, as the chunker reads them; doc-site-lines.ts classifies the generators' block syntax,
+// inline-markup.ts the inline syntax, doc-site-code.ts code.
 import { codeBlockLines, codeInfo, type CodeInfo } from './doc-site-code.js';
 import {
   blockMarker,
   codeDirectives,
-  dedent,
   hiddenDirectives,
   highlightOpening,
-  indentWidth,
   isAsideKind,
-  isBlank,
   isDirectiveOption,
   isLabelLine,
   isModuleStatement,
@@ -28,6 +25,16 @@ import {
 } from './doc-site-lines.js';
 import { labelText, titleCase } from './inline-constructs.js';
 import { reduceInline } from './inline-markup.js';
+import {
+  closesFence,
+  dedent,
+  indentWidth,
+  isBlank,
+  isYamlDelimiter,
+  MarkdownLineClassifier,
+  type FenceOpening,
+  type MarkdownLine,
+} from './markdown-lines.js';
 import { OutputLines, type WaitingLabel } from './output-lines.js';
 
 export interface DocSiteMarkupOptions {
@@ -76,6 +83,8 @@ class DocSiteNormalizer {
   /** The indentation (columns) of the markers of the indented blocks the line is in. */
   private readonly frames: number[] = [];
   private readonly containers: Container[] = [];
+  /** Reads the Markdown lines (outside code and skipped lines), for the list items a fence's indentation counts from. */
+  private readonly classifier = new MarkdownLineClassifier();
   private readonly backtickContainers: number[] = [];
   private code: OpenCode | undefined;
   private skip: Skip | undefined;
@@ -111,22 +120,23 @@ class DocSiteNormalizer {
     if (this.code !== undefined) return this.codeLine(raw);
     if (this.skip !== undefined && !this.skipLine(raw)) return;
     if (isBlank(raw)) {
+      this.classifier.classify(raw);
       this.output.push('');
       return;
     }
     const width = indentWidth(raw);
     while (this.frames.length > 0 && width < (this.frames.at(-1) as number) + 4) this.frames.pop();
     const line = this.frames.length === 0 ? raw : dedent(raw, 4 * this.frames.length);
-    if (!this.handledAsConstruct(line, width)) this.prose(line);
+    if (!this.handledAsConstruct(line, width, this.classifier.classify(line))) this.prose(line);
   }
 
   /**
    * `construct`, and a trace of it in the output: a blank line at least, so that the text on either side of it does
    * not become one paragraph (which the next normalisation would read differently).
    */
-  private handledAsConstruct(line: string, width: number): boolean {
+  private handledAsConstruct(line: string, width: number, classified: MarkdownLine): boolean {
     const written = this.output.lines.length;
-    if (!this.construct(line, width)) return false;
+    if (!this.construct(line, width, classified.kind === 'fence' ? classified.fence : undefined)) return false;
     if (this.output.lines.length === written && this.code === undefined) this.output.push('');
     return true;
   }
@@ -158,10 +168,10 @@ class DocSiteNormalizer {
         if (text === '--8<--') this.skip = undefined;
         return false;
       case 'yaml':
-        if (text === '---') this.skip = undefined;
+        if (isYamlDelimiter(text)) this.skip = undefined;
         return false;
       case 'options':
-        if (skip.first && text === '---') {
+        if (skip.first && isYamlDelimiter(text)) {
           this.skip = { kind: 'yaml' };
           return false;
         }
@@ -175,8 +185,8 @@ class DocSiteNormalizer {
     return true;
   }
 
-  /** Handles `line` when it is block syntax (a fence, a container, an include...); false when it is text. */
-  private construct(line: string, width: number): boolean {
+  /** Handles `line` when it is block syntax (`fence`, a container, an include...); false when it is text. */
+  private construct(line: string, width: number, fence: FenceOpening | undefined): boolean {
     // The first character rules out most syntax, which keeps a line of text cheap.
     const first = line.charAt(line.length - line.trimStart().length);
     if (first === '`' || first === '~') {
@@ -185,9 +195,8 @@ class DocSiteNormalizer {
         this.closeContainer(this.backtickContainers.at(-1) as number);
         return true;
       }
-      const opening = fenceOpening(line);
-      if (opening !== undefined) {
-        this.openFence(opening);
+      if (fence !== undefined) {
+        this.openFence(fence);
         return true;
       }
     }
@@ -382,7 +391,7 @@ class DocSiteNormalizer {
         this.output.push('');
         return;
       }
-      if (this.handledAsConstruct(text, indentWidth(text) + 4 * this.frames.length)) return;
+      if (this.handledAsConstruct(text, indentWidth(text) + 4 * this.frames.length, this.classifier.peek(text))) return;
       if (result.labelled === true && isLabelLine(text)) {
         this.output.label(text.trim().slice(2, -2), leadingWhitespace(text), { waits: false, blankAfter: true });
         return;

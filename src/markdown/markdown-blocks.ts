@@ -1,7 +1,7 @@
 // Splits Markdown into its top-level blocks (headings, paragraphs, lists, quotes, tables, code blocks, rules), so a passage
-// can be quoted whole: a code block is never cut, a list keeps its items together. Fences follow code-context.ts's
-// rules, the chunker's.
-import { closesFence, fenceOpening } from './code-context.js';
+// can be quoted whole: a code block is never cut, a list keeps its items together. Lines are read by markdown-lines.ts,
+// as the chunker reads them.
+import { closesFence, MarkdownLineClassifier, type MarkdownLine } from './markdown-lines.js';
 
 /** `rule` is a thematic break (`---`, `***`): it separates parts and says nothing. */
 export type BlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code' | 'rule';
@@ -12,17 +12,13 @@ export interface MarkdownBlock {
   readonly text: string;
 }
 
-const listItem = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+/;
-const thematicBreak = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
-
-function kindOfLine(line: string): Exclude<BlockKind, 'code'> {
-  if (/^\s{0,3}#{1,6}(\s|$)/.test(line)) return 'heading';
-  if (thematicBreak.test(line)) return 'rule';
-  if (listItem.test(line)) return 'list';
-  if (/^\s{0,3}>/.test(line)) return 'quote';
-  if (/^\s{0,3}\|/.test(line)) return 'table';
-  return 'paragraph';
-}
+const blockKinds: Partial<Record<MarkdownLine['kind'], Exclude<BlockKind, 'code'>>> = {
+  heading: 'heading',
+  'thematic-break': 'rule',
+  'list-item': 'list',
+  quote: 'quote',
+  'table-row': 'table',
+};
 
 export function markdownBlocks(markdown: string): MarkdownBlock[] {
   const blocks: MarkdownBlock[] = [];
@@ -32,43 +28,52 @@ export function markdownBlocks(markdown: string): MarkdownBlock[] {
     if (current !== undefined) blocks.push({ kind: current.kind, text: current.lines.join('\n').trimEnd() });
     current = undefined;
   };
+  const classifier = new MarkdownLineClassifier();
+  // The index of the next line with text after each line, found from the end so that blank lines cost nothing more.
+  const nextText = new Array<number>(lines.length);
+  for (let index = lines.length - 1, next = -1; index >= 0; index--) {
+    nextText[index] = next;
+    if ((lines[index] as string).trim() !== '') next = index;
+  }
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
-    const fence = fenceOpening(line);
-    if (fence !== undefined) {
+    const classified = classifier.classify(line);
+    if (classified.kind === 'fence') {
       close();
       const code = [line];
       let closed = false;
       while (!closed && ++index < lines.length) {
         const inner = lines[index] as string;
         code.push(inner);
-        closed = closesFence(inner, fence);
+        closed = closesFence(inner, classified.fence);
       }
       // A fence cut off by the end of a chunk is closed, so a quoted block is always valid Markdown.
-      if (!closed) code.push(`${fence.indent}${fence.marker}`);
+      if (!closed) code.push(`${classified.fence.indent}${classified.fence.marker}`);
       blocks.push({ kind: 'code', text: code.join('\n') });
       continue;
     }
-    if (line.trim() === '') {
+    if (classified.kind === 'blank') {
       // A blank line ends a block, except between the items of one list (or inside an item).
-      const next = lines.slice(index + 1).find((candidate) => candidate.trim() !== '');
-      if (current?.kind === 'list' && next !== undefined && (listItem.test(next) || /^\s{2,}\S/.test(next))) {
+      const next = lines[nextText[index] as number];
+      if (current?.kind === 'list' && next !== undefined && (/^\s{2,}\S/.test(next) || classifier.peek(next).kind === 'list-item')) {
         current.lines.push('');
         continue;
       }
       close();
       continue;
     }
-    const kind = kindOfLine(line);
+    const kind = blockKinds[classified.kind] ?? 'paragraph';
+    // Whatever is indented under a list item (a rule or a heading too) is part of its list: the blocks are top-level ones.
     const continues =
       current !== undefined &&
-      kind !== 'heading' &&
-      kind !== 'rule' &&
-      current.kind !== 'heading' &&
-      current.kind !== 'rule' &&
-      (kind === current.kind ||
-        (current.kind === 'list' && (kind === 'paragraph' || /^\s+/.test(line))) ||
-        (current.kind === 'paragraph' && kind === 'paragraph'));
+      ((current.kind === 'list' && /^\s/.test(line)) ||
+        (kind !== 'heading' &&
+          kind !== 'rule' &&
+          current.kind !== 'heading' &&
+          current.kind !== 'rule' &&
+          (kind === current.kind ||
+            (current.kind === 'list' && kind === 'paragraph') ||
+            (current.kind === 'paragraph' && kind === 'paragraph'))));
     if (!continues) {
       close();
       current = { kind, lines: [] };

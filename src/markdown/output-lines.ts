@@ -1,7 +1,7 @@
 // The lines normalizeDocSiteMarkup writes (doc-site-markup.ts): blank lines written empty, labels set apart as
 // paragraphs of their own (one can wait for its block to close before it shows), and what removed lines leave behind
 // (runs of blank lines, blank lines at either end) tidied when the text is taken.
-import { isBlank } from './doc-site-lines.js';
+import { isBlank } from './markdown-lines.js';
 
 /** A label that waits for its block to close: its line, and the output line it will take. */
 export interface WaitingLabel {

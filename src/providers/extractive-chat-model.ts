@@ -6,6 +6,7 @@
 // snippet (its neighbouring chunks, cited under the snippet's number), where a chunk boundary cut it. Grounded by
 // construction; used with KNOWLEDGE_AGENT_MODEL=extractive.
 import { queryTerms, tokenize } from '../indexes/tokenize.js';
+import { atxHeading } from '../markdown/markdown-lines.js';
 import type { ChatModel, ChatRequest, ChatStreamPart, GroundingSnippet } from './chat-model.js';
 import {
   continuesSentence,
@@ -280,8 +281,9 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
   // A passage that opens a section is led by the section's title when that names what the passage does not say
   // ("`FileResponse`", then "Asynchronously streams a file as the response."); a page's own title is not repeated.
   const heading = blocks[first - 1];
-  if (parts.length > 0 && heading?.kind === 'heading' && !/^\s*#\s/.test(heading.text) && !quoted.has(heading.text)) {
-    const section = heading.text.replace(/^\s*#+\s*/, '');
+  const title = heading?.kind === 'heading' ? atxHeading(heading.text) : undefined;
+  if (parts.length > 0 && heading !== undefined && title !== undefined && title.level > 1 && !quoted.has(heading.text)) {
+    const section = title.text;
     const said = new Set(tokenize(parts.join(' ')));
     if (tokenize(section).some((term) => !said.has(term))) parts.unshift(`**${section}**`);
     quoted.add(heading.text);

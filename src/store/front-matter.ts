@@ -1,4 +1,11 @@
 // The front-matter block at the top of each stored Markdown document (title, origin, content hash, ingest time).
+import {
+  closesFence,
+  isYamlDelimiter,
+  MarkdownLineClassifier,
+  withoutAttributeLists,
+  type FenceOpening,
+} from '../markdown/markdown-lines.js';
 
 export interface FrontMatter {
   readonly title?: string;
@@ -31,27 +38,45 @@ function parseScalar(raw: string): string {
   return value;
 }
 
-/** The text of the first ATX heading, without closing hashes or an attribute list such as MkDocs' `{ #anchor }`. */
+/**
+ * The text of the first ATX heading outside fenced code (a `# comment` in a shell example is none), without closing
+ * hashes or an attribute list such as MkDocs' `{ #anchor }`; undefined when there is none or it is empty.
+ */
 export function firstHeading(body: string): string | undefined {
-  const line = /^#{1,6}[ \t]+(.+)$/m.exec(body)?.[1];
-  if (line === undefined) return undefined;
-  // Trimmed by scanning, not by patterns such as `(.+?)[ \t#]*$`: they backtrack over a long run of `#` or spaces
-  // (a 40,000-character heading line took 2 s, a 6 MB one would never finish).
-  let end = line.length;
-  while (end > 1 && ' \t#'.includes(line.charAt(end - 1))) end -= 1;
-  let text = line.slice(0, end).trimEnd();
-  const attributesStart = text.endsWith('}') ? text.lastIndexOf('{') : -1;
-  if (attributesStart !== -1 && !text.slice(attributesStart + 1, -1).includes('}')) text = text.slice(0, attributesStart);
-  return text.trim() || undefined;
+  const classifier = new MarkdownLineClassifier();
+  let fence: FenceOpening | undefined;
+  for (const line of body.split('\n')) {
+    if (fence !== undefined) {
+      if (closesFence(line, fence)) fence = undefined;
+      continue;
+    }
+    const classified = classifier.classify(line);
+    if (classified.kind === 'fence') fence = classified.fence;
+    else if (classified.kind === 'heading') return withoutAttributeLists(classified.heading.text).trim() || undefined;
+  }
+  return undefined;
+}
+
+/** The YAML between a `---` first line and the next `---` line, and where the body starts after it. */
+function frontMatterBlock(text: string): { yaml: string; bodyStart: number } | undefined {
+  const firstEnd = text.indexOf('\n');
+  if (firstEnd === -1 || !isYamlDelimiter(text.slice(0, firstEnd))) return undefined;
+  for (let start = firstEnd + 1; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const lineEnd = end === -1 ? text.length : end;
+    if (isYamlDelimiter(text.slice(start, lineEnd))) return { yaml: text.slice(firstEnd + 1, start), bodyStart: lineEnd };
+    start = lineEnd + 1;
+  }
+  return undefined;
 }
 
 /** Splits a stored (or hand-written) document into its front matter and Markdown body. */
 export function parseDocument(text: string): { frontMatter: FrontMatter; body: string } {
   const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const match = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalized);
-  if (match === null) return { frontMatter: {}, body: normalized.trim() };
+  const block = frontMatterBlock(normalized);
+  if (block === undefined) return { frontMatter: {}, body: normalized.trim() };
   const fields: Record<string, string> = {};
-  for (const line of (match[1] ?? '').split('\n')) {
+  for (const line of block.yaml.split('\n')) {
     const separator = line.indexOf(':');
     if (separator <= 0 || /^\s/.test(line)) continue;
     fields[line.slice(0, separator).trim()] = parseScalar(line.slice(separator + 1));
@@ -61,5 +86,5 @@ export function parseDocument(text: string): { frontMatter: FrontMatter; body: s
     const value = fields[keys[field]];
     if (value !== undefined && value !== '') frontMatter[field] = value;
   }
-  return { frontMatter, body: normalized.slice(match[0].length).trim() };
+  return { frontMatter, body: normalized.slice(block.bodyStart).trim() };
 }

@@ -1,7 +1,7 @@
 // Where Markdown is code: the fence line rules, and the tracker that follows a text character by character.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CodeContextTracker, closesFence, fenceOpening, unclosedFence, type CodeContext } from '../../src/markdown/code-context.js';
+import { CodeContextTracker, unclosedFence, type CodeContext } from '../../src/markdown/code-context.js';
 
 /** The text with each character replaced by the initial of its context: t(ext), s(pan), f(ence); newlines kept. */
 function contexts(text: string): string {
@@ -15,36 +15,6 @@ function contexts(text: string): string {
   }
   return result;
 }
-
-describe('fenceOpening', () => {
-  const cases: { line: string; expected: ReturnType<typeof fenceOpening> }[] = [
-    { line: '```', expected: { indent: '', marker: '```', info: '' } },
-    { line: '  ~~~~python title="a.py"', expected: { indent: '  ', marker: '~~~~', info: 'python title="a.py"' } },
-    { line: '\t```js', expected: { indent: '\t', marker: '```', info: 'js' } },
-    { line: '~~~ a ~ and ` are fine after tildes', expected: { indent: '', marker: '~~~', info: ' a ~ and ` are fine after tildes' } },
-    { line: '```js``` is inline code', expected: undefined },
-    { line: '``two', expected: undefined },
-    { line: 'text ```', expected: undefined },
-  ];
-  for (const { line, expected } of cases) {
-    it(JSON.stringify(line), () => assert.deepEqual(fenceOpening(line), expected));
-  }
-});
-
-describe('closesFence', () => {
-  const backticks = fenceOpening('````') as NonNullable<ReturnType<typeof fenceOpening>>;
-  const cases: { line: string; closes: boolean }[] = [
-    { line: '````', closes: true },
-    { line: '  `````  ', closes: true },
-    { line: '````\r', closes: true },
-    { line: '```', closes: false },
-    { line: '~~~~', closes: false },
-    { line: '```` js', closes: false },
-  ];
-  for (const { line, closes } of cases) {
-    it(`${JSON.stringify(line)} after ${backticks.marker}`, () => assert.equal(closesFence(line, backticks), closes));
-  }
-});
 
 describe('CodeContextTracker', () => {
   const cases: { name: string; text: string; expected: string }[] = [
@@ -82,6 +52,8 @@ describe('unclosedFence', () => {
     { text: '```py\nx\n```\n', expected: undefined },
     { text: '```js``` is inline code', expected: undefined },
     { text: 'an unpaired ` backtick', expected: undefined },
+    { text: '1. Install it:\n\n    ```sh\n    pip install x', expected: '```' },
+    { text: 'Indented code:\n\n    ```sh\n    pip install x', expected: undefined },
   ];
   for (const { text, expected } of cases) {
     it(JSON.stringify(text), () => assert.equal(unclosedFence(text), expected));

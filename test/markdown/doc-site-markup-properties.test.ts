@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { closesFence, codeSpans, fenceOpening, type FenceOpening } from '../../src/markdown/code-context.js';
+import { codeSpans } from '../../src/markdown/code-context.js';
+import { closesFence, fenceOpening, type FenceOpening } from '../../src/markdown/markdown-lines.js';
 import { normalizeDocSiteMarkup } from '../../src/markdown/doc-site-markup.js';
 
 const runCharacters = ['[', ']', '(', ')', '*', '`', '#', '|', '>', '<', ':', '!', '{', '}', '-', '/', '~', '"', '\\', '%', '=', ' ', '\t'];

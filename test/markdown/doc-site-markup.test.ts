@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { closesFence, fenceOpening, type FenceOpening } from '../../src/markdown/code-context.js';
+import { closesFence, fenceOpening, type FenceOpening } from '../../src/markdown/markdown-lines.js';
 import { normalizeDocSiteMarkup } from '../../src/markdown/doc-site-markup.js';
 import { fixturesDirectory } from '../support/fixtures.js';
 

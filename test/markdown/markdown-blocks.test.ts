@@ -41,6 +41,17 @@ describe('markdownBlocks', () => {
     );
   });
 
+  it('keeps what is indented under a list item in its list, a rule or a nested item after a code block too', () => {
+    assert.deepEqual(
+      markdownBlocks('*   Field\n\n    ---\n\n    * [a](#a)\n\nAfter.').map((block) => block.kind),
+      ['list', 'paragraph'],
+    );
+    assert.deepEqual(
+      markdownBlocks('* Use it:\n\n    ```py\n    # a comment\n    ```\n\n    1. An annotation.\n\n    More.').map((block) => block.kind),
+      ['list', 'code', 'list'],
+    );
+  });
+
   it("follows the chunker's fence rules: backticks in the info string open no fence, a longer run closes one", () => {
     assert.deepEqual(
       markdownBlocks('```js``` is inline code here.\n\n````md\n```\nstill code\n`````\nAfter.').map((block) => [block.kind, block.text]),

@@ -34,6 +34,10 @@ describe('firstHeading', () => {
     ['# { #only-an-anchor }', undefined],
     ['# Title {#a} ##', 'Title'],
     ['#   \n## Second', undefined],
+    ['```sh\n# install it\npip install x\n```\n\n# Title', 'Title'],
+    ['````md\n```\n# still code\n```\n````\n## After', 'After'],
+    ['~~~\n# unclosed fence runs to the end', undefined],
+    ['    # indented code\n\n   ### Indented three ###', 'Indented three'],
   ];
   for (const [markdown, expected] of cases) {
     it(`${JSON.stringify(markdown.slice(0, 30))} -> ${JSON.stringify(expected)}`, () => assert.equal(firstHeading(markdown), expected));
