@@ -249,25 +249,30 @@ interface ListItem {
  * Classifies a document's lines in order, each read from the list item it is in: a fence indented four columns under
  * `* item` is a fence, where at the top level it would be indented code. Feed it every line outside fenced code.
  */
+/** A list item's line with nothing after its marker. */
+const emptyListItem = /^(?:[-+*]|\d{1,9}[.)])$/;
+
 export class MarkdownLineClassifier {
   /** The list items open at the current line, innermost last. */
   private readonly items: ListItem[] = [];
-  private afterBlank = false;
+  /** Whether the last line read was paragraph text: only such a line may be continued lazily by a less indented one. */
+  private paragraphOpen = false;
 
   /** What `line` is; it is taken as the next line. */
   classify(line: string): MarkdownLine {
     if (isBlank(line)) {
-      this.afterBlank = true;
+      this.paragraphOpen = false;
       return blank;
     }
     const { length, columns } = indentation(line);
     const kept = this.itemsKept(line, length, columns);
     while (this.items.length > kept) this.items.pop();
-    this.afterBlank = false;
     const classified = classifyIndented(line, length, columns, this.items[kept - 1]?.blocks ?? 0);
     if (classified.kind === 'list-item') {
       this.items.push({ content: classified.contentColumn, blocks: Math.max(classified.contentColumn, columns + 4) });
     }
+    // An item's first line opens a paragraph when it holds text (`1. ` alone holds none, so the next line leaves it).
+    this.paragraphOpen = classified.kind === 'text' || (classified.kind === 'list-item' && !emptyListItem.test(line.trim()));
     return classified;
   }
 
@@ -281,7 +286,7 @@ export class MarkdownLineClassifier {
   /**
    * How many of the open items the non-blank `line` (indented `columns`, `length` characters) stays in. A line
    * indented less than an item's content leaves the item, unless it continues the item's paragraph lazily (text right
-   * after text, with no blank line between).
+   * after paragraph text).
    */
   private itemsKept(line: string, length: number, columns: number): number {
     let kept = this.items.length;
@@ -289,7 +294,7 @@ export class MarkdownLineClassifier {
     let isText: boolean | undefined;
     while (kept > 0 && columns < (this.items[kept - 1] as ListItem).content) {
       const outer = this.items[kept - 2]?.blocks ?? 0;
-      if (!this.afterBlank && (columns - outer > 3 || (isText ??= classifyContent(line, length, outer).kind === 'text'))) break;
+      if (this.paragraphOpen && (columns - outer > 3 || (isText ??= classifyContent(line, length, outer).kind === 'text'))) break;
       kept--;
     }
     return kept;

@@ -152,6 +152,8 @@ describe('MarkdownLineClassifier', () => {
   it('leaves a list item at a less indented line after a blank, not at a lazy continuation', () => {
     assert.deepEqual(kinds('- a\nlazy\n\n    ```'), ['list-item', 'text', 'blank', 'fence']);
     assert.deepEqual(kinds('- a\n\nout\n\n    ```'), ['list-item', 'blank', 'text', 'blank', 'text']);
+    // Only paragraph text continues lazily: an item with nothing after its marker has none.
+    assert.deepEqual(kinds('1. \n::: tip\n    ```\n:::'), ['list-item', 'text', 'text', 'text']);
   });
 
   it('keeps ~~~ inside a ``` block code, and closes a fence only with a run of its character at least as long', () => {
