@@ -1,6 +1,6 @@
 // Where Markdown is code: fenced blocks (``` or ~~~) and code spans (`...`). A tracker for text that arrives a character
 // at a time (a model's answer), built on markdown-lines.ts's line rules, and the code spans of a line.
-import { closesFence, MarkdownLineClassifier, type FenceOpening } from './markdown-lines.js';
+import { closesFence, endsFenceItem, MarkdownLineClassifier, type FenceOpening } from './markdown-lines.js';
 
 export type CodeContext = 'text' | 'code-span' | 'fence';
 
@@ -99,6 +99,10 @@ export class CodeContextTracker {
       if (this.fence === undefined) {
         const line = this.lines.classify(this.line);
         this.fence = line.kind === 'fence' ? line.fence : undefined;
+      } else if (endsFenceItem(this.line, this.fence)) {
+        // The list item the fence was in ended at this line, and the fence with it: the line is read outside code.
+        this.fence = undefined;
+        this.lines.classify(this.line);
       } else if (closesFence(this.line, this.fence)) this.fence = undefined;
       if (this.fence === undefined) this.context = 'text';
     }

@@ -27,6 +27,7 @@ import { labelText, titleCase } from './inline-constructs.js';
 import { reduceInline } from './inline-markup.js';
 import {
   closesFence,
+  endsFenceItem,
   dedent,
   indentWidth,
   isBlank,
@@ -51,6 +52,8 @@ interface OpenCode {
   readonly marker: string;
   readonly info: CodeInfo;
   readonly closes: (line: string) => boolean;
+  /** Whether a line ends the list item the block's fence is in, and so the block (a fence in a list item only). */
+  readonly endsWithItem?: (line: string) => boolean;
   /** What closes it in the output: its own closing line, or a fence for a Hugo `{{< highlight >}}` block. */
   readonly closing: ((line: string) => string) | undefined;
   readonly lines: string[];
@@ -320,7 +323,8 @@ class DocSiteNormalizer {
   private openFence(opening: FenceOpening): void {
     const directive = mystDirective(opening.info);
     const closes = (line: string): boolean => closesFence(line, opening);
-    const code = { indent: opening.indent, marker: opening.marker, closes, closing: (line: string) => line };
+    const endsWithItem = (line: string): boolean => endsFenceItem(line, opening);
+    const code = { indent: opening.indent, marker: opening.marker, closes, endsWithItem, closing: (line: string) => line };
     if (directive === undefined) return this.openCode({ ...code, info: codeInfo(opening.info), myst: false, hidden: false });
     const { name, argument } = directive;
     if (codeDirectives.has(name) || hiddenDirectives.has(name)) {
@@ -344,6 +348,11 @@ class DocSiteNormalizer {
   private codeLine(raw: string): void {
     const code = this.code as OpenCode;
     const line = dedent(raw, 4 * this.frames.length);
+    if (code.endsWithItem?.(line)) {
+      // The list item the fence was in ended here: the fence ends with it, closed in the output, and the line is read.
+      this.writeCode(`${code.indent}${code.marker}`);
+      return this.line(raw);
+    }
     if (code.closes(line)) this.writeCode(line);
     else code.lines.push(line);
   }

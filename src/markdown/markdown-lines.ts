@@ -14,6 +14,11 @@ export interface FenceOpening {
   readonly info: string;
   /** The column of the list item the fence is in (0 outside lists): its closing line may be indented three past it. */
   readonly container: number;
+  /**
+   * Where the content of the list item the fence is in starts (absent outside lists): a line indented less that is not
+   * blank ends the item, and the fence with it, as CommonMark closes a container's blocks with the container.
+   */
+  readonly itemContent?: number;
 }
 
 export interface AtxHeading {
@@ -109,6 +114,11 @@ export function closesFence(line: string, opening: FenceOpening): boolean {
   if (columns - opening.container > 3) return false;
   const end = runEnd(line, length, opening.marker.charAt(0));
   return end - length >= opening.marker.length && isBlank(line.slice(end));
+}
+
+/** Whether the non-blank `line` is indented less than the content of the list item the fence is in: the item ends. */
+export function endsFenceItem(line: string, opening: FenceOpening): boolean {
+  return opening.itemContent !== undefined && !isBlank(line) && indentation(line).columns < opening.itemContent;
 }
 
 /** A backtick fence to put around `code` that none of its lines closes: three backticks, or one more than its longest closing line. */
@@ -267,7 +277,10 @@ export class MarkdownLineClassifier {
     const { length, columns } = indentation(line);
     const kept = this.itemsKept(line, length, columns);
     while (this.items.length > kept) this.items.pop();
-    const classified = classifyIndented(line, length, columns, this.items[kept - 1]?.blocks ?? 0);
+    const item = this.items[kept - 1];
+    let classified = classifyIndented(line, length, columns, item?.blocks ?? 0);
+    if (classified.kind === 'fence' && item !== undefined)
+      classified = { kind: 'fence', fence: { ...classified.fence, itemContent: item.content } };
     if (classified.kind === 'list-item') {
       this.items.push({ content: classified.contentColumn, blocks: Math.max(classified.contentColumn, columns + 4) });
     }
