@@ -1,0 +1,3 @@
+// Git sources' repository layer: a shallow mirror per source fetched with the system git under the address policy,
+// the files a source ingests (folder and patterns), and the URLs documents are cited by.
+export { createPathMatcher, defaultDocumentPatterns } from './path-pattern.js';
