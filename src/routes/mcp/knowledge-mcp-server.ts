@@ -98,6 +98,7 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
             title: snippet.title,
             file: snippet.file,
             source: snippet.origin,
+            as_of: snippet.asOf,
             headings: snippet.headingPath,
             excerpt: snippet.preview,
             text: snippet.text,
