@@ -8,6 +8,7 @@ import { maxNamespaceLength } from './namespace-name.js';
 import type { NamespaceStorage } from './namespace-storage.js';
 import { FolderQuestionLog } from './folder-question-log.js';
 import type { QuestionLog } from './question-log.js';
+import type { SourceRegistry } from './source-registry.js';
 
 /** What a layout tells the store about changes made elsewhere (by other replicas). */
 export interface LayoutEvents {
@@ -34,6 +35,8 @@ export interface StorageLayout {
   storageFor(name: string): NamespaceStorage;
   /** Where the namespaces' questions are kept. */
   readonly questionLog: QuestionLog;
+  /** Where the namespaces' registered sources and their refresh state are kept. */
+  readonly sources: SourceRegistry;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,8 @@ export class FolderLayout implements StorageLayout {
   readonly opensInBackground = false;
   readonly ownsBackgroundWork = true;
   readonly questionLog: QuestionLog;
+  // FolderSourceRegistry: merged from the folder registry's branch
+  declare readonly sources: SourceRegistry;
 
   constructor(private readonly options: FolderLayoutOptions) {
     this.questionLog = new FolderQuestionLog(options.root, () => this.namespaceNames());
