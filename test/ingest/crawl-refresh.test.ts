@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { crawlSite, type CrawlEvent, type CrawlOptions, type FetchPage, type PageRequest } from '../../src/ingest/crawl-site.js';
 import { fetchIfChanged, fetchUrl, type FetchLimits, type PageValidators } from '../../src/ingest/fetch-url.js';
-import { startChangingDocsSite, type ChangingDocsSite } from '../support/changing-docs-site.js';
+import { docsPageHtml, docsSitePages, startChangingDocsSite, type ChangingDocsSite } from '../support/changing-docs-site.js';
 
 const limits: FetchLimits = { maxBytes: 1_000_000, timeoutMs: 5_000, allowPrivateAddresses: true };
 
@@ -131,6 +131,27 @@ describe('crawlSite: a refresh with remembered links', () => {
     for (const path of ['/docs/', '/docs/a.html', '/docs/b.html', '/docs/deep/c.html']) {
       assert.deepEqual(site.counts(path), { requests: 1, notModified: 1, bodyBytes: 0 }, path);
     }
+  });
+
+  test('a refresh of a 100-page site with one page changed transfers under 5% of the first crawl’s bytes', async (context) => {
+    const site = await siteFor(context, docsSitePages(100));
+    const memory = new Map<string, Remembered>();
+    const first = await crawl(site.startUrl, refreshingFetcher(memory), { maxPages: 200, maxDepth: 2, concurrency: 4 });
+    remember(memory, first);
+    assert.equal(memory.size, 101);
+    const firstBytes = site.totals().bodyBytes;
+    site.resetCounts();
+    site.setPage('/docs/page-42.html', docsPageHtml(42, 100, 1));
+
+    const again = await crawl(site.startUrl, refreshingFetcher(memory), { maxPages: 200, maxDepth: 2, concurrency: 4 });
+    assert.deepEqual(
+      again.filter((event) => event.type === 'page').map((event) => event.type === 'page' && event.page.url),
+      [`${site.url}/docs/page-42.html`],
+    );
+    assert.equal(again.filter((event) => event.type === 'unchanged').length, 100);
+    const { bodyBytes, notModified } = site.totals();
+    assert.equal(notModified, 100);
+    assert.ok(bodyBytes < firstBytes * 0.05, `${bodyBytes} of ${firstBytes} bytes`);
   });
 
   test('a changed page is downloaded and its new links followed; the others stay unchanged', async (context) => {
