@@ -1,6 +1,6 @@
 // What a refresh of a registered source costs (issue 27): a local docs site of 500 pages (a few KB each) added as a
 // crawl source and as a sitemap source, then refreshed unchanged, then refreshed after 10 pages were edited. Prints,
-// for each kind, the bytes the site sent, the chunks embedded and the time of the first ingest and of each refresh,
+// for each kind, the bytes the site sent (headers included), the chunks embedded and the time of the first ingest and of each refresh,
 // with the ratios the issue bounds: an unchanged refresh under 5% of the first ingest's bytes, 0 chunks re-embedded,
 // under 10% of its time; after the edits, only the edited pages' chunks re-embedded.
 // Everything runs in this process: the service (in-process HTTP through inject), the provider double for embeddings
@@ -14,7 +14,8 @@ const { values: flags } = parseArgs({ options: { pages: { type: 'string', defaul
 const pageCount = Number(flags.pages);
 const editedCount = Number(flags.edited);
 if (!Number.isInteger(pageCount) || pageCount < 20 || pageCount > 999) throw new Error('--pages must be a whole number from 20 to 999');
-if (!Number.isInteger(editedCount) || editedCount < 1 || editedCount > pageCount) throw new Error(`--edited must be from 1 to ${pageCount}`);
+if (!Number.isInteger(editedCount) || editedCount < 1 || editedCount > pageCount)
+  throw new Error(`--edited must be from 1 to ${pageCount}`);
 
 interface Summary {
   checked: number;
@@ -40,13 +41,21 @@ async function measure(site: Awaited<ReturnType<typeof startChangingDocsSite>>, 
   const summary = body.source?.last_refresh ?? body.refreshes?.[0]?.last_refresh;
   if (summary === undefined) throw new Error(`no refresh summary in ${JSON.stringify(body)}`);
   const totals = site.totals();
-  return { seconds, bytes: totals.bodyBytes, requests: totals.requests, notModified: totals.notModified, embedded: embeddedChunks() - embeddedBefore, summary };
+  return {
+    seconds,
+    bytes: site.wireBytes(),
+    bodyBytes: totals.bodyBytes,
+    requests: totals.requests,
+    notModified: totals.notModified,
+    embedded: embeddedChunks() - embeddedBefore,
+    summary,
+  };
 }
 
 const describe = (label: string, run: Awaited<ReturnType<typeof measure>>) => {
   const { checked, unchanged, updated, added, removed, failed } = run.summary;
   console.log(
-    `  ${label.padEnd(18)} ${run.seconds.toFixed(2).padStart(6)} s  ${(run.bytes / 1024).toFixed(0).padStart(6)} KB sent  ` +
+    `  ${label.padEnd(18)} ${run.seconds.toFixed(2).padStart(6)} s  ${(run.bytes / 1024).toFixed(0).padStart(6)} KB sent (${(run.bodyBytes / 1024).toFixed(0)} KB of bodies)  ` +
       `${String(run.requests).padStart(4)} requests (${run.notModified} x 304)  ${String(run.embedded).padStart(5)} chunks embedded  ` +
       `[checked ${checked}, unchanged ${unchanged}, updated ${updated}, added ${added}, removed ${removed}, failed ${failed.length}]`,
   );

@@ -4,7 +4,14 @@ import { parseArgs } from 'node:util';
 import { durationHelp, parseDuration } from '../insights/index.js';
 import { UsageError, exitCodes } from './cli-error.js';
 import { KnowledgeAgentClient } from './client.js';
-import { connectionHelp, connectionOptions, parseCommandLine, resolveConnection, type Command, type CommandContext } from './command-options.js';
+import {
+  connectionHelp,
+  connectionOptions,
+  parseCommandLine,
+  resolveConnection,
+  type Command,
+  type CommandContext,
+} from './command-options.js';
 
 const help = `Usage: knowledge-agent sources <action> --namespace NAME [options]
 
@@ -84,7 +91,8 @@ export function formatRefresh(url: string, summary: RefreshSummary): string {
 }
 
 function formatList(namespace: string, sources: readonly SourceResponse[]): string {
-  if (sources.length === 0) return `namespace ${namespace} has no sources; add one with: knowledge-agent sources add URL --namespace ${namespace}\n`;
+  if (sources.length === 0)
+    return `namespace ${namespace} has no sources; add one with: knowledge-agent sources add URL --namespace ${namespace}\n`;
   return sources
     .map((source) => {
       const last = source.last_refresh;
@@ -149,7 +157,8 @@ export const sourcesCommand: Command = {
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`, 'sources');
     const needsUrl = action === 'add' || action === 'change' || action === 'remove';
     if (needsUrl && url === undefined) throw new UsageError(`sources ${action} needs the source's URL`, 'sources');
-    if ((action === 'list' && url !== undefined) || (action === 'list' && extra.length > 0)) throw new UsageError('sources list takes no URL', 'sources');
+    if ((action === 'list' && url !== undefined) || (action === 'list' && extra.length > 0))
+      throw new UsageError('sources list takes no URL', 'sources');
     if (values.namespace === undefined || values.namespace.trim() === '') throw new UsageError('--namespace is required', 'sources');
     if (values.every !== undefined && (parseDuration(values.every) ?? 0) < 60_000) {
       throw new UsageError(`--every must be ${durationHelp}, at least 1m`, 'sources');
@@ -166,7 +175,11 @@ export const sourcesCommand: Command = {
           }
         : undefined;
     const git =
-      values.git === true || values.branch !== undefined || values.folder !== undefined || values.include !== undefined || values['link-template'] !== undefined
+      values.git === true ||
+      values.branch !== undefined ||
+      values.folder !== undefined ||
+      values.include !== undefined ||
+      values['link-template'] !== undefined
         ? {
             ...(values.branch === undefined ? {} : { branch: values.branch }),
             ...(values.folder === undefined ? {} : { folder: values.folder }),
@@ -179,7 +192,8 @@ export const sourcesCommand: Command = {
     const sourceOf = async (sourceUrl: string): Promise<SourceResponse> => {
       const { sources } = await client.json<{ sources: SourceResponse[] }>(base);
       const found = sources.find((source) => source.url === sourceUrl);
-      if (found === undefined) throw new UsageError(`namespace ${values.namespace} has no source ${sourceUrl} (see: knowledge-agent sources list)`, 'sources');
+      if (found === undefined)
+        throw new UsageError(`namespace ${values.namespace} has no source ${sourceUrl} (see: knowledge-agent sources list)`, 'sources');
       return found;
     };
 
@@ -200,12 +214,15 @@ export const sourcesCommand: Command = {
         const response = await client.json<{ source: SourceResponse }>(base, { body });
         const { source } = response;
         print(response, source.last_refresh === null ? `added ${source.url}\n` : formatRefresh(source.url, source.last_refresh));
-        return source.last_refresh !== null && source.last_refresh.checked > 0 && source.last_refresh.failed.length === source.last_refresh.checked
+        return source.last_refresh !== null &&
+          source.last_refresh.checked > 0 &&
+          source.last_refresh.failed.length === source.last_refresh.checked
           ? exitCodes.failure
           : exitCodes.ok;
       }
       case 'change': {
-        if (values.every !== undefined && values['no-schedule'] === true) throw new UsageError('give --every or --no-schedule, not both', 'sources');
+        if (values.every !== undefined && values['no-schedule'] === true)
+          throw new UsageError('give --every or --no-schedule, not both', 'sources');
         const body = {
           ...(crawl === undefined ? {} : { crawl }),
           ...(git === undefined ? {} : { git }),
@@ -213,10 +230,14 @@ export const sourcesCommand: Command = {
           ...(values['no-schedule'] === true ? { every: null } : {}),
           ...secret,
         };
-        if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --every, --no-schedule, crawl, git or --webhook-secret options', 'sources');
+        if (Object.keys(body).length === 0)
+          throw new UsageError('nothing to change: give --every, --no-schedule, crawl, git or --webhook-secret options', 'sources');
         const source = await sourceOf(url as string);
         const response = await client.json<{ source: SourceResponse }>(`${base}/${source.id}`, { method: 'PATCH', body });
-        print(response, `changed ${response.source.url}: ${response.source.every === null ? 'no schedule' : `every ${response.source.every}`}\n`);
+        print(
+          response,
+          `changed ${response.source.url}: ${response.source.every === null ? 'no schedule' : `every ${response.source.every}`}\n`,
+        );
         return exitCodes.ok;
       }
       case 'refresh': {
@@ -225,7 +246,9 @@ export const sourcesCommand: Command = {
           response,
           response.refreshes.length === 0
             ? `namespace ${values.namespace} has no sources to refresh\n`
-            : response.refreshes.map((source) => (source.last_refresh === null ? '' : formatRefresh(source.url, source.last_refresh))).join(''),
+            : response.refreshes
+                .map((source) => (source.last_refresh === null ? '' : formatRefresh(source.url, source.last_refresh)))
+                .join(''),
         );
         return exitCodes.ok;
       }
@@ -235,7 +258,10 @@ export const sourcesCommand: Command = {
           method: 'DELETE',
           query: { remove_documents: String(values['remove-documents'] === true) },
         });
-        print(response, `removed ${source.url}${values['remove-documents'] === true ? ` and its ${response.removed_documents} documents` : ''}\n`);
+        print(
+          response,
+          `removed ${source.url}${values['remove-documents'] === true ? ` and its ${response.removed_documents} documents` : ''}\n`,
+        );
         return exitCodes.ok;
       }
     }

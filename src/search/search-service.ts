@@ -182,7 +182,9 @@ export class SearchService {
       const document = chunk === undefined ? undefined : namespace.document(chunk.file);
       if (chunk === undefined || document === undefined) return [];
       const confirmed = this.confirmedAt(namespace.name, document.origin);
-      return [{ chunk, document, score, asOf: confirmed !== undefined && confirmed > document.ingestedAt ? confirmed : document.ingestedAt }];
+      return [
+        { chunk, document, score, asOf: confirmed !== undefined && confirmed > document.ingestedAt ? confirmed : document.ingestedAt },
+      ];
     });
   }
 

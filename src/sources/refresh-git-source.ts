@@ -34,11 +34,18 @@ export async function refreshGitSource(
   let files: RepositoryFile[];
   try {
     ({ commit } = await context.mirror.fetch({ url: source.url, branch: git.branch, signal }));
-    files = await context.mirror.listFiles(commit, { folder: git.folder, ...(git.patterns.length === 0 ? {} : { patterns: git.patterns }), signal });
+    files = await context.mirror.listFiles(commit, {
+      folder: git.folder,
+      ...(git.patterns.length === 0 ? {} : { patterns: git.patterns }),
+      signal,
+    });
   } catch (error) {
     signal.throwIfAborted();
     // Nothing is removed when the repository could not be read: the documents stay as they were.
-    tally.fail(source.url, isKnowledgeError(error) ? error : new KnowledgeError('fetch_failed', `${source.url}: ${(error as Error).message}`));
+    tally.fail(
+      source.url,
+      isKnowledgeError(error) ? error : new KnowledgeError('fetch_failed', `${source.url}: ${(error as Error).message}`),
+    );
     return state.git;
   }
   const next: Record<string, GitFileState> = {};

@@ -7,8 +7,6 @@ import type { PageState, RefreshFailure, RefreshSummary, RefreshTrigger } from '
 /** Refreshes in a row that must find a page gone (404 or 410) before its document is removed. */
 export const goneRefreshesBeforeRemoval = 2;
 
-export type RefreshCounts = Omit<RefreshSummary, 'trigger' | 'startedAt' | 'finishedAt'>;
-
 /** An HTTP answer that says the page is gone for good, as opposed to a failure that may pass. */
 export function isGone(error: unknown): boolean {
   return error instanceof KnowledgeError && (error.upstreamStatus === 404 || error.upstreamStatus === 410);
@@ -42,7 +40,8 @@ export class RefreshTally {
     if (outcome.status === 'saved') this.added++;
     else if (outcome.status === 'updated') this.updated++;
     else this.unchanged++;
-    if (remembered !== undefined) this.pages.set(url, { ...remembered, origin: outcome.document.origin, goneCount: 0, checkedAt: this.now() });
+    if (remembered !== undefined)
+      this.pages.set(url, { ...remembered, origin: outcome.document.origin, goneCount: 0, checkedAt: this.now() });
   }
 
   /** A page that answered 304, or whose sitemap `lastmod` is not newer than when it was fetched. */

@@ -2,8 +2,8 @@
 // Last-Modified), a 304 or a sitemap `lastmod` no newer than the stored one costs no download, conversion or
 // embedding, and a page whose body did not change is not re-embedded (the ingest skips a known hash).
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
-import { crawlSite, isCrawlLimit, type FetchPageResult } from '../ingest/crawl-site.js';
-import { fetchIfChanged, type FetchedPage, type FetchLimits } from '../ingest/fetch-url.js';
+import { crawlSite, isCrawlLimit, type FetchPage } from '../ingest/crawl-site.js';
+import { fetchIfChanged, fetchUrl, type FetchedPage, type FetchLimits } from '../ingest/fetch-url.js';
 import type { IngestService, SourceOutcome } from '../ingest/ingest-service.js';
 import type { PageState, RegisteredSource, SourceState } from '../store/source-registry.js';
 import type { RefreshTally } from './refresh-tally.js';
@@ -48,6 +48,11 @@ async function failed(context: WebRefreshContext, tally: RefreshTally, url: stri
   if (goneOrigin !== undefined) tally.removedDocuments(await context.removeDocuments(goneOrigin));
 }
 
+/** The source's sitemap, or a sitemap its index names (they end in .xml, as crawlSite tells them apart too). */
+function isSitemapUrl(url: string, sourceUrl: string): boolean {
+  return url === sourceUrl || /\.xml$/i.test(new URL(url).pathname);
+}
+
 export async function refreshWebSource(
   source: RegisteredSource,
   state: SourceState,
@@ -86,8 +91,11 @@ async function refreshCrawl(source: RegisteredSource, state: SourceState, tally:
     : (source.crawl ?? { maxPages: 100, maxDepth: 3, prune: false });
   // The URL each downloaded page was asked for (they differ after a redirect): its state is kept under it.
   const askedFor = new Map<string, string>();
-  const fetchPage = async (url: string, signal?: AbortSignal, lastmod?: string): Promise<FetchPageResult> => {
+  const fetchPage: FetchPage = async (url, signal, request) => {
     const previous = state.pages[url];
+    // Robots.txt and sitemaps (no PageRequest) are read whole, never answered from memory.
+    if (request === undefined) return fetchUrl(url, context.limits, signal);
+    const { lastmod } = request;
     if (lastmod !== undefined && previous?.lastmod !== undefined && lastmod <= previous.lastmod) {
       return { url, notModified: true, links: previous.links ?? [] };
     }
@@ -114,10 +122,11 @@ async function refreshCrawl(source: RegisteredSource, state: SourceState, tally:
       } else if (event.type === 'unchanged') {
         tally.unchangedPage(event.url);
       } else if (event.type === 'failed') {
-        // Pages reachable only through a page that failed (maybe for a moment) were not really looked for.
-        complete = false;
+        // A crawl's pages reachable only through a page that failed (maybe for a moment) were not really looked for; a
+        // sitemap's listing is whole unless the sitemap itself (or one its index names) failed.
+        if (!sitemap || isSitemapUrl(event.url, source.url)) complete = false;
         await failed(context, tally, event.url, event.error);
-      } else if (isCrawlLimit(event.reason)) {
+      } else if (isCrawlLimit(event.reason) || event.reason === 'not_a_sitemap' || event.reason === 'sitemap_limit') {
         complete = false;
       }
     }

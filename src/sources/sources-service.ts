@@ -193,7 +193,9 @@ export class SourcesService {
       everySeconds,
       ...(webhookSecret === null ? {} : { webhookSecret: webhookSecret ?? source.webhookSecret }),
       nextRunAt:
-        changes.everySeconds === undefined ? source.nextRunAt : nextRunAfter(everySeconds, new Date(source.lastRefresh?.finishedAt ?? Date.now())),
+        changes.everySeconds === undefined
+          ? source.nextRunAt
+          : nextRunAfter(everySeconds, new Date(source.lastRefresh?.finishedAt ?? Date.now())),
     };
     if (updated.webhookSecret === undefined) delete (updated as { webhookSecret?: string }).webhookSecret;
     await this.registry.save(updated);
@@ -208,7 +210,10 @@ export class SourcesService {
     if (source.kind === 'git') await this.mirrorOf(source).remove();
     let removed = 0;
     if (removeDocuments) {
-      const origins = [...Object.values(state.pages).map((page) => page.origin), ...Object.values(state.git?.files ?? {}).map((file) => file.origin)];
+      const origins = [
+        ...Object.values(state.pages).map((page) => page.origin),
+        ...Object.values(state.git?.files ?? {}).map((file) => file.origin),
+      ];
       for (const origin of new Set(origins)) removed += await this.removeDocuments(source.namespace, origin);
     }
     return { source, removed };
@@ -282,7 +287,12 @@ export class SourcesService {
     else this.options.logError(`refresh of source ${key} failed unexpectedly`, error);
   }
 
-  private async runRefresh(namespace: string, id: string, trigger: RefreshTrigger, caller: AbortSignal | undefined): Promise<RefreshSummary> {
+  private async runRefresh(
+    namespace: string,
+    id: string,
+    trigger: RefreshTrigger,
+    caller: AbortSignal | undefined,
+  ): Promise<RefreshSummary> {
     const { signal, unlink } = linkSignals([caller, this.stopping.signal]);
     try {
       return await this.refreshUnderLease(namespace, id, trigger, signal);
@@ -324,7 +334,12 @@ export class SourcesService {
     }
   }
 
-  private async refreshSource(source: RegisteredSource, state: SourceState, tally: RefreshTally, signal: AbortSignal): Promise<SourceState> {
+  private async refreshSource(
+    source: RegisteredSource,
+    state: SourceState,
+    tally: RefreshTally,
+    signal: AbortSignal,
+  ): Promise<SourceState> {
     const removeDocuments = (origin: string) => this.removeDocuments(source.namespace, origin);
     if (source.kind === 'git') {
       const git = await refreshGitSource(source, state, tally, {
@@ -336,7 +351,12 @@ export class SourcesService {
       });
       return { pages: {}, ...(git === undefined ? {} : { git }) };
     }
-    await refreshWebSource(source, state, tally, { ingest: this.options.ingest, limits: fetchLimits(this.options.limits), removeDocuments, signal });
+    await refreshWebSource(source, state, tally, {
+      ingest: this.options.ingest,
+      limits: fetchLimits(this.options.limits),
+      removeDocuments,
+      signal,
+    });
     return { pages: Object.fromEntries(tally.pages) };
   }
 

@@ -40,7 +40,13 @@ async function json<T>(response: Promise<Response>, status = 200): Promise<T> {
 }
 
 const counts = (summary: Summary | null | undefined) =>
-  summary && { checked: summary.checked, unchanged: summary.unchanged, updated: summary.updated, added: summary.added, removed: summary.removed };
+  summary && {
+    checked: summary.checked,
+    unchanged: summary.unchanged,
+    updated: summary.updated,
+    added: summary.added,
+    removed: summary.removed,
+  };
 
 describe('a git repository as a registered source', () => {
   let repository: GitHttpServer;
@@ -86,7 +92,10 @@ describe('a git repository as a registered source', () => {
     assert.equal(found.results[0]?.origin, 'https://git.example/handbook/blob/main/docs/guide.md');
     assert.ok(Date.parse(found.results[0]?.as_of ?? '') > Date.now() - 60_000);
     assert.equal((await search('bootstrap script')).results[0]?.origin, 'https://git.example/handbook/blob/main/docs/install.md');
-    assert.deepEqual((await search('handbook repository')).results.filter((result) => result.origin.endsWith('README.md')), []);
+    assert.deepEqual(
+      (await search('handbook repository')).results.filter((result) => result.origin.endsWith('README.md')),
+      [],
+    );
   });
 
   it('ingests only the changed blobs on refresh and removes the documents of deleted files', async () => {
@@ -110,7 +119,12 @@ describe('a git repository as a registered source', () => {
     const body = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: repository.url } });
     const signature = (key: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
     const hook = (headers: Record<string, string>) =>
-      service.app.inject({ method: 'POST', url: source.webhook.path, payload: body, headers: { 'content-type': 'application/json', ...headers } });
+      service.app.inject({
+        method: 'POST',
+        url: source.webhook.path,
+        payload: body,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
 
     const forged = await hook({ 'x-hub-signature-256': signature('not-the-secret-at-all'), 'x-github-event': 'push' });
     assert.equal(forged.statusCode, 401, forged.body);

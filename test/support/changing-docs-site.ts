@@ -2,6 +2,7 @@
 // Last-Modified and 304s, a generated /sitemap.xml with each page's lastmod, and per-path counts of what was sent.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** What the site answered one path, since it started or since resetCounts. */
 export interface PathCounts {
@@ -29,6 +30,8 @@ export interface ChangingDocsSite {
   counts(path: string): PathCounts;
   /** Counts over every path (robots.txt and the sitemap included). */
   totals(): PathCounts;
+  /** Bytes written to the network (status lines, headers and bodies), since it started or since resetCounts. */
+  wireBytes(): number;
   resetCounts(): void;
   close(): Promise<void>;
 }
@@ -123,6 +126,17 @@ export async function startChangingDocsSite(pages: Readonly<Record<string, strin
     stored.set(path, { html, etag: etagOf(html), modifiedAt: nextChange() });
   };
 
+  const sockets = new Set<Socket>();
+  let closedSocketBytes = 0;
+  let wireBytesAtReset = 0;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      closedSocketBytes += socket.bytesWritten;
+    });
+  });
+  const wireBytesSoFar = () => closedSocketBytes + [...sockets].reduce((total, socket) => total + socket.bytesWritten, 0);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('site has no port');
@@ -150,7 +164,11 @@ export async function startChangingDocsSite(pages: Readonly<Record<string, strin
         }),
         emptyCounts,
       ),
-    resetCounts: () => countsByPath.clear(),
+    wireBytes: () => wireBytesSoFar() - wireBytesAtReset,
+    resetCounts: () => {
+      countsByPath.clear();
+      wireBytesAtReset = wireBytesSoFar();
+    },
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -87,7 +87,12 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
   app.get(
     '/tools/sources',
     {
-      schema: { tags, summary: "List a namespace's sources", querystring: z.object({ namespace: namespaceFieldSchema }), documentation: documented.list },
+      schema: {
+        tags,
+        summary: "List a namespace's sources",
+        querystring: z.object({ namespace: namespaceFieldSchema }),
+        documentation: documented.list,
+      },
       config: { access: 'read', cost: 'request' },
     },
     async (request) => service.list(authorizeNamespace(request, request.query.namespace ?? defaultNamespace)),
@@ -113,7 +118,13 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
   app.patch(
     '/tools/sources/:id',
     {
-      schema: { tags, summary: 'Change a source', params: z.object({ id: idParam }), body: changeSourceSchema, documentation: documented.change },
+      schema: {
+        tags,
+        summary: 'Change a source',
+        params: z.object({ id: idParam }),
+        body: changeSourceSchema,
+        documentation: documented.change,
+      },
       config: { access: 'write', cost: 'request' },
     },
     async (request) => {
@@ -134,7 +145,11 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       config: { access: 'write', cost: 'request' },
     },
     async (request) =>
-      service.remove(authorizeNamespace(request, request.query.namespace ?? defaultNamespace), request.params.id, request.query.remove_documents),
+      service.remove(
+        authorizeNamespace(request, request.query.namespace ?? defaultNamespace),
+        request.params.id,
+        request.query.remove_documents,
+      ),
   );
   app.post(
     '/tools/sources/refresh',
@@ -148,7 +163,11 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       config: { access: 'write', cost: 'request' },
     },
     async (request, reply) =>
-      service.refresh(authorizeNamespace(request, request.body.namespace ?? defaultNamespace), request.body.url, abortedWhenClientLeaves(reply)),
+      service.refresh(
+        authorizeNamespace(request, request.body.namespace ?? defaultNamespace),
+        request.body.url,
+        abortedWhenClientLeaves(reply),
+      ),
   );
   app.post(
     '/tools/sources/:id/refresh',
@@ -163,7 +182,11 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       config: { access: 'write', cost: 'request' },
     },
     async (request, reply) =>
-      service.refreshOne(authorizeNamespace(request, request.body.namespace ?? defaultNamespace), request.params.id, abortedWhenClientLeaves(reply)),
+      service.refreshOne(
+        authorizeNamespace(request, request.body.namespace ?? defaultNamespace),
+        request.params.id,
+        abortedWhenClientLeaves(reply),
+      ),
   );
 
   // Variant 2 family: the namespace in the path.
@@ -224,7 +247,8 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       },
       config: { access: 'write', cost: 'request' },
     },
-    async (request) => service.remove(authorizeNamespace(request, request.params.namespace), request.params.id, request.query.remove_documents),
+    async (request) =>
+      service.remove(authorizeNamespace(request, request.params.namespace), request.params.id, request.query.remove_documents),
   );
   app.post(
     '/api/sources/:namespace/refresh',
@@ -244,7 +268,12 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
   app.post(
     '/api/sources/:namespace/:id/refresh',
     {
-      schema: { tags, summary: 'Refresh a source now', params: z.object({ ...namespaceParam, id: idParam }), documentation: documented.refresh },
+      schema: {
+        tags,
+        summary: 'Refresh a source now',
+        params: z.object({ ...namespaceParam, id: idParam }),
+        documentation: documented.refresh,
+      },
       config: { access: 'write', cost: 'request' },
     },
     async (request, reply) =>

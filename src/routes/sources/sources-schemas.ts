@@ -23,12 +23,7 @@ const everySchema = z
   .describe(`How often the source is refreshed: ${durationHelp}, at least 1m (such as 30m, 6h, 1d); null for no schedule.`);
 
 const gitSchema = z.object({
-  branch: z
-    .string()
-    .min(1)
-    .max(200)
-    .default('main')
-    .describe('The branch to follow.'),
+  branch: z.string().min(1).max(200).default('main').describe('The branch to follow.'),
   folder: z.string().max(500).default('').describe('The folder of the docs inside the repository; the whole repository when empty.'),
   patterns: z
     .array(z.string().min(1).max(200))
@@ -57,7 +52,9 @@ export const addSourceSchema = z.object({
   kind: z
     .enum(['page', 'crawl', 'sitemap', 'git'])
     .optional()
-    .describe('What the URL is; when left out: `crawl` with `crawl` given, `sitemap` for a .xml URL, `git` with `git` given or a .git URL, else `page`.'),
+    .describe(
+      'What the URL is; when left out: `crawl` with `crawl` given, `sitemap` for a .xml URL, `git` with `git` given or a .git URL, else `page`.',
+    ),
   crawl: crawlSchema.optional(),
   git: gitSchema.optional(),
   every: everySchema.optional(),
