@@ -103,11 +103,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.rerank === undefined
       ? undefined
       : { model: instrumentReranker(createHttpRerankModel(config.rerank), metrics), candidates: config.rerank.candidates };
-  // Sources are built after the ingest they use; searches ask them once the app serves.
-  let sources: SourcesService | undefined;
-  const search = new SearchService(store, embedder, config.limits.maxResults, reranking, (namespace, origin) =>
-    sources?.confirmedAt(namespace, origin),
-  );
   const converter = new DocumentConverter({ workers: config.conversionWorkers });
   const ingestLimits = {
     maxSourceBytes: config.limits.maxSourceBytes,
@@ -126,7 +121,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     info: (message) => app.log.info(message),
     onIngested: (report, seconds) => metrics.observeIngest(report, seconds),
   });
-  sources = new SourcesService({
+  const sources = new SourcesService({
     store,
     ingest,
     limits: ingestLimits,
@@ -137,7 +132,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logError,
     scheduleCheckMs: config.sourceCheckMs,
   });
-  sources.start();
+  // The schedule starts with the server, not while routes are still being registered.
+  app.addHook('onReady', async () => sources.start());
+  const search = new SearchService(store, embedder, config.limits.maxResults, reranking, (namespace, origin) =>
+    sources.confirmedAt(namespace, origin),
+  );
   const agent = new AgentService({
     chat: models.chat,
     search,

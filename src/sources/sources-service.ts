@@ -157,28 +157,25 @@ export class SourcesService {
     return source;
   }
 
-  /** Registers a source and ingests it (its first refresh); resolves once that refresh has ended. */
-  async add(namespace: string, definition: SourceDefinition, signal?: AbortSignal): Promise<RegisteredSource> {
+  /**
+   * Registers a source and ingests it (its first refresh); resolves once that refresh has ended. A URL registered
+   * already keeps its id, history and refresh state: its settings are replaced, then it is refreshed.
+   */
+  async add(namespace: string, definition: SourceDefinition, signal?: AbortSignal): Promise<{ source: RegisteredSource; created: boolean }> {
     const name = sanitizeNamespace(namespace);
     const id = sourceId(definition.url);
     if (definition.git?.linkTemplate !== undefined) checkLinkTemplate(definition.git.linkTemplate);
-    if ((await this.registry.list(name)).some((source) => source.id === id)) {
-      throw new KnowledgeError(
-        'source_invalid',
-        `namespace "${name}" already has a source for ${definition.url}: change it (PATCH) or refresh it instead`,
-      );
-    }
-    const source: RegisteredSource = {
+    const existing = (await this.registry.list(name)).find((source) => source.id === id);
+    await this.registry.save({
       ...definition,
       id,
       namespace: name,
-      createdAt: new Date().toISOString(),
-      lastRefresh: null,
-      nextRunAt: null,
-    };
-    await this.registry.save(source);
-    await this.refresh(name, id, 'added', signal);
-    return this.get(name, id);
+      createdAt: existing?.createdAt ?? new Date().toISOString(),
+      lastRefresh: existing?.lastRefresh ?? null,
+      nextRunAt: existing?.nextRunAt ?? null,
+    });
+    await this.refresh(name, id, existing === undefined ? 'added' : 'manual', signal);
+    return { source: await this.get(name, id), created: existing === undefined };
   }
 
   async update(namespace: string, id: string, changes: SourceChanges): Promise<RegisteredSource> {

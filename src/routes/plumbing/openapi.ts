@@ -87,6 +87,10 @@ const tags = [
     name: 'Insights',
     description: 'Feedback on answers, and the gaps report: what people asked that the docs did not answer (write tokens only).',
   },
+  {
+    name: 'Sources',
+    description: 'Registered sources: pages, crawl roots, sitemaps and git repositories a namespace refreshes on a schedule or by webhook.',
+  },
   { name: 'Service', description: 'Health and this reference.' },
 ];
 

@@ -48,7 +48,11 @@ const refreshFilter = {
 const documented = {
   list: { success: jsonSuccess("The namespace's sources.", listResponseSchema), errors: ['forbidden'] },
   add: {
-    success: jsonSuccess('The source, registered and ingested (`last_refresh` is its first refresh).', sourceBodySchema, 201),
+    success: jsonSuccess(
+      'The source, registered and ingested (`last_refresh` is its first refresh); 200 instead when the URL was registered already (its settings replaced, then refreshed).',
+      sourceBodySchema,
+      201,
+    ),
     errors: ['source_invalid', 'forbidden'],
   },
   change: { success: jsonSuccess('The source as changed.', sourceBodySchema), errors: ['not_found', 'forbidden'] },
@@ -111,8 +115,8 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
     },
     async (request, reply) => {
       const namespace = authorizeNamespace(request, request.body.namespace ?? defaultNamespace);
-      const source = await sources.add(namespace, sourceDefinition(request.body), abortedWhenClientLeaves(reply));
-      return reply.code(201).send({ source: toSourceResponse(source) });
+      const { source, created } = await sources.add(namespace, sourceDefinition(request.body), abortedWhenClientLeaves(reply));
+      return reply.code(created ? 201 : 200).send({ source: toSourceResponse(source) });
     },
   );
   app.patch(
@@ -214,8 +218,8 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
     },
     async (request, reply) => {
       const namespace = authorizeNamespace(request, request.params.namespace);
-      const source = await sources.add(namespace, sourceDefinition(request.body), abortedWhenClientLeaves(reply));
-      return reply.code(201).send({ source: toSourceResponse(source) });
+      const { source, created } = await sources.add(namespace, sourceDefinition(request.body), abortedWhenClientLeaves(reply));
+      return reply.code(created ? 201 : 200).send({ source: toSourceResponse(source) });
     },
   );
   app.patch(

@@ -9,7 +9,7 @@ const minimumEverySeconds = 60;
 
 const everySchema = z
   .string()
-  .max(20)
+  .regex(/^[1-9][0-9]{0,5}[mhdw]?$/, `every must be ${durationHelp}`)
   .nullable()
   .transform((text, context) => {
     if (text === null) return null;
@@ -34,6 +34,10 @@ const gitSchema = z.object({
   link_template: z
     .string()
     .max(1_000)
+    .regex(
+      /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,4})?\/[A-Za-z0-9._~\/{}%-]*\{path\}[A-Za-z0-9._~\/{}%?=&#-]*$/,
+      'link_template must be an http(s) URL with a {path} placeholder',
+    )
     .optional()
     .describe(
       'How a file is cited: `{path}`, `{branch}` and `{commit}` are filled in. GitHub and GitLab repositories link to their file pages when left out.',
@@ -48,7 +52,11 @@ const webhookSecretSchema = z
 
 export const addSourceSchema = z.object({
   namespace: namespaceFieldSchema,
-  url: z.string().min(1).max(4_000).describe('A page, a crawl root, a sitemap (.xml) or a git repository (https).'),
+  url: z
+    .string()
+    .max(4_000)
+    .regex(/^https?:\/\/\S+$/i, 'url must be an http(s) URL')
+    .describe('A page, a crawl root, a sitemap (.xml) or a git repository (https). Registering a URL again replaces its settings.'),
   kind: z
     .enum(['page', 'crawl', 'sitemap', 'git'])
     .optional()
