@@ -195,6 +195,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     version: packageVersion,
     spendBudget,
     questions,
+    sources,
   });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });
   for (const prefix of ['/tools', '/api']) await app.register(feedbackRoute, { prefix, questions });
