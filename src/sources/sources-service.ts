@@ -161,7 +161,11 @@ export class SourcesService {
    * Registers a source and ingests it (its first refresh); resolves once that refresh has ended. A URL registered
    * already keeps its id, history and refresh state: its settings are replaced, then it is refreshed.
    */
-  async add(namespace: string, definition: SourceDefinition, signal?: AbortSignal): Promise<{ source: RegisteredSource; created: boolean }> {
+  async add(
+    namespace: string,
+    definition: SourceDefinition,
+    signal?: AbortSignal,
+  ): Promise<{ source: RegisteredSource; created: boolean }> {
     const name = sanitizeNamespace(namespace);
     const id = sourceId(definition.url);
     if (definition.git?.linkTemplate !== undefined) checkLinkTemplate(definition.git.linkTemplate);

@@ -259,14 +259,15 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
       title: 'Register a source',
       description:
         'Registers a source with a namespace, ingests it at once and keeps it current: refreshed on its schedule (`every`), fetching only what changed. ' +
-        'Waits for the first refresh and returns the source with its `last_refresh` counts. One URL is one source per namespace. Needs a write token.',
+        'Waits for the first refresh and returns the source with its `last_refresh` counts. One URL is one source per namespace: adding it again replaces its settings. Needs a write token.',
       inputSchema: { namespace: namespaceField, url, kind, crawl, git, every },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     async ({ namespace, ...body }, { signal }) =>
       guarded(caller, async () => {
         const target = await caller.writeNamespace(namespace ?? services.defaultNamespace);
-        return json({ source: toSourceResponse(await services.sources.add(target, sourceDefinition(body), signal)) });
+        const { source } = await services.sources.add(target, sourceDefinition(body), signal);
+        return json({ source: toSourceResponse(source) });
       }),
   );
 

@@ -35,7 +35,7 @@ const gitSchema = z.object({
     .string()
     .max(1_000)
     .regex(
-      /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,4})?\/[A-Za-z0-9._~\/{}%-]*\{path\}[A-Za-z0-9._~\/{}%?=&#-]*$/,
+      /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,4})?\/[A-Za-z0-9._~/{}%-]*\{path\}[A-Za-z0-9._~/{}%?=&#-]*$/,
       'link_template must be an http(s) URL with a {path} placeholder',
     )
     .optional()
