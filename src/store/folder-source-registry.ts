@@ -68,7 +68,8 @@ export class FolderSourceRegistry implements SourceRegistry {
   }
 
   async writeState(namespace: string, id: string, state: SourceState): Promise<void> {
-    await mkdir(this.folder(namespace), { recursive: true });
+    // A source removed meanwhile (or its namespace deleted) gets no state, and its folder is not made again.
+    if (!(await this.list(namespace)).some((source) => source.id === id)) return;
     await writeFileAtomic(join(this.folder(namespace), `${id}.state.json`), JSON.stringify(state));
   }
 
