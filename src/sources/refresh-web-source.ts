@@ -76,7 +76,6 @@ async function refreshPage(source: RegisteredSource, state: SourceState, tally: 
     context.signal.throwIfAborted();
     await failed(context, tally, source.url, asKnowledgeError(error, source.url));
   }
-  // A page source is one page: whatever else an older definition knew is not its business any more.
 }
 
 /**

@@ -184,6 +184,12 @@ export class SourcesService {
 
   async update(namespace: string, id: string, changes: SourceChanges): Promise<RegisteredSource> {
     const source = await this.get(namespace, id);
+    if ((changes.crawl !== undefined && source.kind !== 'crawl') || (changes.git !== undefined && source.kind !== 'git')) {
+      throw new KnowledgeError(
+        'source_invalid',
+        `${changes.crawl === undefined ? 'git' : 'crawl'} settings apply to ${changes.crawl === undefined ? 'git' : 'crawl'} sources; this one is a ${source.kind} source (register the URL again with another kind instead)`,
+      );
+    }
     if (changes.git?.linkTemplate !== undefined) checkLinkTemplate(changes.git.linkTemplate);
     const { webhookSecret, ...rest } = changes;
     const { webhookSecret: _previousSecret, ...kept } = source;
@@ -314,7 +320,19 @@ export class SourcesService {
       const state = await this.registry.readState(namespace, id);
       const startedAt = new Date().toISOString();
       const tally = new RefreshTally(state.pages, () => new Date().toISOString());
-      const next = await this.refreshSource(source, state, tally, signal);
+      let next: SourceState;
+      try {
+        next = await this.refreshSource(source, state, tally, signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        // Reported in the summary and its next run scheduled as usual, so a failing source is not retried at every check.
+        if (!isKnowledgeError(error)) this.options.logError(`refresh of source ${namespace}/${id} failed unexpectedly`, error);
+        tally.fail(
+          source.url,
+          isKnowledgeError(error) ? error : new KnowledgeError('internal_error', 'the refresh failed unexpectedly; see the service log'),
+        );
+        next = state;
+      }
       const summary = tally.summary(trigger, startedAt);
       await this.registry.writeState(namespace, id, next);
       const known = this.confirmedTimes.get(namespace);
