@@ -131,6 +131,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     warn,
     logError,
     scheduleCheckMs: config.sourceCheckMs,
+    onRefreshed: (summary) => metrics.observeRefresh(summary),
   });
   // The schedule starts with the server, not while routes are still being registered.
   app.addHook('onReady', async () => sources.start());

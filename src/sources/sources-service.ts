@@ -34,6 +34,8 @@ export interface SourcesServiceOptions {
   readonly scheduleCheckMs?: number;
   /** Scheduled refreshes running at once in this process; 2 when left out. */
   readonly concurrency?: number;
+  /** Told of every refresh that ran to its end (metrics). */
+  readonly onRefreshed?: (summary: RefreshSummary) => void;
 }
 
 /** What may be changed on a registered source. */
@@ -334,6 +336,7 @@ export class SourcesService {
         next = state;
       }
       const summary = tally.summary(trigger, startedAt);
+      this.options.onRefreshed?.(summary);
       await this.registry.writeState(namespace, id, next);
       const known = this.confirmedTimes.get(namespace);
       if (known !== undefined) rememberConfirmed(known.byOrigin, next);

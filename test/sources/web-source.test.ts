@@ -137,9 +137,11 @@ describe('docs sites as registered sources', () => {
     const [source] = listed.sources;
     const before = (await search('site', 'configuration file')).results[0]?.as_of ?? '';
     await refresh('site');
-    await until(() => true, 'nothing');
     const afterRefresh = (await search('site', 'configuration file')).results[0]?.as_of ?? '';
     assert.ok(afterRefresh > before, `as_of moved from ${before} to ${afterRefresh}`);
+    const metrics = await (await service.get('/metrics')).text();
+    assert.match(metrics, /^source_refreshes_total\{trigger="manual"\} [1-9]/m);
+    assert.match(metrics, /^source_refresh_pages_total\{result="unchanged"\} [1-9]/m);
 
     const changed = await json<{ source: Source & { every: string } }>(
       service.send('PATCH', `/api/sources/site/${source?.id}`, { every: '30m' }),
