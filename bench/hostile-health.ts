@@ -16,10 +16,9 @@ if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20)
 const boundMs = 100;
 const scenario = await startHostileScenario();
 try {
-  const workloads = {
-    'hostile HTML pages': { latencies: [] as number[], growthMb: [] as number[], outcomes: [] as string[] },
-    '6 MB pathological Markdown': { latencies: [] as number[], growthMb: [] as number[], outcomes: [] as string[] },
-  };
+  /** What the rounds of one workload measured, over all its rounds. */
+  const tally = () => ({ latencies: [] as number[], growthMb: [] as number[], outcomes: [] as string[] });
+  const workloads = { 'hostile HTML pages': tally(), '6 MB pathological Markdown': tally() };
   async function record<Result>(name: keyof typeof workloads, measured: HealthMeasurement<Result>, outcome: (result: Result) => string) {
     const started = performance.now();
     const result = await measured.result;

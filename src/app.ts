@@ -1,4 +1,6 @@
 // The composition root: builds the services from the configuration and registers the routes.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AgentService } from './agent/agent-service.js';
@@ -29,14 +31,17 @@ import {
   openAiRoutes,
   playgroundRoute,
   serverOptions,
+  sourcesRoutes,
   variant1IngestRoute,
   variant1SearchRoute,
   variant2IngestRoute,
   variant2SearchRoute,
+  webhookRoute,
 } from './routes/index.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { ChunkEmbedder } from './embedding/chunk-embedder.js';
 import { SearchService } from './search/search-service.js';
+import { SourcesService } from './sources/index.js';
 import { KnowledgeStore } from './store/knowledge-store.js';
 import { InsightsService, QuestionRecorder } from './insights/index.js';
 import type { ClusterLayout, ClusterLayoutOptions } from './store/postgres/cluster-layout.js';
@@ -98,24 +103,41 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.rerank === undefined
       ? undefined
       : { model: instrumentReranker(createHttpRerankModel(config.rerank), metrics), candidates: config.rerank.candidates };
-  const search = new SearchService(store, embedder, config.limits.maxResults, reranking);
   const converter = new DocumentConverter({ workers: config.conversionWorkers });
+  const ingestLimits = {
+    maxSourceBytes: config.limits.maxSourceBytes,
+    maxTextBytes: config.limits.maxTextBytes,
+    downloadTimeoutMs: config.limits.downloadTimeoutMs,
+    allowPrivateUrls: config.allowPrivateUrls,
+    fileRoots: config.fileRoots,
+  };
   const ingest = new IngestService({
     store,
     converter,
     embeddings: embedder,
-    limits: {
-      maxSourceBytes: config.limits.maxSourceBytes,
-      maxTextBytes: config.limits.maxTextBytes,
-      downloadTimeoutMs: config.limits.downloadTimeoutMs,
-      allowPrivateUrls: config.allowPrivateUrls,
-      fileRoots: config.fileRoots,
-    },
+    limits: ingestLimits,
     logError,
     warn: (message) => app.log.warn(message),
     info: (message) => app.log.info(message),
     onIngested: (report, seconds) => metrics.observeIngest(report, seconds),
   });
+  const sources = new SourcesService({
+    store,
+    ingest,
+    limits: ingestLimits,
+    // A cache beside the namespaces; in cluster mode each replica keeps its own.
+    gitCacheRoot:
+      config.databaseUrl === undefined ? join(config.storageRoot, '.git-mirrors') : join(tmpdir(), 'knowledge-agent-git-mirrors'),
+    warn,
+    logError,
+    scheduleCheckMs: config.sourceCheckMs,
+    onRefreshed: (summary) => metrics.observeRefresh(summary),
+  });
+  // The schedule starts with the server, not while routes are still being registered.
+  app.addHook('onReady', async () => sources.start());
+  const search = new SearchService(store, embedder, config.limits.maxResults, reranking, (namespace, origin) =>
+    sources.confirmedAt(namespace, origin),
+  );
   const agent = new AgentService({
     chat: models.chat,
     search,
@@ -130,6 +152,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // On close (SIGTERM, tests): stop background embedding, then let queued writes finish.
   app.addHook('onClose', async () => {
+    await sources.close();
     await embedder?.close();
     await questions.close();
     await store.close();
@@ -173,10 +196,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     version: packageVersion,
     spendBudget,
     questions,
+    sources,
   });
   await app.register(openAiRoutes, { ...agentRoutes, prefix: '/v1', catalog });
   for (const prefix of ['/tools', '/api']) await app.register(feedbackRoute, { prefix, questions });
   await app.register(gapsRoutes, { insights, defaultNamespace: config.defaultNamespace });
+  await app.register(sourcesRoutes, { sources, defaultNamespace: config.defaultNamespace });
+  await app.register(webhookRoute, { sources });
   await app.register(playgroundRoute);
   await app.register(metricsRoute, { metrics, mayRead: mayAccess });
   return app;

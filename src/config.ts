@@ -82,6 +82,8 @@ const environmentSchema = z.object({
     .default('hybrid'),
   KNOWLEDGE_AGENT_COVERAGE_CHECK: booleanText.default(true),
   KNOWLEDGE_AGENT_CONVERSION_WORKERS: integerText(1, 64).optional(),
+  // Milliseconds between two looks for registered sources whose scheduled refresh is due.
+  KNOWLEDGE_AGENT_SOURCE_CHECK_MS: integerText(100, 3_600_000).default(15_000),
   // Reranking a search's best candidates with a rerank model (see Config.rerank); none when no model is named.
   KNOWLEDGE_AGENT_RERANK_MODEL: optionalText,
   KNOWLEDGE_AGENT_RERANK_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
@@ -159,6 +161,8 @@ export interface Config {
   };
   /** Worker threads converting HTML and PDF documents at once. */
   readonly conversionWorkers: number;
+  /** Milliseconds between two looks for registered sources due for their scheduled refresh. */
+  readonly sourceCheckMs: number;
   /**
    * The rerank model that reorders every search's best candidates (a local or third-party server's `/rerank`
    * endpoint), the key sent to it, and how many candidates it reads; undefined: no reranking.
@@ -400,6 +404,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
       idleMs: parsed.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
     }),
     conversionWorkers: parsed.KNOWLEDGE_AGENT_CONVERSION_WORKERS ?? defaultConversionWorkers(),
+    sourceCheckMs: parsed.KNOWLEDGE_AGENT_SOURCE_CHECK_MS,
     rerank:
       parsed.KNOWLEDGE_AGENT_RERANK_MODEL === undefined || rerankBaseUrl === undefined
         ? undefined

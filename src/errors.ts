@@ -84,13 +84,16 @@ export class KnowledgeError extends Error {
   readonly status: number;
   /** The failure may pass by itself (a provider down or overloaded): the same call later may succeed. */
   readonly temporary: boolean;
+  /** The non-2xx status a fetched URL answered with; undefined when no answer came (time-out, refused connection). */
+  readonly upstreamStatus: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; temporary?: boolean }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; temporary?: boolean; upstreamStatus?: number }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KnowledgeError';
     this.code = code;
     this.status = errorCatalogue[code].status;
     this.temporary = options?.temporary ?? false;
+    this.upstreamStatus = options?.upstreamStatus;
   }
 }
 

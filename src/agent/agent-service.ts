@@ -2,6 +2,7 @@
 // formats (the retrieval tool's name, how a source is labelled, the mention rule) comes in as an AnswerFormat.
 import type { ChatMessage, ChatModel, ToolDefinition } from '../providers/chat-model.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
+import { linkSignals } from '../concurrency.js';
 import type { SearchMode, SearchService } from '../search/search-service.js';
 import type { AgentEvent } from './agent-event.js';
 import { latestUserText, sanitizeConversation, type IncomingMessage } from './conversation.js';
@@ -174,23 +175,15 @@ export class AgentService {
   }
 }
 
-/**
- * Runs `run` with a signal aborted (with the same reason) by whichever of `signals` aborts first; the link is undone
- * when the run ends. Node 20's AbortSignal.any leaks every signal it links to a long-lived one such as shutdown's.
- */
+/** Runs `run` with a signal aborted by whichever of `signals` aborts first (see linkSignals). */
 async function* withLinkedSignal(
   signals: readonly (AbortSignal | undefined)[],
   run: (signal: AbortSignal) => AsyncGenerator<AgentEvent>,
 ): AsyncGenerator<AgentEvent> {
-  const controller = new AbortController();
-  const links = signals.flatMap((signal) => (signal === undefined ? [] : [{ signal, abort: () => controller.abort(signal.reason) }]));
-  for (const link of links) {
-    if (link.signal.aborted) link.abort();
-    else link.signal.addEventListener('abort', link.abort, { once: true });
-  }
+  const linked = linkSignals(signals);
   try {
-    yield* run(controller.signal);
+    yield* run(linked.signal);
   } finally {
-    for (const link of links) link.signal.removeEventListener('abort', link.abort);
+    linked.unlink();
   }
 }

@@ -4,7 +4,7 @@ import { CliError, ServerError } from './cli-error.js';
 import type { Connection } from './command-options.js';
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly query?: Record<string, string>;
   readonly headers?: Record<string, string>;
   /** JSON-encoded unless it is FormData. */

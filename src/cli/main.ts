@@ -12,6 +12,7 @@ import { migrateCommand } from './migrate-command.js';
 import { namespacesCommand } from './namespaces-command.js';
 import { searchCommand } from './search-command.js';
 import { serveCommand } from './serve-command.js';
+import { sourcesCommand } from './sources-command.js';
 
 const commands: readonly Command[] = [
   serveCommand,
@@ -21,6 +22,7 @@ const commands: readonly Command[] = [
   evalCommand,
   gapsCommand,
   namespacesCommand,
+  sourcesCommand,
   migrateCommand,
 ];
 
@@ -42,6 +44,7 @@ Examples:
   knowledge-agent ask "how often do tokens rotate?" --namespace handbook
   knowledge-agent eval --namespace handbook --questions questions.jsonl
   knowledge-agent gaps --namespace handbook --since 30d
+  knowledge-agent sources add https://docs.example.com/sitemap.xml --every 1d --namespace handbook
   knowledge-agent namespaces`;
 }
 

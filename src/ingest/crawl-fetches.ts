@@ -1,12 +1,12 @@
 // The fetches of one crawl: those under way, the outcomes of those that ended (in the order they ended), and the
 // pause robots.txt asks for between two starts.
 import { KnowledgeError } from '../errors.js';
-import type { CrawlItem } from './crawl-frontier.js';
-import type { FetchPage } from './crawl-site.js';
+import { lastmodOf, type CrawlItem } from './crawl-frontier.js';
+import type { FetchPage, UnchangedPage } from './crawl-site.js';
 import type { FetchedPage } from './fetch-url.js';
 
 export type FetchOutcome =
-  | { readonly item: CrawlItem; readonly page: FetchedPage }
+  | { readonly item: CrawlItem; readonly page: FetchedPage | UnchangedPage }
   | { readonly item: CrawlItem; readonly error: KnowledgeError };
 
 export class CrawlFetches {
@@ -51,7 +51,8 @@ export class CrawlFetches {
   start(item: CrawlItem): void {
     this.lastStartAt = Date.now();
     this.nextStartAt = this.lastStartAt + this.crawlDelayMs;
-    const outcome: Promise<FetchOutcome> = this.fetchPage(item.url, this.signal).then(
+    const pageRequest = item.kind === 'page' ? lastmodOf(item) : undefined;
+    const outcome: Promise<FetchOutcome> = this.fetchPage(item.url, this.signal, pageRequest).then(
       (page) => ({ item, page }),
       (error: unknown) => ({
         item,

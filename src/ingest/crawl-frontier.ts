@@ -4,6 +4,13 @@ export interface CrawlItem {
   readonly url: string;
   readonly depth: number;
   readonly kind: 'page' | 'sitemap';
+  /** The sitemap's lastmod for a page it listed (ISO 8601 UTC). */
+  readonly lastmod?: string;
+}
+
+/** The lastmod of an item or sitemap entry as a property to spread, left out when there is none. */
+export function lastmodOf(dated: { readonly lastmod?: string }): { lastmod?: string } {
+  return dated.lastmod === undefined ? {} : { lastmod: dated.lastmod };
 }
 
 // URLs waiting to be fetched; links found past this are dropped, which bounds memory and 'skipped' events.

@@ -3,9 +3,10 @@ import { KnowledgeError } from '../errors.js';
 import { detectFormat } from './convert-document.js';
 import { CrawlBudget } from './crawl-budget.js';
 import { CrawlFetches, type FetchOutcome } from './crawl-fetches.js';
-import { CrawlFrontier, type CrawlItem } from './crawl-frontier.js';
-import type { FetchedPage } from './fetch-url.js';
-import { nonDocumentExtension, normalizeCrawlUrl, readPageLinks, readSitemap } from './page-links.js';
+import { CrawlFrontier, lastmodOf, type CrawlItem } from './crawl-frontier.js';
+import type { FetchedPage, NotModified } from './fetch-url.js';
+import { nonDocumentExtension, normalizeCrawlUrl, readPageLinks } from './page-links.js';
+import { readSitemap, type SitemapEntry } from './read-sitemap.js';
 import { allowEverything, loadRobotsPolicy, type RobotsPolicy } from './robots-txt.js';
 
 export interface CrawlOptions {
@@ -45,7 +46,17 @@ export type CrawlSkipReason =
   | 'fetch_limit';
 
 export type CrawlEvent =
-  | { readonly type: 'page'; readonly page: FetchedPage; readonly depth: number }
+  | {
+      readonly type: 'page';
+      readonly page: FetchedPage;
+      readonly depth: number;
+      /** The page's links inside the crawl scope, normalized, at any depth: what to remember for a refresh. */
+      readonly links: readonly string[];
+      /** The sitemap's lastmod for the page (ISO 8601 UTC), when a sitemap listed it with one. */
+      readonly lastmod?: string;
+    }
+  /** The fetcher answered UnchangedPage: the page counts as crawled, and its remembered links are followed. */
+  | { readonly type: 'unchanged'; readonly url: string; readonly depth: number; readonly lastmod?: string }
   | { readonly type: 'skipped'; readonly url: string; readonly reason: CrawlSkipReason; readonly message: string }
   | { readonly type: 'failed'; readonly url: string; readonly error: KnowledgeError };
 
@@ -54,8 +65,26 @@ export function isCrawlLimit(reason: CrawlSkipReason): boolean {
   return reason === 'page_limit' || reason === 'fetch_limit';
 }
 
-/** Downloads one URL (following redirects, as fetchUrl does); the signal is the crawl's own, for fetchers that can cancel. */
-export type FetchPage = (url: string, signal?: AbortSignal) => Promise<FetchedPage>;
+/** A page unchanged since a crawl that read it, as the fetcher knows from a 304 or a sitemap lastmod no newer than its own. */
+export interface UnchangedPage extends NotModified {
+  /** The links of the page's last `page` event, followed as if read from the page again. */
+  readonly links: readonly string[];
+}
+
+/**
+ * Given when a URL is fetched as a page (the start URL included: only its body tells a sitemap); robots.txt and the
+ * sitemaps an index lists are fetched without it, as the crawl reads their bodies.
+ */
+export interface PageRequest {
+  /** The sitemap's lastmod for the URL (ISO 8601 UTC), when a sitemap listed it with one. */
+  readonly lastmod?: string;
+}
+
+/**
+ * Downloads one URL (following redirects, as fetchUrl does); the signal is the crawl's own, for fetchers that can cancel.
+ * Only a fetch given a PageRequest may answer UnchangedPage.
+ */
+export type FetchPage = (url: string, signal?: AbortSignal, page?: PageRequest) => Promise<FetchedPage | UnchangedPage>;
 
 const maxSitemapFetches = 50;
 const maxCrawlDelaySeconds = 10;
@@ -70,6 +99,14 @@ function checkedInteger(name: string, value: number, minimum: number, maximum: n
 /** The directory of the start URL after redirects: `/docs/guide/intro.html` → `/docs/guide/`. */
 function pathPrefixOf(url: URL): string {
   return url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
+}
+
+/** A fetcher answered UnchangedPage where the crawl reads the body (robots.txt, a sitemap). */
+function bodyNeeded(url: string): KnowledgeError {
+  return new KnowledgeError(
+    'fetch_failed',
+    `${url} was answered as an unchanged page, but the crawl reads its body: answer UnchangedPage only to fetches given a PageRequest`,
+  );
 }
 
 function skipped(url: string, reason: CrawlSkipReason, message: string): CrawlEvent {
@@ -111,7 +148,11 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
  *   page fetches) is reached, the crawl's own or the shared budget's.
  * - At most maxPages pages are yielded, exactly: a page is counted when its fetch starts (CrawlBudget).
  * - A sitemap start (`.xml` holding `<urlset>` or `<sitemapindex>`) yields its pages at depth 1 even
- *   when maxDepth is 0; their links are followed while depth < maxDepth.
+ *   when maxDepth is 0; their links are followed while depth < maxDepth. Each page's sitemap lastmod reaches the
+ *   fetcher (PageRequest) and the page's event.
+ * - `page` events carry the page's in-scope links (to remember for a refresh); `unchanged`: the fetcher answered
+ *   UnchangedPage, which counts as a page, and its remembered links are queued as links read from it would be (scope,
+ *   depth and robots.txt as for any link).
  * Throws `invalid_request` for options out of range.
  */
 export function crawlSite(startUrl: string, options: CrawlOptions, fetchPage: FetchPage): AsyncIterable<CrawlEvent> {
@@ -203,7 +244,7 @@ class SiteCrawl {
         if (outcome === undefined || this.signal?.aborted) continue;
         if (!this.scopeSettled && (await this.settleScope(outcome)) === 'stopped') return;
         const events = this.handleOutcome(outcome);
-        if (outcome.item.kind === 'page' && !events.some((event) => event.type === 'page')) {
+        if (outcome.item.kind === 'page' && !events.some((event) => event.type === 'page' || event.type === 'unchanged')) {
           for (const budget of this.budgets) budget.returnPage();
         }
         for (const event of events) {
@@ -257,7 +298,11 @@ class SiteCrawl {
   private robotsFor(origin: string): Promise<RobotsPolicy> {
     let policy = this.robotsByOrigin.get(origin);
     if (policy === undefined) {
-      policy = loadRobotsPolicy(origin, this.settings.userAgent, (url) => this.fetchPage(url, this.signal));
+      policy = loadRobotsPolicy(origin, this.settings.userAgent, async (url) => {
+        const fetched = await this.fetchPage(url, this.signal);
+        if ('notModified' in fetched) throw bodyNeeded(url);
+        return fetched;
+      });
       this.robotsByOrigin.set(origin, policy);
     }
     return policy;
@@ -284,15 +329,18 @@ class SiteCrawl {
     return undefined;
   }
 
-  /** Queues a page URL for `depth`, or says why not; links out of scope are ignored without a word. */
-  private enqueuePage(url: URL, depth: number, fromSitemap: boolean): CrawlEvent[] {
+  /**
+   * Queues a page URL for `depth`, or says why not; links out of scope are ignored without a word, sitemap entries
+   * (`listing`) out of scope are skipped.
+   */
+  private enqueuePage(url: URL, depth: number, listing?: SitemapEntry): CrawlEvent[] {
     if (!this.frontier.meet(url.href)) return [];
-    if (!this.inScope(url)) return fromSitemap ? [this.outsideScope(url.href)] : [];
+    if (!this.inScope(url)) return listing === undefined ? [] : [this.outsideScope(url.href)];
     const extension = nonDocumentExtension(url);
     if (extension !== undefined) return [skipped(url.href, 'not_a_document', `not a document type (.${extension})`)];
     if (!this.robots.isAllowed(url)) return [skipped(url.href, 'robots_txt', 'disallowed by robots.txt')];
     if (this.frontier.isFull) return [];
-    this.frontier.queueDeeper({ url: url.href, depth, kind: 'page' });
+    this.frontier.queueDeeper({ url: url.href, depth, kind: 'page', ...lastmodOf(listing ?? {}) });
     return [];
   }
 
@@ -319,6 +367,13 @@ class SiteCrawl {
       if (!this.robots.isAllowed(finalUrl))
         return [skipped(item.url, 'robots_txt', `redirects to ${finalUrl.href}, disallowed by robots.txt`)];
     }
+    if ('notModified' in outcome.page) {
+      if (item.kind === 'sitemap') return [{ type: 'failed', url: item.url, error: bodyNeeded(item.url) }];
+      return [
+        { type: 'unchanged', url: finalUrl.href, depth: item.depth, ...lastmodOf(item) },
+        ...this.enqueueLinks(item, outcome.page.links),
+      ];
+    }
     if (item.kind === 'sitemap') {
       return (
         this.handleSitemap(item, finalUrl, outcome.page.bytes.toString('utf8')) ?? [skipped(item.url, 'not_a_sitemap', 'not a sitemap')]
@@ -335,10 +390,10 @@ class SiteCrawl {
     const sitemap = readSitemap(text);
     if (sitemap === undefined) return undefined;
     const events: CrawlEvent[] = [];
-    for (const location of sitemap.locations) {
-      const url = normalizeCrawlUrl(location, finalUrl);
+    for (const entry of sitemap.entries) {
+      const url = normalizeCrawlUrl(entry.loc, finalUrl);
       if (url === undefined) continue;
-      events.push(...(sitemap.kind === 'urlset' ? this.enqueuePage(url, item.depth + 1, true) : this.enqueueSitemap(url)));
+      events.push(...(sitemap.kind === 'urlset' ? this.enqueuePage(url, item.depth + 1, entry) : this.enqueueSitemap(url)));
     }
     return events;
   }
@@ -348,17 +403,25 @@ class SiteCrawl {
     const format = detectFormat(fetched.bytes, { fileName, contentType: fetched.contentType });
     if (format === undefined)
       return [skipped(item.url, 'not_a_document', `not a document type (${fetched.contentType ?? 'no content type'})`)];
-    const events: CrawlEvent[] = [];
     let index = true;
+    let links: string[] = [];
     if (format === 'html') {
-      const links = readPageLinks(fetched.bytes.toString('utf8'), finalUrl.href);
-      index = links.index;
-      if (item.depth < this.settings.maxDepth) {
-        for (const link of links.links) events.push(...this.enqueuePage(new URL(link), item.depth + 1, false));
-      }
+      const read = readPageLinks(fetched.bytes.toString('utf8'), finalUrl.href);
+      index = read.index;
+      links = read.links.filter((link) => this.inScope(new URL(link)));
     }
+    const events = this.enqueueLinks(item, links);
     if (!index) return [skipped(item.url, 'noindex', 'the page asks not to be indexed (robots meta tag)'), ...events];
-    const page: FetchedPage = { url: finalUrl.href, bytes: fetched.bytes, contentType: fetched.contentType };
-    return [{ type: 'page', page, depth: item.depth }, ...events];
+    const page: FetchedPage = { ...fetched, url: finalUrl.href };
+    return [{ type: 'page', page, depth: item.depth, links, ...lastmodOf(item) }, ...events];
+  }
+
+  /** Queues the links of a page, read now or remembered, one hop deeper while the depth limit allows. */
+  private enqueueLinks(item: CrawlItem, links: readonly string[]): CrawlEvent[] {
+    if (item.depth >= this.settings.maxDepth) return [];
+    return links.flatMap((link) => {
+      const url = normalizeCrawlUrl(link);
+      return url === undefined ? [] : this.enqueuePage(url, item.depth + 1);
+    });
   }
 }

@@ -1,5 +1,5 @@
 // Downloads a URL source: http(s) only, each hop's resolved address checked (and that very address connected to),
-// redirects capped, a time-out, and the size cap enforced while streaming.
+// redirects capped, a time-out, the size cap enforced while streaming, and conditional requests answered 304.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -22,6 +22,23 @@ export interface FetchedPage {
   readonly url: string;
   readonly bytes: Buffer;
   readonly contentType: string | undefined;
+  /** The response's ETag header, when it had one: sent back as If-None-Match by fetchIfChanged. */
+  readonly etag?: string;
+  /** The response's Last-Modified header, when it had one: sent back as If-Modified-Since by fetchIfChanged. */
+  readonly lastModified?: string;
+}
+
+/** What a page's earlier download said about its version (FetchedPage's headers). */
+export interface PageValidators {
+  readonly etag?: string;
+  readonly lastModified?: string;
+}
+
+/** The server answered 304: the page is as it was when its validators were taken. */
+export interface NotModified {
+  /** The URL after redirects. */
+  readonly url: string;
+  readonly notModified: true;
 }
 
 function guardedLookup(allowPrivateAddresses: boolean, isRefused: (address: string) => boolean): LookupFunction {
@@ -59,11 +76,16 @@ function parseHttpUrl(text: string): URL {
 /** How to allow what the address policy refused, for docs served on an intranet. */
 const allowPrivateHint = '; to ingest from private networks, start the service with KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS=true';
 
-function requestOnce(
-  url: URL,
-  limits: FetchLimits,
-  signal: AbortSignal,
-): Promise<{ status: number; location?: string; contentType?: string; bytes: Buffer }> {
+interface Answer {
+  readonly status: number;
+  readonly location?: string;
+  readonly contentType?: string;
+  readonly etag?: string;
+  readonly lastModified?: string;
+  readonly bytes: Buffer;
+}
+
+function requestOnce(url: URL, limits: FetchLimits, conditions: Record<string, string>, signal: AbortSignal): Promise<Answer> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const isRefused = limits.isRefusedAddress ?? isRefusedAddress;
   // Node connects to IP literals without a lookup, so they are checked here.
@@ -83,14 +105,20 @@ function requestOnce(
           'user-agent': 'knowledge-agent/0.1 (+docs ingestion)',
           accept: 'text/html, text/markdown, text/plain, application/pdf;q=0.9, */*;q=0.5',
           'accept-encoding': 'identity',
+          ...conditions,
         },
       },
       (response) => {
         const status = response.statusCode ?? 0;
+        // Neither a redirect's body nor a 304's is wanted; reading it could go on until the time-out.
         if (status >= 300 && status < 400 && response.headers.location !== undefined) {
-          // The redirect's body is not wanted; reading it could go on until the time-out.
           response.destroy();
           resolve({ status, location: response.headers.location, bytes: Buffer.alloc(0) });
+          return;
+        }
+        if (status === 304) {
+          response.destroy();
+          resolve({ status, bytes: Buffer.alloc(0) });
           return;
         }
         const declared = Number(response.headers['content-length']);
@@ -110,7 +138,15 @@ function requestOnce(
           }
           parts.push(part);
         });
-        response.on('end', () => resolve({ status, contentType: response.headers['content-type'], bytes: Buffer.concat(parts) }));
+        response.on('end', () =>
+          resolve({
+            status,
+            contentType: response.headers['content-type'],
+            etag: response.headers.etag,
+            lastModified: response.headers['last-modified'],
+            bytes: Buffer.concat(parts),
+          }),
+        );
         response.on('error', reject);
       },
     );
@@ -119,10 +155,16 @@ function requestOnce(
 }
 
 /**
- * Downloads `text` within the limits. `signal` stops it (the socket is closed at once) and its reason is thrown: the
- * caller's request ended, or the service is shutting down.
+ * Requests `text` within the limits, following redirects, and returns the final URL and its 2xx answer, or its 304
+ * when `conditions` were sent. The conditions go with the first request only: they describe that URL, and a redirect
+ * lands on another resource.
  */
-export async function fetchUrl(text: string, limits: FetchLimits, signal?: AbortSignal): Promise<FetchedPage> {
+async function requestFinal(
+  text: string,
+  limits: FetchLimits,
+  conditions: Record<string, string>,
+  signal: AbortSignal | undefined,
+): Promise<{ url: URL; answer: Answer }> {
   signal?.throwIfAborted();
   let url = parseHttpUrl(text);
   // Linked by hand: Node 20's AbortSignal.any keeps every signal it links to a long-lived one (a request's crawl links
@@ -134,9 +176,10 @@ export async function fetchUrl(text: string, limits: FetchLimits, signal?: Abort
   const maxRedirects = limits.maxRedirects ?? 5;
   try {
     for (let hop = 0; ; hop++) {
-      let response: Awaited<ReturnType<typeof requestOnce>>;
+      const hopConditions = hop === 0 ? conditions : {};
+      let answer: Answer;
       try {
-        response = await requestOnce(url, limits, download.signal);
+        answer = await requestOnce(url, limits, hopConditions, download.signal);
       } catch (error) {
         signal?.throwIfAborted();
         if (error instanceof KnowledgeError) throw error;
@@ -145,18 +188,55 @@ export async function fetchUrl(text: string, limits: FetchLimits, signal?: Abort
         if (download.signal.aborted) throw new KnowledgeError('fetch_failed', `${url.href} did not answer within ${limits.timeoutMs} ms`);
         throw new KnowledgeError('fetch_failed', `${url.href} could not be fetched (${cause.code ?? cause.message})`);
       }
-      if (response.location !== undefined) {
+      if (answer.location !== undefined) {
         if (hop >= maxRedirects) throw new KnowledgeError('fetch_failed', `${text} redirected more than ${maxRedirects} times`);
-        url = parseHttpUrl(new URL(response.location, url).href);
+        url = parseHttpUrl(new URL(answer.location, url).href);
         continue;
       }
-      if (response.status < 200 || response.status >= 300) {
-        throw new KnowledgeError('fetch_failed', `${url.href} answered HTTP ${response.status}`);
+      const notModified = answer.status === 304 && Object.keys(hopConditions).length > 0;
+      if (!notModified && (answer.status < 200 || answer.status >= 300)) {
+        throw new KnowledgeError('fetch_failed', `${url.href} answered HTTP ${answer.status}`, { upstreamStatus: answer.status });
       }
-      return { url: url.href, bytes: response.bytes, contentType: response.contentType };
+      return { url, answer };
     }
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);
   }
+}
+
+function pageOf(url: URL, answer: Answer): FetchedPage {
+  return {
+    url: url.href,
+    bytes: answer.bytes,
+    contentType: answer.contentType,
+    ...(answer.etag === undefined ? {} : { etag: answer.etag }),
+    ...(answer.lastModified === undefined ? {} : { lastModified: answer.lastModified }),
+  };
+}
+
+/**
+ * Downloads `text` within the limits. `signal` stops it (the socket is closed at once) and its reason is thrown: the
+ * caller's request ended, or the service is shutting down. A non-2xx answer is `fetch_failed` with its upstreamStatus.
+ */
+export async function fetchUrl(text: string, limits: FetchLimits, signal?: AbortSignal): Promise<FetchedPage> {
+  const { url, answer } = await requestFinal(text, limits, {}, signal);
+  return pageOf(url, answer);
+}
+
+/**
+ * Downloads `text` as fetchUrl does, unless it has not changed since the page the validators came from: then the
+ * server's 304 resolves to NotModified, no body read. Validators are sent with the first request only.
+ */
+export async function fetchIfChanged(
+  text: string,
+  limits: FetchLimits,
+  validators: PageValidators,
+  signal?: AbortSignal,
+): Promise<FetchedPage | NotModified> {
+  const conditions: Record<string, string> = {};
+  if (validators.etag !== undefined) conditions['if-none-match'] = validators.etag;
+  if (validators.lastModified !== undefined) conditions['if-modified-since'] = validators.lastModified;
+  const { url, answer } = await requestFinal(text, limits, conditions, signal);
+  return answer.status === 304 ? { url: url.href, notModified: true } : pageOf(url, answer);
 }

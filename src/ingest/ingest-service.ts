@@ -274,11 +274,12 @@ export class IngestService {
           // Pages reachable only through a page that failed (maybe for a moment) were not really looked for.
           complete = false;
           outcomes.push(report({ index, source: event.url, status: 'failed', error: event.error }));
-        } else {
+        } else if (event.type === 'skipped') {
           seen.add(event.url);
           if (isCrawlLimit(event.reason)) complete = false;
           onProgress({ type: 'skipped', index, source: event.url, reason: event.message });
         }
+        // No 'unchanged' event comes: fetchUrl never answers UnchangedPage.
       }
     } catch (error) {
       const failure = isKnowledgeError(error)

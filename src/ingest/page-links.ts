@@ -1,4 +1,4 @@
-// The links a crawl can follow: normalized URLs, anchors of an HTML page (with its robots meta tag), and sitemap locations.
+// The links a crawl can follow: normalized URLs, and the anchors of an HTML page (with its robots meta tag).
 import { linkedom } from './html-libraries.js';
 
 // The slice of linkedom's DOM used here; tsconfig loads no DOM library, so its types resolve to any.
@@ -17,12 +17,6 @@ export interface PageLinks {
   readonly follow: boolean;
   /** False when `<meta name="robots">` says noindex or none: the page is not to be ingested. */
   readonly index: boolean;
-}
-
-export interface Sitemap {
-  readonly kind: 'urlset' | 'sitemapindex';
-  /** The `<loc>` values as written, entities decoded. */
-  readonly locations: readonly string[];
 }
 
 const trackingParameter = /^(?:utm_.*|gclid|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|_hsmi)$/i;
@@ -99,44 +93,4 @@ export function readPageLinks(html: string, pageUrl: string): PageLinks {
     }
   }
   return { links: [...links], follow, index };
-}
-
-const xmlEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeXmlText(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, name: string) => {
-    if (name.startsWith('#')) {
-      const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
-    }
-    return xmlEntities[name.toLowerCase()] ?? entity;
-  });
-}
-
-/**
- * Reads a sitemap (`<urlset>`) or sitemap index (`<sitemapindex>`); undefined when the text is neither.
- * Only `<loc>` in the root's own namespace prefix counts, so `<image:loc>` and the like are left out.
- * The patterns never scan past a `<`, so hostile input cannot make them quadratic.
- */
-export function readSitemap(text: string): Sitemap | undefined {
-  let rest = text.replace(/^\uFEFF/, '');
-  // Skip the prolog: XML declaration, processing instructions, comments, a doctype.
-  for (let step = 0; step < 64; step++) {
-    rest = rest.trimStart();
-    const prolog = /^(?:<\?[^>]*>|<!--(?:[^-]|-(?!->))*-->|<!DOCTYPE[^>]*>)/i.exec(rest);
-    if (prolog === null) break;
-    rest = rest.slice(prolog[0].length);
-  }
-  const root = /^<(?:([A-Za-z_][\w.-]*):)?(urlset|sitemapindex)[\s/>]/i.exec(rest);
-  if (root === null) return undefined;
-  const prefix = root[1] === undefined ? '' : `${root[1]}:`;
-  const kind = (root[2] ?? '').toLowerCase() === 'urlset' ? 'urlset' : 'sitemapindex';
-  const escapedPrefix = prefix.replace(/[.\\]/g, '\\$&');
-  const loc = new RegExp(`<${escapedPrefix}loc>(?:\\s*<!\\[CDATA\\[([^\\]<]*)\\]\\]>\\s*|([^<]*))</${escapedPrefix}loc\\s*>`, 'gi');
-  const locations: string[] = [];
-  for (const match of text.matchAll(loc)) {
-    const value = match[1] ?? decodeXmlText(match[2] ?? '');
-    if (value.trim() !== '') locations.push(value.trim());
-  }
-  return { kind, locations };
 }

@@ -12,9 +12,14 @@ const redactedPaths = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   'req.headers.cookie',
+  // Webhooks' shared secrets (see routes/sources/webhook-route.ts).
+  'req.headers["x-gitlab-token"]',
+  'req.headers["x-webhook-token"]',
   'headers.authorization',
   'headers["x-api-key"]',
   'headers.cookie',
+  'headers["x-gitlab-token"]',
+  'headers["x-webhook-token"]',
 ];
 
 /**

@@ -2,6 +2,7 @@
 // the scrape, which reads the index sizes of the namespaces the scraper may see at that moment.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { IngestReport } from '../ingest/ingest-service.js';
+import type { RefreshSummary } from '../store/source-registry.js';
 
 export type ProviderCallKind = 'chat' | 'embeddings' | 'rerank';
 /** `aborted`: the caller stopped the call (the client left, the service is shutting down). */
@@ -59,6 +60,24 @@ export class ServiceMetrics {
     buckets: ingestBuckets,
     registers: [this.registry],
   });
+  private readonly sourceRefreshes = new Counter({
+    name: 'source_refreshes_total',
+    help: 'Refreshes of registered sources, by trigger: added, schedule, manual or webhook.',
+    labelNames: ['trigger'] as const,
+    registers: [this.registry],
+  });
+  private readonly sourceRefreshPages = new Counter({
+    name: 'source_refresh_pages_total',
+    help: 'What refreshes found, page or file by page: unchanged, updated, added, removed or failed.',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly sourceRefreshDuration = new Histogram({
+    name: 'source_refresh_duration_seconds',
+    help: 'Time of one refresh of a registered source.',
+    buckets: ingestBuckets,
+    registers: [this.registry],
+  });
   private readonly providerCalls = new Counter({
     name: 'provider_calls_total',
     help: 'Calls to the chat, embedding and rerank models, by kind, model and outcome (success, error, aborted).',
@@ -92,6 +111,13 @@ export class ServiceMetrics {
       if (outcome.status === 'saved' || outcome.status === 'updated') this.ingestChunks.inc(outcome.document.chunks.length);
     }
     this.ingestDuration.observe(seconds);
+  }
+
+  observeRefresh(summary: RefreshSummary): void {
+    this.sourceRefreshes.inc({ trigger: summary.trigger });
+    for (const result of ['unchanged', 'updated', 'added', 'removed'] as const) this.sourceRefreshPages.inc({ result }, summary[result]);
+    this.sourceRefreshPages.inc({ result: 'failed' }, summary.failed.length);
+    this.sourceRefreshDuration.observe((Date.parse(summary.finishedAt) - Date.parse(summary.startedAt)) / 1000);
   }
 
   observeProviderCall(kind: ProviderCallKind, model: string, outcome: ProviderCallOutcome, seconds: number): void {

@@ -4,6 +4,7 @@ export { agentRoute } from './agent-route.js';
 export { catalogRoutes } from './catalog-routes.js';
 export { healthRoute } from './health-route.js';
 export { feedbackRoute, gapsRoutes } from './insights/index.js';
+export { sourcesRoutes, webhookRoute } from './sources/index.js';
 export { mastraRoutes } from './mastra/index.js';
 export { mcpRoute } from './mcp/mcp-route.js';
 export { openAiRoutes } from './openai/index.js';

@@ -5,4 +5,6 @@ export interface RetrievedChunk {
   readonly chunk: StoredChunk;
   readonly document: StoredDocument;
   readonly score: number;
+  /** When the document's content was last confirmed current (fetched, or found unchanged by a refresh); ISO 8601. */
+  readonly asOf: string;
 }

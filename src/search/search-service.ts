@@ -64,6 +64,8 @@ export class SearchService {
     private readonly maxResults: number,
     /** The rerank model and how many candidates it reads; undefined: results keep the ranking's order. */
     private readonly reranking?: SearchReranking,
+    /** When a refresh last found the document of `origin` current, if one did (registered sources). */
+    private readonly confirmedAt: (namespace: string, origin: string) => string | undefined = () => undefined,
   ) {}
 
   async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
@@ -178,7 +180,11 @@ export class SearchService {
     return hits.flatMap(({ key, score }) => {
       const chunk = namespace.chunk(key);
       const document = chunk === undefined ? undefined : namespace.document(chunk.file);
-      return chunk === undefined || document === undefined ? [] : [{ chunk, document, score }];
+      if (chunk === undefined || document === undefined) return [];
+      const confirmed = this.confirmedAt(namespace.name, document.origin);
+      return [
+        { chunk, document, score, asOf: confirmed !== undefined && confirmed > document.ingestedAt ? confirmed : document.ingestedAt },
+      ];
     });
   }
 

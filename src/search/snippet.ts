@@ -19,6 +19,8 @@ export interface Snippet {
   readonly score: number;
   /** Where the document came from (its URL or uploaded path), as ingested. */
   readonly origin: string;
+  /** When its content was last confirmed current (see RetrievedChunk). */
+  readonly asOf: string;
   /** An excerpt of the chunk around the query's terms. */
   readonly preview: string;
   /** The document's text just before and after the chunk (its neighbouring chunks, without what they repeat of it). */
@@ -69,6 +71,7 @@ export function toSnippets(outcome: SearchOutcome): Snippet[] {
     text: hit.chunk.text,
     score: hit.score,
     origin: hit.document.origin,
+    asOf: hit.asOf,
     preview: excerptAround(hit.chunk.text, outcome.terms, previewLength),
     ...neighbouringText(hit.document.chunks, hit.chunk.id),
   }));

@@ -3,6 +3,7 @@
 import { Namespace } from './namespace.js';
 import { sanitizeNamespace } from './namespace-name.js';
 import type { QuestionLog } from './question-log.js';
+import type { SourceRegistry } from './source-registry.js';
 import { FolderLayout, type FolderLayoutOptions, type StorageLayout } from './storage-layout.js';
 
 /** A storage root (one folder per namespace), or another layout (cluster mode's database). */
@@ -107,6 +108,11 @@ export class KnowledgeStore {
   /** The namespaces' question log (kept with them, in the same layout). */
   get questionLog(): QuestionLog {
     return this.layout.questionLog;
+  }
+
+  /** The namespaces' registered sources (kept with them, in the same layout). */
+  get sourceRegistry(): SourceRegistry {
+    return this.layout.sources;
   }
 
   /** A namespace changed elsewhere: an open one applies what was committed, a new one is opened (loaded whole). */

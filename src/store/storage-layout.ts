@@ -8,6 +8,8 @@ import { maxNamespaceLength } from './namespace-name.js';
 import type { NamespaceStorage } from './namespace-storage.js';
 import { FolderQuestionLog } from './folder-question-log.js';
 import type { QuestionLog } from './question-log.js';
+import { FolderSourceRegistry } from './folder-source-registry.js';
+import type { SourceRegistry } from './source-registry.js';
 
 /** What a layout tells the store about changes made elsewhere (by other replicas). */
 export interface LayoutEvents {
@@ -34,6 +36,8 @@ export interface StorageLayout {
   storageFor(name: string): NamespaceStorage;
   /** Where the namespaces' questions are kept. */
   readonly questionLog: QuestionLog;
+  /** Where the namespaces' registered sources and their refresh state are kept. */
+  readonly sources: SourceRegistry;
   close(): Promise<void>;
 }
 
@@ -47,9 +51,11 @@ export class FolderLayout implements StorageLayout {
   readonly opensInBackground = false;
   readonly ownsBackgroundWork = true;
   readonly questionLog: QuestionLog;
+  readonly sources: SourceRegistry;
 
   constructor(private readonly options: FolderLayoutOptions) {
     this.questionLog = new FolderQuestionLog(options.root, () => this.namespaceNames());
+    this.sources = new FolderSourceRegistry(options.root, () => this.namespaceNames());
   }
 
   async start(): Promise<string[]> {

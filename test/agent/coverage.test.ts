@@ -16,6 +16,7 @@ const page = (title: string, origin: string): Snippet => ({
   text: '',
   score: 1,
   origin,
+  asOf: '2026-01-01T00:00:00.000Z',
   preview: '',
 });
 

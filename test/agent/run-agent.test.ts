@@ -20,6 +20,7 @@ function snippet(number: number, title: string, text: string): Snippet {
     text,
     score: 1 / number,
     origin: `https://handbook.example/${file}`,
+    asOf: '2026-01-01T00:00:00.000Z',
     preview: text,
   };
 }

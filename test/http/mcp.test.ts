@@ -1,12 +1,30 @@
 // The MCP endpoint driven by the official SDK client (StreamableHTTPClientTransport) against the real server:
-// tool listing, search in each mode, reading a document, listings limited to the token, ingest with write tokens only.
+// tool listing, search in each mode, reading a document, listings limited to the token, ingest and registered sources
+// with write tokens only.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startStaticSite, type StaticSite } from '../support/static-site.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[] };
+
+interface Source {
+  kind: string;
+  url: string;
+  every: string | null;
+  last_refresh: { trigger: string; checked: number; added: number; unchanged: number; failed: unknown[] } | null;
+}
+
+const counts = (summary: Source['last_refresh']) =>
+  summary && {
+    trigger: summary.trigger,
+    checked: summary.checked,
+    added: summary.added,
+    unchanged: summary.unchanged,
+    failed: summary.failed.length,
+  };
 
 function textOf(result: unknown): string {
   return (result as ToolResult).content.map((part) => part.text ?? '').join('');
@@ -62,16 +80,22 @@ describe('MCP server', () => {
     const client = await connect('reader-token-for-tests');
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'add_source',
       'feedback',
       'ingest',
       'list_documents',
       'list_namespaces',
+      'list_sources',
       'read_document',
+      'refresh_sources',
+      'remove_source',
       'search_docs',
     ]);
     const search = tools.find((tool) => tool.name === 'search_docs');
     assert.deepEqual(Object.keys(search?.inputSchema.properties ?? {}).sort(), ['mode', 'namespace', 'query', 'top_k']);
     assert.deepEqual(search?.inputSchema.required, ['query']);
+    const addSource = tools.find((tool) => tool.name === 'add_source');
+    assert.deepEqual(Object.keys(addSource?.inputSchema.properties ?? {}).sort(), ['crawl', 'every', 'git', 'kind', 'namespace', 'url']);
   });
 
   it('searches a namespace in each mode, with top_k', async () => {
@@ -171,6 +195,55 @@ describe('MCP server', () => {
       arguments: { namespace: 'handbook', query: 'on-call rotation weekly', mode: 'lexical' },
     });
     assert.equal((JSON.parse(textOf(found)) as { results: { file: string }[] }).results[0]?.file, 'on-call.md');
+  });
+
+  it('registers, lists, refreshes and removes a source with a write token; a read token only lists', async () => {
+    const site: StaticSite = await startStaticSite({
+      '/escalation': {
+        body: '<html><head><title>Escalation</title></head><body><main><h1>Escalation</h1><p>Page the duty manager after 15 minutes.</p></main></body></html>',
+      },
+    });
+    try {
+      const url = `${site.url}/escalation`;
+      const reader = await connect('reader-token-for-tests');
+      const refused = await reader.callTool({ name: 'add_source', arguments: { namespace: 'handbook', url } });
+      assert.match(textOf(refused), /^unauthorized: /);
+
+      const writer = await connect('writer-token-for-tests');
+      const added = await writer.callTool({ name: 'add_source', arguments: { namespace: 'handbook', url, every: '6h' } });
+      assert.notEqual(added.isError, true, textOf(added));
+      const { source } = JSON.parse(textOf(added)) as { source: Source };
+      assert.deepEqual([source.kind, source.url, source.every], ['page', url, '6h']);
+      assert.deepEqual(counts(source.last_refresh), { trigger: 'added', checked: 1, added: 1, unchanged: 0, failed: 0 });
+
+      const listed = JSON.parse(textOf(await reader.callTool({ name: 'list_sources', arguments: { namespace: 'handbook' } }))) as {
+        sources: Source[];
+      };
+      assert.deepEqual(
+        listed.sources.map((registered) => registered.url),
+        [url],
+      );
+
+      const refreshed = await writer.callTool({ name: 'refresh_sources', arguments: { namespace: 'handbook', url } });
+      assert.notEqual(refreshed.isError, true, textOf(refreshed));
+      const { refreshes } = JSON.parse(textOf(refreshed)) as { refreshes: Source[] };
+      assert.deepEqual(
+        refreshes.map((registered) => counts(registered.last_refresh)),
+        [{ trigger: 'manual', checked: 1, added: 0, unchanged: 1, failed: 0 }],
+      );
+
+      const removed = await writer.callTool({ name: 'remove_source', arguments: { namespace: 'handbook', url, remove_documents: true } });
+      assert.notEqual(removed.isError, true, textOf(removed));
+      assert.equal((JSON.parse(textOf(removed)) as { removed_documents: number }).removed_documents, 1);
+      const again = await writer.callTool({ name: 'remove_source', arguments: { namespace: 'handbook', url } });
+      assert.match(textOf(again), /^not_found: /);
+      const empty = JSON.parse(textOf(await writer.callTool({ name: 'list_sources', arguments: { namespace: 'handbook' } }))) as {
+        sources: Source[];
+      };
+      assert.deepEqual(empty.sources, []);
+    } finally {
+      await site.close();
+    }
   });
 
   it('refuses a client without a token before any MCP message is handled', async () => {

@@ -231,6 +231,15 @@ describe('Variant 2 search and generate', () => {
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'provider_error');
   });
 
+  it('generate refuses a namespace at the top of the body, saying where it goes', async () => {
+    const response = await service.post('/api/agents/knowledge/generate', {
+      messages: [{ role: 'user', content: 'How is the service configured?' }],
+      namespace: 'guide',
+    });
+    assert.equal(response.status, 400);
+    assert.match(((await response.json()) as { error: { message: string } }).error.message, /"namespace".*toolParams\.namespace/);
+  });
+
   it('generate answers 503 without a provider key, and 400 without messages', async () => {
     const keyless = await startService({ apiKey: undefined });
     try {

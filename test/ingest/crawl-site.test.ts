@@ -5,7 +5,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { CrawlBudget } from '../../src/ingest/crawl-budget.js';
 import { crawlSite, type CrawlEvent, type CrawlOptions, type FetchPage } from '../../src/ingest/crawl-site.js';
 import { fetchUrl } from '../../src/ingest/fetch-url.js';
-import { normalizeCrawlUrl, readPageLinks, readSitemap } from '../../src/ingest/page-links.js';
+import { normalizeCrawlUrl, readPageLinks } from '../../src/ingest/page-links.js';
 import { startEndlessSite } from '../support/endless-site.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
 
@@ -659,32 +659,5 @@ describe('page links', () => {
       follow: true,
       index: true,
     });
-  });
-
-  test('readSitemap reads urlset and sitemapindex, with entities and CDATA; other XML is not a sitemap', () => {
-    assert.deepEqual(
-      readSitemap('<urlset><url><loc>https://x.test/a?b=1&amp;c=2</loc></url><url><loc><![CDATA[https://x.test/b]]></loc></url></urlset>'),
-      {
-        kind: 'urlset',
-        locations: ['https://x.test/a?b=1&c=2', 'https://x.test/b'],
-      },
-    );
-    assert.deepEqual(
-      readSitemap(
-        '\uFEFF<?xml version="1.0"?>\n<!DOCTYPE x>\n<sm:sitemapindex xmlns:sm="s"><sm:sitemap><sm:loc>https://x.test/s.xml</sm:loc></sm:sitemap></sm:sitemapindex>',
-      ),
-      {
-        kind: 'sitemapindex',
-        locations: ['https://x.test/s.xml'],
-      },
-    );
-    assert.equal(readSitemap('<rss><channel><loc>https://x.test/</loc></channel></rss>'), undefined);
-    assert.equal(readSitemap('<!doctype html><html><body>urlset</body></html>'), undefined);
-  });
-
-  test('readSitemap stays linear on hostile input', () => {
-    const started = performance.now();
-    readSitemap(`<urlset>${'<loc>'.repeat(50_000)}${' '.repeat(200_000)}`);
-    assert.ok(performance.now() - started < 2_000);
   });
 });

@@ -396,13 +396,17 @@ describe('fetchUrl: time-out', () => {
     });
   });
 
-  test('a refused connection ends with fetch_failed naming the cause', async () => {
+  test('a refused connection ends with fetch_failed naming the cause, without an upstreamStatus', async () => {
     const probe = createTcpServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const address = probe.address();
     if (address === null || typeof address === 'string') throw new Error('probe has no port');
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    await assert.rejects(fetchUrl(`http://127.0.0.1:${address.port}/`, allowPrivate), { code: 'fetch_failed', message: /ECONNREFUSED/ });
+    await assert.rejects(fetchUrl(`http://127.0.0.1:${address.port}/`, allowPrivate), {
+      code: 'fetch_failed',
+      message: /ECONNREFUSED/,
+      upstreamStatus: undefined,
+    });
   });
 });
 
@@ -436,11 +440,12 @@ describe('fetchUrl: stopped by its signal', () => {
 
 describe('fetchUrl: HTTP error statuses', () => {
   for (const status of [400, 403, 404, 410, 500, 503]) {
-    test(`HTTP ${status} ends with fetch_failed naming the status`, async (context) => {
+    test(`HTTP ${status} ends with fetch_failed naming the status, kept as upstreamStatus`, async (context) => {
       const site = await siteFor(context, { '/page': { status, body: 'error page' } });
       await assert.rejects(fetchUrl(`${site.url}/page`, allowPrivate), {
         code: 'fetch_failed',
         message: new RegExp(`answered HTTP ${status}`),
+        upstreamStatus: status,
       });
     });
   }

@@ -16,7 +16,12 @@ function hit(title: string, text: string, id = `${title}:0`): RetrievedChunk {
     fileModifiedMs: 0,
     chunks: [],
   };
-  return { chunk: { id, file: document.file, headingPath: [title], text }, document: document as unknown as StoredDocument, score: 1 };
+  return {
+    chunk: { id, file: document.file, headingPath: [title], text },
+    document: document as unknown as StoredDocument,
+    score: 1,
+    asOf: '',
+  };
 }
 
 /** A namespace of 100 chunks where "server" is in 60 of them and "timeout" in 2; other words in none. */

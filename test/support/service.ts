@@ -31,7 +31,11 @@ export interface TestService {
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** A GET in-process; the answer comes whole. */
   get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** Any method in-process, with a JSON body when `body` is given. */
+  send(method: InjectedMethod, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
 }
+
+type InjectedMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export async function makeStorageRoot(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'knowledge-agent-test-'));
@@ -134,13 +138,18 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     get(path, headers = {}) {
       return injectRequest(app, 'GET', path, headers);
     },
+    send(method, path, body, headers = {}) {
+      return body === undefined
+        ? injectRequest(app, method, path, headers)
+        : injectRequest(app, method, path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
+    },
   };
 }
 
 /** Sends a request to `app` without a socket (Fastify's inject) and gives its answer as fetch would. */
 async function injectRequest(
   app: FastifyInstance,
-  method: 'GET' | 'POST',
+  method: InjectedMethod,
   path: string,
   headers: Record<string, string>,
   body?: string,

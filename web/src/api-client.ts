@@ -7,6 +7,8 @@ import type {
   Health,
   IngestProgress,
   NamespaceSummary,
+  NewSource,
+  RegisteredSource,
   SearchAnswer,
   SearchMode,
 } from './api-types.js';
@@ -121,6 +123,25 @@ export class ApiClient {
     return this.json<GapsReport>('GET', `/api/gaps/${encodeURIComponent(namespace)}?since=${encodeURIComponent(since)}`);
   }
 
+  async sources(namespace: string): Promise<RegisteredSource[]> {
+    return (await this.json<{ sources: RegisteredSource[] }>('GET', sourcesPath(namespace))).sources;
+  }
+
+  /** Registers a source; resolves after its first refresh, which the returned source's `last_refresh` summarizes. */
+  async addSource(namespace: string, source: NewSource): Promise<RegisteredSource> {
+    return (await this.json<{ source: RegisteredSource }>('POST', sourcesPath(namespace), source)).source;
+  }
+
+  /** Refreshes one source now; resolves when the refresh has ended. */
+  async refreshSource(namespace: string, id: string): Promise<void> {
+    await this.json('POST', `${sourcesPath(namespace)}/${id}/refresh`);
+  }
+
+  /** Stops refreshing a source; its documents stay. */
+  async removeSource(namespace: string, id: string): Promise<void> {
+    await this.json('DELETE', `${sourcesPath(namespace)}/${id}`);
+  }
+
   private async json<Answer>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
     const response = await this.send(
       method,
@@ -149,6 +170,10 @@ export class ApiClient {
     if (!response.ok) throw await toApiError(response);
     return response;
   }
+}
+
+function sourcesPath(namespace: string): string {
+  return `/api/sources/${encodeURIComponent(namespace)}`;
 }
 
 export function isAgUiEvent(value: unknown): value is AgUiEvent {

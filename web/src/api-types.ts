@@ -106,3 +106,41 @@ export interface GapsReport {
   readonly top_questions: readonly { readonly question: string; readonly count: number; readonly not_covered: number }[];
   readonly counts: readonly DayCounts[];
 }
+
+export type RegisteredSourceKind = 'page' | 'crawl' | 'sitemap' | 'git';
+
+export interface RefreshSummary {
+  readonly trigger: 'added' | 'schedule' | 'manual' | 'webhook';
+  readonly started_at: string;
+  readonly finished_at: string;
+  readonly checked: number;
+  readonly unchanged: number;
+  readonly updated: number;
+  readonly added: number;
+  readonly removed: number;
+  readonly failed: readonly { readonly url: string; readonly code: string; readonly message: string }[];
+}
+
+/** A registered source as /api/sources shows it (its webhook secret never leaves the service). */
+export interface RegisteredSource {
+  readonly id: string;
+  readonly namespace: string;
+  readonly kind: RegisteredSourceKind;
+  readonly url: string;
+  readonly crawl?: { readonly maxPages: number; readonly maxDepth: number; readonly prune: boolean };
+  readonly git?: { readonly branch: string; readonly folder: string };
+  readonly every: string | null;
+  readonly created_at: string;
+  readonly last_refresh: RefreshSummary | null;
+  readonly next_run_at: string | null;
+  readonly webhook: { readonly path: string; readonly secret_set: boolean };
+}
+
+/** What the add form sends (POST /api/sources/:namespace); the kind is inferred from the URL when left out. */
+export interface NewSource {
+  readonly url: string;
+  readonly kind?: RegisteredSourceKind;
+  readonly crawl?: RegisteredSource['crawl'];
+  readonly git?: RegisteredSource['git'];
+  readonly every: string | null;
+}

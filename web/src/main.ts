@@ -8,6 +8,7 @@ import { IngestPanel } from './ingest-panel.js';
 import { InsightsPanel } from './insights-panel.js';
 import { NamespacePicker } from './namespace-picker.js';
 import { SearchPanel } from './search-panel.js';
+import { SourcesPanel } from './sources-panel.js';
 import { TokenField } from './token-field.js';
 
 const tokenField = new TokenField(byId('token-input', HTMLInputElement), byId('token-state', HTMLElement), () => void loadServiceState());
@@ -21,6 +22,12 @@ const picker = new NamespacePicker(api, {
   meta: byId('namespace-meta', HTMLElement),
   refresh: byId('namespace-refresh', HTMLButtonElement),
 });
+
+/** After documents were added or changed: the counts and cached listings of their namespace are read again. */
+async function namespaceChanged(namespace: string): Promise<void> {
+  documents.forget(namespace);
+  await picker.refresh(namespace);
+}
 
 new IngestPanel(
   api,
@@ -37,10 +44,7 @@ new IngestPanel(
     summary: byId('ingest-summary', HTMLElement),
     statusList: byId('ingest-status', HTMLUListElement),
   },
-  async (namespace) => {
-    documents.forget(namespace);
-    await picker.refresh(namespace);
-  },
+  namespaceChanged,
 );
 
 const chat = new ChatPanel(api, picker, documents, new CitationPopover(), {
@@ -65,6 +69,28 @@ new InsightsPanel(api, picker, {
   submit: byId('insights-submit', HTMLButtonElement),
   output: byId('insights-output', HTMLElement),
 });
+
+new SourcesPanel(
+  api,
+  picker,
+  {
+    form: byId('sources-form', HTMLFormElement),
+    url: byId('source-url', HTMLInputElement),
+    kind: byId('source-kind', HTMLSelectElement),
+    every: byId('source-every', HTMLSelectElement),
+    crawlOptions: byId('source-crawl-options', HTMLFieldSetElement),
+    maxPages: byId('source-max-pages', HTMLInputElement),
+    maxDepth: byId('source-max-depth', HTMLInputElement),
+    prune: byId('source-prune', HTMLInputElement),
+    gitOptions: byId('source-git-options', HTMLFieldSetElement),
+    branch: byId('source-branch', HTMLInputElement),
+    folder: byId('source-folder', HTMLInputElement),
+    submit: byId('source-submit', HTMLButtonElement),
+    summary: byId('sources-summary', HTMLElement),
+    list: byId('sources-list', HTMLUListElement),
+  },
+  namespaceChanged,
+);
 
 const namespaceLabels = document.querySelectorAll<HTMLElement>('[data-namespace-label]');
 picker.onChange(() => {

@@ -1,17 +1,19 @@
 // The Model Context Protocol face of the service: tools to search a namespace, read a stored document, list what the
-// caller may read, and ingest (write tokens only). One server per request (stateless); each tool calls the same
+// caller may read, ingest and keep registered sources (write tokens only). One server per request (stateless); each tool calls the same
 // services as the HTTP routes, with the same per-request limits, and the caller's token decides what it may see and
 // change; a call of a tool that is not free spends from the caller's request budget (metered-tool-calls.ts).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CatalogService } from '../../catalog/catalog-service.js';
-import { isKnowledgeError } from '../../errors.js';
+import { KnowledgeError, isKnowledgeError } from '../../errors.js';
 import type { IngestService } from '../../ingest/ingest-service.js';
 import type { QuestionRecorder } from '../../insights/index.js';
 import { maxSourcesPerRequest, sourceTitleSchema, toIngestSource } from '../../ingest/requested-sources.js';
 import { searchModes, type SearchService } from '../../search/search-service.js';
 import { toSnippets } from '../../search/snippet.js';
+import type { SourcesService } from '../../sources/index.js';
+import { addSourceSchema, sourceDefinition, toSourceResponse } from '../sources/sources-schemas.js';
 
 export interface McpServices {
   readonly search: SearchService;
@@ -23,6 +25,7 @@ export interface McpServices {
   readonly version: string;
   /** The question log's recorder, which takes feedback on answers. */
   readonly questions: QuestionRecorder;
+  readonly sources: SourcesService;
 }
 
 /** What the caller's token allows; each method throws the catalogue's 401/403 errors, and returns the sanitized name. */
@@ -98,6 +101,7 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
             title: snippet.title,
             file: snippet.file,
             source: snippet.origin,
+            as_of: snippet.asOf,
             headings: snippet.headingPath,
             excerpt: snippet.preview,
             text: snippet.text,
@@ -228,6 +232,92 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
       guarded(caller, async () => {
         const namespace = await services.questions.feedback({ runId, rating, comment }, (found) => caller.readNamespace(found));
         return json({ run_id: runId, namespace, rating });
+      }),
+  );
+
+  server.registerTool(
+    'list_sources',
+    {
+      title: 'List registered sources',
+      description:
+        'The sources a namespace is kept current from (pages, crawl roots, sitemaps, git repositories): each with its kind, schedule, ' +
+        'last refresh (what it checked, found unchanged, updated, added, removed, and the pages that failed) and next scheduled run.',
+      inputSchema: { namespace: namespaceField },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ namespace }) =>
+      guarded(caller, async () => {
+        const name = namespaceOf(namespace);
+        return json({ namespace: name, sources: (await services.sources.list(name)).map(toSourceResponse) });
+      }),
+  );
+
+  const { url, kind, crawl, git, every } = addSourceSchema.shape;
+  server.registerTool(
+    'add_source',
+    {
+      title: 'Register a source',
+      description:
+        'Registers a source with a namespace, ingests it at once and keeps it current: refreshed on its schedule (`every`), fetching only what changed. ' +
+        'Waits for the first refresh and returns the source with its `last_refresh` counts. One URL is one source per namespace: adding it again replaces its settings. Needs a write token.',
+      inputSchema: { namespace: namespaceField, url, kind, crawl, git, every },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    async ({ namespace, ...body }, { signal }) =>
+      guarded(caller, async () => {
+        const target = await caller.writeNamespace(namespace ?? services.defaultNamespace);
+        const { source } = await services.sources.add(target, sourceDefinition(body), signal);
+        return json({ source: toSourceResponse(source) });
+      }),
+  );
+
+  server.registerTool(
+    'refresh_sources',
+    {
+      title: 'Refresh registered sources now',
+      description:
+        "Refreshes a namespace's sources now (only the one of `url` when given), one after the other, and waits for them: " +
+        'each source is returned with its `last_refresh`, the summary of the refresh just run. Needs a write token.',
+      inputSchema: {
+        namespace: namespaceField,
+        url: z
+          .string()
+          .max(4_000)
+          .optional()
+          .describe('The URL of the one source to refresh; every source of the namespace when left out.'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    async ({ namespace, url: only }, { signal }) =>
+      guarded(caller, async () => {
+        const target = await caller.writeNamespace(namespace ?? services.defaultNamespace);
+        const refreshed = await services.sources.refreshNow(target, { url: only, signal });
+        return json({ namespace: target, refreshes: refreshed.map(toSourceResponse) });
+      }),
+  );
+
+  server.registerTool(
+    'remove_source',
+    {
+      title: 'Remove a registered source',
+      description:
+        'Stops keeping a source current. Its documents stay searchable (no longer refreshed) unless `remove_documents` is true. Needs a write token.',
+      inputSchema: {
+        namespace: namespaceField,
+        url: z.string().min(1).max(4_000).describe("The source's URL, as list_sources gives it."),
+        remove_documents: z.boolean().default(false).describe("Remove the source's documents from the namespace too."),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ namespace, url: registered, remove_documents: removeDocuments }) =>
+      guarded(caller, async () => {
+        const target = await caller.writeNamespace(namespace ?? services.defaultNamespace);
+        const source = (await services.sources.list(target)).find((candidate) => candidate.url === registered);
+        if (source === undefined) {
+          throw new KnowledgeError('not_found', `namespace "${target}" has no source for ${registered}; list_sources lists them`);
+        }
+        const { removed } = await services.sources.remove(target, source.id, removeDocuments);
+        return json({ source: toSourceResponse(source), removed_documents: removed });
       }),
   );
 

@@ -22,9 +22,11 @@ const jsonRpcError = z
 
 const description =
   'The Model Context Protocol (Streamable HTTP transport, stateless: no session id). Tools: `search_docs` (namespace, query, mode, top_k), ' +
-  '`read_document` (namespace, file), `list_namespaces`, `list_documents` (namespace), `feedback` (run_id, rating, comment: on an answer), and `ingest` (namespace, sources; needs a write token when ' +
-  'KNOWLEDGE_AGENT_WRITE_TOKENS is set). Read tokens as on the other read routes. Send `Accept: application/json, text/event-stream`. ' +
-  "Each `ingest` and `feedback` call, each call of a JSON-RPC batch on its own, spends one from the client's request budget (KNOWLEDGE_AGENT_RATE_LIMIT), shared with the ingest and agent routes; " +
+  '`read_document` (namespace, file), `list_namespaces`, `list_documents` (namespace), `feedback` (run_id, rating, comment: on an answer), `list_sources` (namespace), ' +
+  'and, with a write token when KNOWLEDGE_AGENT_WRITE_TOKENS is set, `ingest` (namespace, sources), `add_source` (namespace, url, kind, crawl, git, every), ' +
+  '`refresh_sources` (namespace, url) and `remove_source` (namespace, url, remove_documents). Read tokens as on the other read routes. ' +
+  'Send `Accept: application/json, text/event-stream`. ' +
+  "Each call of a tool other than `search_docs`, `read_document`, `list_namespaces` and `list_documents`, each call of a JSON-RPC batch on its own, spends one from the client's request budget (KNOWLEDGE_AGENT_RATE_LIMIT), shared with the ingest and agent routes; " +
   `a call over it is answered with the JSON-RPC error ${rateLimitedErrorCode} \`rate_limited: … retry in N s\` (data: \`{code, retryAfterSeconds}\`) and the batch's other calls go on.`;
 
 /** The MCP SDK is loaded by the first /mcp request, not at start-up: a fifth of a second a service without MCP clients does not spend. */

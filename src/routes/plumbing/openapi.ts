@@ -26,7 +26,12 @@ export interface RouteDocumentation {
    * The 200 response by media type. Documentation only: a Fastify `response` schema would also serialize (and,
    * with the zod serializer, validate) every reply, and streamed replies are written to the socket directly.
    */
-  readonly success: { readonly description: string; readonly content: Readonly<Record<string, z.ZodType>> };
+  readonly success: {
+    readonly description: string;
+    readonly content: Readonly<Record<string, z.ZodType>>;
+    /** 200 when left out. */
+    readonly status?: 201 | 202;
+  };
   /** Responses other than 200 and the error catalogue's, by status (MCP's 202 and JSON-RPC errors); no content: an empty body. */
   readonly otherResponses?: Readonly<
     Record<string, { readonly description: string; readonly content?: Readonly<Record<string, z.ZodType>> }>
@@ -63,8 +68,8 @@ export const errorBodySchema = z
   .meta({ id: 'ErrorBody', description: 'The body of every failed request.' });
 
 /** A JSON answer, for `RouteDocumentation.success`. */
-export function jsonSuccess(description: string, schema: z.ZodType): RouteDocumentation['success'] {
-  return { description, content: { 'application/json': schema } };
+export function jsonSuccess(description: string, schema: z.ZodType, status?: 201 | 202): RouteDocumentation['success'] {
+  return { description, content: { 'application/json': schema }, ...(status === undefined ? {} : { status }) };
 }
 
 const tags = [
@@ -81,6 +86,10 @@ const tags = [
   {
     name: 'Insights',
     description: 'Feedback on answers, and the gaps report: what people asked that the docs did not answer (write tokens only).',
+  },
+  {
+    name: 'Sources',
+    description: 'Registered sources: pages, crawl roots, sitemaps and git repositories a namespace refreshes on a schedule or by webhook.',
   },
   { name: 'Service', description: 'Health and this reference.' },
 ];
@@ -187,7 +196,7 @@ function createTransform(optionalBodies: Set<string>, objectQueries: Map<string,
         ...validating,
         ...(documentation.querystring === undefined ? {} : { querystring: documentation.querystring }),
         response: {
-          200: {
+          [documentation.success.status ?? 200]: {
             description: documentation.success.description,
             content: Object.fromEntries(
               Object.entries(documentation.success.content).map(([mediaType, schema]) => [mediaType, { schema }]),

@@ -15,7 +15,12 @@ export const generateBodySchema = z
     runtimeContext: z.unknown().optional().describe("Mastra's runtime context: its `namespace` is used when `toolParams` names none."),
     requestContext: z.unknown().optional().describe('The same under the name Mastra 1.x uses.'),
   })
-  .loose();
+  // Open to the fields Mastra's clients add, but not to a `namespace` beside the messages: ignored, it left the answer
+  // speaking of the default namespace (issue 24).
+  .loose()
+  .refine((body) => !('namespace' in body), {
+    message: 'unknown field "namespace": the namespace goes in toolParams.namespace (or a Mastra runtimeContext\'s namespace)',
+  });
 
 export const generateResponseSchema = z.object({
   runId: z.string().describe("The run's id: give feedback on the answer with it."),

@@ -10,6 +10,8 @@ export interface Variant2Result {
   readonly excerpt: string;
   /** Where the document came from (its URL or path as ingested). */
   readonly origin: string;
+  /** When its content was last fetched or found unchanged by a refresh (ISO 8601). */
+  readonly as_of: string;
   /** The headings above the passage, outermost first. */
   readonly headings: readonly string[];
 }
@@ -21,6 +23,7 @@ export function toVariant2Result(snippet: Snippet): Variant2Result {
     score: snippet.score,
     excerpt: snippet.preview,
     origin: snippet.origin,
+    as_of: snippet.asOf,
     headings: snippet.headingPath,
   };
 }

@@ -23,6 +23,7 @@ export const searchDocsResultSchema = z
     score: z.number(),
     excerpt: z.string().describe('Centred on the matching terms.'),
     origin: z.string().describe('Where the document came from: its URL, or its path or upload name as ingested.'),
+    as_of: z.string().describe('When its content was last fetched, or found unchanged by a refresh of its registered source (ISO 8601).'),
     headings: z.array(z.string()).describe('The headings above the passage, outermost first.'),
   })
   .meta({ id: 'SearchDocsResult' });

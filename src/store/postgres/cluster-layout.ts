@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { LayoutEvents, StorageLayout } from '../storage-layout.js';
 import { backgroundWorkerLock, changeChannel, createSchema } from './cluster-schema.js';
 import { PostgresQuestionLog } from './postgres-question-log.js';
+import { PostgresSourceRegistry } from './postgres-source-registry.js';
 import { PostgresStorage } from './postgres-storage.js';
 
 export interface ClusterLayoutOptions {
@@ -30,6 +31,7 @@ export class ClusterLayout implements StorageLayout {
   readonly opensInBackground = true;
   private readonly pool: pg.Pool;
   readonly questionLog: PostgresQuestionLog;
+  readonly sources: PostgresSourceRegistry;
   private readonly storages = new Map<string, PostgresStorage>();
   /** The namespaces the database held when last read (with the last sequence each had). */
   private known = new Map<string, number>();
@@ -50,6 +52,7 @@ export class ClusterLayout implements StorageLayout {
     // An idle connection dropped by the server (a restart) must not end the process; the next use reconnects.
     this.pool.on('error', (error) => options.warn(`database connection lost (${error.message})`));
     this.questionLog = new PostgresQuestionLog(this.pool);
+    this.sources = new PostgresSourceRegistry(this.pool);
   }
 
   get ownsBackgroundWork(): boolean {

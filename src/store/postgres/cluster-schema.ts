@@ -1,6 +1,6 @@
 // The tables cluster mode keeps in PostgreSQL: the state of every namespace (documents with their Markdown, chunks,
 // vectors) and the ordered log of the changes that led to it, which replicas replay to keep their indexes current;
-// and the question log.
+// the question log; and the registered sources.
 import type { Pool, PoolClient } from 'pg';
 
 /** Channel on which a commit names its namespace, to wake the other replicas up. */
@@ -68,6 +68,22 @@ CREATE TABLE IF NOT EXISTS knowledge_questions (
 );
 CREATE INDEX IF NOT EXISTS knowledge_questions_by_namespace ON knowledge_questions (namespace_id, recorded_at);
 CREATE INDEX IF NOT EXISTS knowledge_questions_by_run ON knowledge_questions (run_id);
+-- The registered sources and their refresh state (see ../source-registry.ts), leased by the replica refreshing one.
+CREATE TABLE IF NOT EXISTS knowledge_sources (
+  namespace_id bigint NOT NULL REFERENCES knowledge_namespaces (id) ON DELETE CASCADE,
+  id text NOT NULL,
+  -- The SourceDefinition as its owner set it (kind, url, bounds, schedule, webhook secret).
+  definition jsonb NOT NULL,
+  last_refresh jsonb,
+  next_run_at timestamptz,
+  created_at timestamptz NOT NULL,
+  state jsonb NOT NULL DEFAULT '{"pages":{}}',
+  lease_owner text,
+  lease_until timestamptz,
+  PRIMARY KEY (namespace_id, id)
+);
+-- Only scheduled sources are looked at by the scan for due ones.
+CREATE INDEX IF NOT EXISTS knowledge_sources_due ON knowledge_sources (next_run_at) WHERE next_run_at IS NOT NULL;
 `;
 
 export async function createSchema(pool: Pool): Promise<void> {
