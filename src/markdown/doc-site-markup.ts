@@ -400,7 +400,13 @@ class DocSiteNormalizer {
         this.output.push('');
         return;
       }
-      if (this.handledAsConstruct(text, indentWidth(text) + 4 * this.frames.length, this.classifier.peek(text))) return;
+      const read = this.classifier.peek(text);
+      // A fence that only the markup's removal made (`<b>```) is text: escaped, it stays text when read again.
+      if (read.kind === 'fence') {
+        this.output.push(text.replace(/^(\s*)([`~])/, '$1\\$2'));
+        return;
+      }
+      if (this.handledAsConstruct(text, indentWidth(text) + 4 * this.frames.length, read)) return;
       if (result.labelled === true && isLabelLine(text)) {
         this.output.label(text.trim().slice(2, -2), leadingWhitespace(text), { waits: false, blankAfter: true });
         return;

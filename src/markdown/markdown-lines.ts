@@ -247,6 +247,8 @@ function classifyContent(line: string, length: number, container: number): Markd
 /** An open list item: the lines indented to its content belong to it, and read their block syntax from `blocks`. */
 interface ListItem {
   readonly content: number;
+  /** Whether anything but its marker was read in it: an item that begins with a blank line ends at the second. */
+  hasContent: boolean;
   /**
    * Where block syntax in the item is counted from: its content, or four columns past its marker when that is further
    * (Python-Markdown, which MkDocs sites are written for, indents an item's blocks four columns: `* x` then a fence six
@@ -272,17 +274,24 @@ export class MarkdownLineClassifier {
   classify(line: string): MarkdownLine {
     if (isBlank(line)) {
       this.paragraphOpen = false;
+      // CommonMark: a list item can begin with at most one blank line, so `- ` and a blank line end the item.
+      while (this.items.length > 0 && !(this.items[this.items.length - 1] as ListItem).hasContent) this.items.pop();
       return blank;
     }
     const { length, columns } = indentation(line);
     const kept = this.itemsKept(line, length, columns);
     while (this.items.length > kept) this.items.pop();
     const item = this.items[kept - 1];
+    if (item !== undefined) item.hasContent = true;
     let classified = classifyIndented(line, length, columns, item?.blocks ?? 0);
     if (classified.kind === 'fence' && item !== undefined)
       classified = { kind: 'fence', fence: { ...classified.fence, itemContent: item.content } };
     if (classified.kind === 'list-item') {
-      this.items.push({ content: classified.contentColumn, blocks: Math.max(classified.contentColumn, columns + 4) });
+      this.items.push({
+        content: classified.contentColumn,
+        blocks: Math.max(classified.contentColumn, columns + 4),
+        hasContent: !emptyListItem.test(line.trim()),
+      });
     }
     // An item's first line opens a paragraph when it holds text (`1. ` alone holds none, so the next line leaves it).
     this.paragraphOpen = classified.kind === 'text' || (classified.kind === 'list-item' && !emptyListItem.test(line.trim()));
