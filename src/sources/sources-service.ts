@@ -178,7 +178,8 @@ export class SourcesService {
       namespace: name,
       createdAt: existing?.createdAt ?? new Date().toISOString(),
       lastRefresh: existing?.lastRefresh ?? null,
-      nextRunAt: existing?.nextRunAt ?? null,
+      // Due at once until its first refresh ends: one stopped with the request (a client that left) goes on on schedule.
+      nextRunAt: existing?.nextRunAt ?? (definition.everySeconds === null ? null : new Date().toISOString()),
     });
     await this.refresh(name, id, existing === undefined ? 'added' : 'manual', signal);
     return { source: await this.get(name, id), created: existing === undefined };
