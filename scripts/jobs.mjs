@@ -39,7 +39,15 @@ function runJob(job) {
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    const finish = (code) => resolve({ job, code, output, seconds: (Date.now() - started) / 1000 });
+    const finish = (code) => {
+      // A test process that ran no test (its files found nothing, a pattern matched none) proves nothing: it fails.
+      const counts = testCounts(output);
+      if (code === 0 && !job.quiet && !((counts.tests ?? 0) - (counts.skipped ?? 0) > 0)) {
+        output += `\n${job.name} ran no tests\n`;
+        code = 1;
+      }
+      resolve({ job, code, output, seconds: (Date.now() - started) / 1000 });
+    };
     child.on('error', (error) => {
       output += `${error.message}\n`;
       finish(1);
@@ -48,10 +56,10 @@ function runJob(job) {
   });
 }
 
-/** Node's test runner ends its report with `ℹ tests 12`, `ℹ pass 11`...: those counts of one job's output. */
+/** Node's test runner ends its report with `ℹ tests 12`, `ℹ pass 11`... (`# tests 12` as TAP): those counts of one job's output. */
 function testCounts(output) {
   return Object.fromEntries(
-    [...output.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)].map(([, name, count]) => [name, Number(count)]),
+    [...output.matchAll(/^(?:ℹ|#) (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)].map(([, name, count]) => [name, Number(count)]),
   );
 }
 
