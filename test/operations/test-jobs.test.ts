@@ -1,0 +1,22 @@
+// The job runner of `npm test` (scripts/jobs.mjs): a test process passes only when it ran tests and exited 0.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+// @ts-expect-error: a plain JavaScript script of the repository, without types.
+import { runJobs } from '../../scripts/jobs.mjs';
+
+const printing = (text: string) => [process.execPath, '-e', `console.log(${JSON.stringify(text)})`];
+
+describe('the npm test job runner', () => {
+  it('fails a test process that ran no test, and passes one that ran some', async () => {
+    const ran = (report: string) => runJobs([{ name: 'job', command: printing(report) }], { concurrency: 1 }) as Promise<boolean>;
+    assert.equal(await ran('ℹ tests 2\nℹ pass 2\nℹ skipped 0'), true);
+    assert.equal(await ran('ℹ tests 0\nℹ pass 0'), false);
+    assert.equal(await ran('ℹ tests 1\nℹ skipped 1'), false, 'every test skipped');
+    assert.equal(await ran('no report at all'), false);
+    assert.equal(
+      await runJobs([{ name: 'check', command: printing(''), quiet: true }], { concurrency: 1 }),
+      true,
+      'a check reports no tests',
+    );
+  });
+});
