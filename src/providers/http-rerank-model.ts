@@ -2,7 +2,7 @@
 // {model, query, documents, top_n}, answered by {results: [{index, relevance_score}]}. The official OpenAI client has
 // no such method, so this is a plain fetch, with the client's conventions: one time limit, the caller's signal, and
 // errors as KnowledgeErrors whose messages never hold the key.
-import { KnowledgeError } from '../errors.js';
+import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import { safeProviderMessage } from './provider-error.js';
 import type { RerankModel } from './rerank-model.js';
 
@@ -14,6 +14,23 @@ export interface HttpRerankSettings {
   readonly apiKey: string | undefined;
   /** Milliseconds the whole call (connection, answer, body) may take. */
   readonly timeoutMs: number;
+}
+
+/** A score per candidate fits in kilobytes: an answer past this is not a rerank answer, and is not read on. */
+const maxAnswerBytes = 1_000_000;
+
+/** The response's body as text, or undefined (the rest left unread) once it passes `limit` bytes. */
+async function readUpTo(response: Response, limit: number): Promise<string | undefined> {
+  if (response.body === null) return '';
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of response.body) {
+    size += part.byteLength;
+    // Leaving the loop cancels the stream: the rest is never downloaded.
+    if (size > limit) return undefined;
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString('utf8');
 }
 
 export function createHttpRerankModel(settings: HttpRerankSettings): RerankModel {
@@ -48,9 +65,11 @@ export function createHttpRerankModel(settings: HttpRerankSettings): RerankModel
           signal: controller.signal,
         });
         status = response.status;
-        body = await response.text();
+        const text = await readUpTo(response, maxAnswerBytes);
+        if (text === undefined) throw failure(`the reranker's answer is over ${maxAnswerBytes / 1_000_000} MB`, false);
+        body = text;
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (signal?.aborted || isKnowledgeError(error)) throw error;
         if (timedOut) throw failure(`the reranker did not answer within ${settings.timeoutMs} ms`, true);
         const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
         throw failure(`the reranker could not be reached or broke off: ${String(error)}${cause}`, true);

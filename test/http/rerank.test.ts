@@ -166,6 +166,7 @@ describe('reranking', () => {
       { name: 'HTTP 500', script: { status: 500 }, reason: /the reranker answered HTTP 500/ },
       { name: 'malformed JSON', script: { malformed: 'not-json' }, reason: /the reranker's answer is malformed: it is not JSON/ },
       { name: 'no scores', script: { malformed: 'no-scores' }, reason: /malformed/ },
+      { name: 'an answer of 5 MB', script: { malformed: 'oversized' }, reason: /the reranker's answer is over 1 MB/ },
       { name: 'too slow', script: { delayMs: 800 }, reason: /the reranker did not answer within 250 ms/ },
     ];
     for (const { name, script, reason } of failures) {

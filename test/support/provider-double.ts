@@ -41,8 +41,8 @@ export interface RerankScript {
   score?: (query: string, document: string) => number;
   /** Answer this HTTP status with an error body instead of scores. */
   status?: number;
-  /** Answer 200 with a body that is not JSON, JSON without `results`, or results without scores. */
-  malformed?: 'not-json' | 'no-results' | 'no-scores';
+  /** Answer 200 with a body that is not JSON, JSON without `results`, results without scores, or 5 MB of padding. */
+  malformed?: 'not-json' | 'no-results' | 'no-scores' | 'oversized';
   /** Wait this long (milliseconds) before answering. */
   delayMs?: number;
   /** The field the score travels in (`score` as some servers name it). */
@@ -331,6 +331,7 @@ async function answerRerank(response: ServerResponse, body: any, script: RerankS
     return;
   }
   if (script.malformed === 'no-results') return sendJson(response, 200, { model: body.model, data: [] });
+  if (script.malformed === 'oversized') return sendJson(response, 200, { results: [], padding: 'x'.repeat(5_000_000) });
   const score = script.score ?? shareOfQueryWords;
   const scored = (documents as string[]).map((document, index) => ({ index, score: score(body.query, document) }));
   const best = [...scored].sort((left, right) => right.score - left.score || left.index - right.index);

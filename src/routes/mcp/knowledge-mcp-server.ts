@@ -87,9 +87,9 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
       },
       annotations: { readOnlyHint: true },
     },
-    async ({ query, namespace, mode, top_k: topK }) =>
+    async ({ query, namespace, mode, top_k: topK }, { signal }) =>
       guarded(caller, async () => {
-        const outcome = await services.search.search(namespaceOf(namespace), query, { mode, limit: topK ?? services.topK });
+        const outcome = await services.search.search(namespaceOf(namespace), query, { mode, limit: topK ?? services.topK, signal });
         return json({
           namespace: outcome.namespace,
           query,

@@ -31,9 +31,12 @@ export const variant1SearchRoute: FastifyPluginAsyncZod<Variant1SearchRouteOptio
       },
       config: { access: 'read', cost: 'free' },
     },
-    async (request) => {
+    async (request, reply) => {
       const { query } = request.body;
-      const { outcome, snippets } = await searchNamespace(request, options, { ...request.body, limit: request.body.top_k ?? options.topK });
+      const { outcome, snippets } = await searchNamespace(request, reply, options, {
+        ...request.body,
+        limit: request.body.top_k ?? options.topK,
+      });
       return {
         namespace: outcome.namespace,
         query,

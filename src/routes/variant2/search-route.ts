@@ -1,5 +1,5 @@
 // Variant 2 search: POST /api/tools/searchDocs and its Mastra tool-execution forms, answering SearchDocsResults.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { toVariant2Result } from './result.js';
 import { jsonSuccess } from '../plumbing/index.js';
@@ -16,8 +16,8 @@ import { searchDocsBodySchema, searchDocsResponseSchema, type SearchDocsBody } f
 const defaultSearchLimit = 5;
 
 export const variant2SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = async (app, options) => {
-  async function searchDocs(request: FastifyRequest, body: SearchDocsBody) {
-    const { outcome, snippets } = await searchNamespace(request, options, { ...body, limit: body.limit ?? defaultSearchLimit });
+  async function searchDocs(request: FastifyRequest, reply: FastifyReply, body: SearchDocsBody) {
+    const { outcome, snippets } = await searchNamespace(request, reply, options, { ...body, limit: body.limit ?? defaultSearchLimit });
     return {
       namespace: outcome.namespace,
       query: body.query,
@@ -48,7 +48,7 @@ export const variant2SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
       },
       config: { access: 'read', cost: 'free' },
     },
-    async (request) => searchDocs(request, request.body),
+    async (request, reply) => searchDocs(request, reply, request.body),
   );
 
   // Mastra's client runs a tool at /api/tools/<id>/execute (client.getTool) or through its agent (agent.executeTool).
@@ -69,7 +69,7 @@ export const variant2SearchRoute: FastifyPluginAsyncZod<SearchRouteOptions> = as
         },
         config: { access: 'read', cost: 'free' },
       },
-      async (request) => searchDocs(request, toolExecutionData(request.body)),
+      async (request, reply) => searchDocs(request, reply, toolExecutionData(request.body)),
     );
   }
 };
