@@ -265,7 +265,8 @@ async function build(options: ChildOptions): Promise<BuildResult> {
       chunks += outcome.document.chunks.length;
       documents++;
     }
-    if (chunks - tenthStart.chunks >= target / 10 || chunks >= target) {
+    // At fixed marks, so each tenth is about a tenth (the last one too).
+    if (chunks >= ((tenths.length + 1) * target) / 10) {
       const tenth = {
         chunks: chunks - tenthStart.chunks,
         seconds: (ingestMilliseconds - tenthStart.ingestMilliseconds) / 1000,
