@@ -61,6 +61,15 @@ export interface BuildResult {
   readonly chunksPerSecond: number;
   readonly diskMegabytes: number;
   readonly memory: Memory;
+  /** Each tenth of the build in turn (the last one closing the namespace excluded): whether ingest slows down as it grows. */
+  readonly tenths: readonly BuildStretch[];
+}
+
+export interface BuildStretch {
+  readonly chunks: number;
+  /** Time spent inside IngestService.ingest, and the process's CPU time over the same stretch. */
+  readonly seconds: number;
+  readonly cpuSeconds: number;
 }
 
 export interface MeasureResult {
@@ -239,7 +248,8 @@ async function build(options: ChildOptions): Promise<BuildResult> {
   let calls = 0;
   let ingestMilliseconds = 0;
   let next = 0;
-  let reported = 0;
+  const tenths: BuildStretch[] = [];
+  let tenthStart = { chunks: 0, ingestMilliseconds: 0, cpu: process.cpuUsage() };
   while (chunks < target) {
     // Whole batches, then smaller ones near the target, so the namespace ends just past it.
     const averageChunks = documents === 0 ? 14 : chunks / documents;
@@ -255,10 +265,17 @@ async function build(options: ChildOptions): Promise<BuildResult> {
       chunks += outcome.document.chunks.length;
       documents++;
     }
-    if (chunks - reported >= target / 10 || chunks >= target) {
-      reported = chunks;
+    // At fixed marks, so each tenth is about a tenth (the last one too).
+    if (chunks >= ((tenths.length + 1) * target) / 10) {
+      const tenth = {
+        chunks: chunks - tenthStart.chunks,
+        seconds: (ingestMilliseconds - tenthStart.ingestMilliseconds) / 1000,
+        cpuSeconds: cpuMilliseconds(tenthStart.cpu) / 1000,
+      };
+      tenths.push(tenth);
+      tenthStart = { chunks, ingestMilliseconds, cpu: process.cpuUsage() };
       progress(
-        `build: ${chunks} chunks, ${documents} documents, ${(ingestMilliseconds / 1000).toFixed(1)} s, rss ${memory().rss.toFixed(0)} MB`,
+        `build: ${chunks} chunks, ${documents} documents, ${(ingestMilliseconds / 1000).toFixed(1)} s (this tenth ${tenth.seconds.toFixed(1)} s, CPU ${tenth.cpuSeconds.toFixed(1)} s), rss ${memory().rss.toFixed(0)} MB`,
       );
     }
   }
@@ -277,6 +294,7 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     chunksPerSecond: chunks / seconds,
     diskMegabytes: megabytes(await folderBytes(join(options.root, options.namespace))),
     memory: memory(),
+    tenths,
   };
 }
 

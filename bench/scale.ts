@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startProviderDouble } from '../test/support/provider-double.js';
 import { hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
-import type { AgentResult, BuildResult, ChildOptions, MeasureResult, QueryTimings } from './scale-child.js';
+import type { AgentResult, BuildResult, BuildStretch, ChildOptions, MeasureResult, QueryTimings } from './scale-child.js';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 const childScript = fileURLToPath(new URL('./scale-child.ts', import.meta.url));
@@ -40,6 +40,19 @@ const wholeNumber = (name: string, text: string | undefined): number => {
 };
 const sizes = (flags.sizes ?? '').split(',').map((size) => wholeNumber('sizes', size.trim().replace(/_/g, '')));
 const batch = wholeNumber('batch', flags.batch);
+
+/** Seconds per 100,000 chunks of the first and last tenths of the build, wall and CPU, and last / first. */
+function ingestSlope(build: BuildResult) {
+  const per100k = (stretch: BuildStretch | undefined, time: 'seconds' | 'cpuSeconds') =>
+    stretch === undefined || stretch.chunks === 0 ? 0 : (stretch[time] * 100_000) / stretch.chunks;
+  const [first, last] = [build.tenths[0], build.tenths.at(-1)];
+  const slope = (time: 'seconds' | 'cpuSeconds') => {
+    const start = per100k(first, time);
+    const end = per100k(last, time);
+    return { start, end, ratio: start > 0 ? end / start : 0 };
+  };
+  return { wall: slope('seconds'), cpu: slope('cpuSeconds') };
+}
 
 interface SizeResult {
   readonly target: number;
@@ -150,6 +163,11 @@ function printSize(result: SizeResult): void {
     `  build (all modes' indexes): ${build.seconds.toFixed(1)} s in IngestService, ${whole(build.chunksPerSecond)} chunks/s (hash embedding ${build.embedSeconds.toFixed(1)} s of it; step CPU ${build.cpuSeconds.toFixed(1)} s), ` +
       `${build.ingestCalls} ingest calls of <= ${batch} documents at concurrency ${build.concurrency}, ${whole(build.diskMegabytes)} MB on disk, build peak RSS ${whole(build.memory.peakRss)} MB`,
   );
+  const slope = ingestSlope(build);
+  console.log(
+    `  ingest slope: ${slope.wall.start.toFixed(1)} s per 100,000 chunks in the first tenth (CPU ${slope.cpu.start.toFixed(1)} s), ` +
+      `${slope.wall.end.toFixed(1)} s in the last (CPU ${slope.cpu.end.toFixed(1)} s): last / first ${slope.wall.ratio.toFixed(2)} (CPU ${slope.cpu.ratio.toFixed(2)})`,
+  );
   console.log(
     `  start-up load (KnowledgeStore.initialize): ${measure.loadSeconds.toFixed(2)} s (CPU ${measure.loadCpuSeconds.toFixed(2)} s), RSS after load ${whole(measure.afterLoad.rss)} MB ` +
       `(JS heap ${whole(measure.afterLoad.heapUsed)} MB, typed arrays ${whole(measure.afterLoad.arrayBuffers)} MB), peak while loading ${whole(measure.afterLoad.peakRss)} MB`,
@@ -179,9 +197,15 @@ interface TargetCheck {
 }
 
 function checkTargets(result: SizeResult): TargetCheck[] {
-  const { measure, agent } = result;
+  const { build, measure, agent } = result;
   const peak = Math.max(measure.service.peakRss, agent.memory.peakRss);
+  const slope = ingestSlope(build);
   return [
+    {
+      target: 'ingest: last tenth <= 1.3x the first',
+      measured: `${slope.wall.ratio.toFixed(2)}x (CPU ${slope.cpu.ratio.toFixed(2)}x)`,
+      pass: slope.wall.ratio <= 1.3,
+    },
     { target: 'lexical p50 <= 1 ms', measured: `${milliseconds(measure.search.lexical.p50)} ms`, pass: measure.search.lexical.p50 <= 1 },
     {
       target: 'vector p50 <= 10 ms, recall@10 >= 0.95',

@@ -14,7 +14,10 @@ export function grown<T extends GrowableArray>(array: T, length: number): T {
     if (!isZeroFrom(widened, array.length)) widened.fill(0, array.length);
     return widened;
   }
-  const next = new Type(length);
+  // Copied into a buffer with as much room again: the next growths widen in place. Growing a large array by a quarter
+  // at a time otherwise copies each item about four times into memory never touched before, and touching new memory is
+  // what costs (~9 ms per MB on the 2-core VM: 5.7 s of a 100,000-chunk build went on growing the vector matrix).
+  const next = new Type(new ArrayBuffer(2 * length * array.BYTES_PER_ELEMENT), 0, length);
   next.set(array.subarray(0, Math.min(array.length, length)));
   return next;
 }

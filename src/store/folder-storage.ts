@@ -89,10 +89,10 @@ export class FolderStorage implements NamespaceStorage {
           if (documents.has(file) || this.folder.unreadableFiles.has(file)) continue;
           const document = await this.folder.readDocument(file, undefined);
           if (document === undefined) continue;
-          documents.set(file, document);
+          documents.set(document);
           ops.push({ op: 'put', document });
         }
-        for (const file of documents.keys()) {
+        for (const file of documents.files()) {
           if (names.has(file)) continue;
           documents.delete(file);
           ops.push({ op: 'remove', file });

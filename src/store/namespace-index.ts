@@ -3,17 +3,19 @@
 import { LexicalIndex } from '../indexes/lexical-index.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
 import { VectorIndex } from '../indexes/vector-index.js';
+import { FilesByKey } from './files-by-key.js';
 import type { IndexContents, StoredVectors } from './index-contents.js';
 import type { IndexJsonSource } from './index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import type { SnapshotContents, SnapshotSource } from './index-snapshot.js';
-import type { StoredChunk, StoredDocument } from './stored-document.js';
+import { originIdentity, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 export class NamespaceIndex {
   private readonly documentsByFile = new Map<string, StoredDocument>();
   private readonly chunksById = new Map<string, StoredChunk>();
-  /** Files by content hash; more than one when the same content was placed in several files by hand. */
-  private readonly filesByHash = new Map<string, string[]>();
+  private readonly filesByHash = new FilesByKey();
+  /** Files by origin identity (see originIdentity): what an ingest from the same origin replaces. */
+  private readonly filesByOrigin = new FilesByKey();
   private currentEmbedding: EmbeddingInfo | null = null;
   private vectors: VectorIndex | null = null;
 
@@ -85,9 +87,19 @@ export class NamespaceIndex {
     return [...this.documentsByFile.values()];
   }
 
-  /** The documents by file name, for a commit to work on a copy of. */
-  documentsMap(): Map<string, StoredDocument> {
-    return new Map(this.documentsByFile);
+  /** Every document's file name, in the order the documents were last added. */
+  files(): IterableIterator<string> {
+    return this.documentsByFile.keys();
+  }
+
+  /** The files holding content of `hash`, oldest first. */
+  filesWithHash(hash: string): readonly string[] {
+    return this.filesByHash.files(hash);
+  }
+
+  /** The files of documents of origin identity `identity` (see originIdentity), oldest first. */
+  filesWithOrigin(identity: string): readonly string[] {
+    return this.filesByOrigin.files(identity);
   }
 
   get documentCount(): number {
@@ -107,7 +119,7 @@ export class NamespaceIndex {
   }
 
   findByHash(hash: string): StoredDocument | undefined {
-    const file = this.filesByHash.get(hash)?.[0];
+    const file = this.filesByHash.files(hash)[0];
     return file === undefined ? undefined : this.documentsByFile.get(file);
   }
 
@@ -149,6 +161,10 @@ export class NamespaceIndex {
     if (before !== undefined && before.hash === document.hash && before.chunks.length === document.chunks.length) {
       // Same content (a file touched by hand, say): new metadata, and the chunks keep their terms and vectors.
       this.documentsByFile.set(document.file, document);
+      if (originIdentity(before) !== originIdentity(document)) {
+        this.filesByOrigin.remove(originIdentity(before), document.file);
+        this.filesByOrigin.add(originIdentity(document), document.file);
+      }
       for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
       return;
     }
@@ -163,9 +179,8 @@ export class NamespaceIndex {
   private addDocument(document: StoredDocument): void {
     this.documentsByFile.set(document.file, document);
     for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
-    const files = this.filesByHash.get(document.hash);
-    if (files === undefined) this.filesByHash.set(document.hash, [document.file]);
-    else files.push(document.file);
+    this.filesByHash.add(document.hash, document.file);
+    this.filesByOrigin.add(originIdentity(document), document.file);
   }
 
   private removeDocument(file: string): void {
@@ -177,9 +192,8 @@ export class NamespaceIndex {
       this.lexical.remove(chunk.id);
       this.vectors?.remove(chunk.id);
     }
-    const files = this.filesByHash.get(document.hash)?.filter((other) => other !== file) ?? [];
-    if (files.length === 0) this.filesByHash.delete(document.hash);
-    else this.filesByHash.set(document.hash, files);
+    this.filesByHash.remove(document.hash, file);
+    this.filesByOrigin.remove(originIdentity(document), file);
   }
 
   /** Takes over rows read from a file, as they are (unit vectors), without copying them. */

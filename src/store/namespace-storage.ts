@@ -3,7 +3,7 @@
 // of Markdown files with index files, or PostgreSQL). Searches and routes see only Namespace.
 import type { IndexOp } from './index-ops.js';
 import type { NamespaceIndex } from './namespace-index.js';
-import type { StoredDocument } from './stored-document.js';
+import type { StagedDocuments } from './staged-documents.js';
 
 /** What storing a document's Markdown left, recorded in its StoredDocument to notice hand edits. */
 export interface WrittenDocument {
@@ -33,7 +33,7 @@ export interface StorageBatch {
 
 export interface OutsideChanges {
   /** The ops that bring `documents` (the namespace's, changed in place) up to date with the storage. */
-  stage(documents: Map<string, StoredDocument>): Promise<IndexOp[]>;
+  stage(documents: StagedDocuments): Promise<IndexOp[]>;
   /** The ops could not be committed (a full disk): look again next time. */
   retryLater(): void;
 }

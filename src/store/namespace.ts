@@ -8,8 +8,9 @@ import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { type NamespaceIndex } from './namespace-index.js';
 import type { NamespaceStorage, StorageBatch } from './namespace-storage.js';
 import { documentSlug } from './slug.js';
+import { StagedDocuments } from './staged-documents.js';
 import { describeFileError, isStorageFull, storageFullError } from './storage-full.js';
-import { chunkId, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
+import { chunkId, originIdentity, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 /** `updated`: the draft replaced `replaced`, the document that came from the same origin (same file name, new content). */
 export type CommitOutcome =
@@ -22,17 +23,9 @@ export interface ChunkVector {
   readonly vector: Float32Array;
 }
 
-/**
- * What identifies "the same origin" for upserts: the URL, the file path, the upload's path with its folders (an upload
- * stored before folders were kept has its bare name, and that same bare name still updates it); the title for text.
- */
-function originIdentity(document: { readonly origin: string; readonly title: string }): string {
-  return document.origin === 'text' ? `text:${document.title}` : document.origin;
-}
-
 /** The state a batch of changes works on; its ops reach the live index only once the storage holds them. */
 interface Staging {
-  documents: Map<string, StoredDocument>;
+  documents: StagedDocuments;
   embedding: EmbeddingInfo | null;
   readonly ops: IndexOp[];
   readonly batch: StorageBatch;
@@ -179,12 +172,12 @@ export class Namespace {
     return this.enqueue(async (staging) => {
       const outcomes: CommitOutcome[] = [];
       for (const draft of drafts) {
-        const identical = find(staging.documents.values(), (document) => document.hash === draft.hash);
+        const identical = staging.documents.withHash(draft.hash);
         if (identical !== undefined) {
           outcomes.push({ status: 'skipped', document: identical });
           continue;
         }
-        const previous = find(staging.documents.values(), (document) => originIdentity(document) === originIdentity(draft));
+        const previous = staging.documents.withOrigin(originIdentity(draft));
         const document = await this.writeDraft(staging, draft, previous);
         outcomes.push(previous === undefined ? { status: 'saved', document } : { status: 'updated', document, replaced: previous });
       }
@@ -240,7 +233,7 @@ export class Namespace {
         text: chunk.text,
       })),
     };
-    staging.documents.set(file, document);
+    staging.documents.set(document);
     staging.ops.push({ op: 'put', document });
     if (draft.embeddingModel === staging.embedding?.model) {
       const embedded = draft.chunks.flatMap((chunk, ordinal) =>
@@ -256,7 +249,7 @@ export class Namespace {
   /** Removes the documents whose file name or origin matches; their files, chunks and vectors go at once. */
   deleteDocuments(match: { readonly file?: string; readonly origin?: string }): Promise<StoredDocument[]> {
     return this.enqueue(async (staging) => {
-      const doomed = [...staging.documents.values()].filter((document) => document.file === match.file || document.origin === match.origin);
+      const doomed = staging.documents.matching(match);
       for (const document of doomed) {
         await staging.batch.removeDocument(document.file);
         staging.documents.delete(document.file);
@@ -291,7 +284,7 @@ export class Namespace {
           for (const change of queued) change.reject(failure);
           continue;
         }
-        const staging: Staging = { documents: this.index.documentsMap(), embedding: this.index.embedding, ops: [], batch };
+        const staging: Staging = { documents: new StagedDocuments(this.index), embedding: this.index.embedding, ops: [], batch };
         const settled: { change: QueuedChange; value: unknown }[] = [];
         for (const change of queued) {
           const before = mark(staging);
@@ -323,12 +316,7 @@ export class Namespace {
     await staging.batch.undo(since.batch);
     staging.ops.length = since.ops;
     staging.embedding = since.embedding;
-    // Rebuilt from the live index and the ops that stay: changes are rare to fail, so this copy is paid only then.
-    staging.documents = this.index.documentsMap();
-    for (const op of staging.ops) {
-      if (op.op === 'put') staging.documents.set(op.document.file, op.document);
-      else if (op.op === 'remove') staging.documents.delete(op.file);
-    }
+    staging.documents = StagedDocuments.replaying(this.index, staging.ops);
   }
 
   /** A full disk becomes storage_full, logged with its errno and file; anything else is passed on as it is. */
@@ -360,11 +348,6 @@ export class Namespace {
 
 function mark(staging: Staging): StagingMark {
   return { ops: staging.ops.length, batch: staging.batch.mark(), embedding: staging.embedding };
-}
-
-function find<T>(items: Iterable<T>, matches: (item: T) => boolean): T | undefined {
-  for (const item of items) if (matches(item)) return item;
-  return undefined;
 }
 
 function vectorsOp(entries: readonly { id: string; vector: Float32Array }[]): IndexOp {

@@ -42,6 +42,14 @@ export interface DocumentDraft {
   readonly chunks: readonly { readonly text: string; readonly headingPath: readonly string[]; readonly embedding: Float32Array | null }[];
 }
 
+/**
+ * What identifies "the same origin" for upserts: the URL, the file path, the upload's path with its folders (an upload
+ * stored before folders were kept has its bare name, and that same bare name still updates it); the title for text.
+ */
+export function originIdentity(document: { readonly origin: string; readonly title: string }): string {
+  return document.origin === 'text' ? `text:${document.title}` : document.origin;
+}
+
 /** `<file stem>:<ordinal>`: stable while the document is unchanged. */
 export function chunkId(file: string, ordinal: number): string {
   return `${file.replace(/\.md$/, '')}:${ordinal}`;
