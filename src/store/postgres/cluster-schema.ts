@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS knowledge_log (
 );
 CREATE INDEX IF NOT EXISTS knowledge_log_by_namespace ON knowledge_log (namespace_id, seq);
 -- The latest snapshot of a namespace's index (../index-snapshot.ts), as of log entry seq: a replica that opens the
--- namespace restores it and replays only the log after it. Its bytes are in knowledge_snapshot_parts.
+-- namespace restores it and replays only the log after it. Its bytes, gzip-compressed, are in knowledge_snapshot_parts.
 CREATE TABLE IF NOT EXISTS knowledge_snapshots (
   namespace_id bigint PRIMARY KEY REFERENCES knowledge_namespaces (id) ON DELETE CASCADE,
   seq bigint NOT NULL,
@@ -79,7 +79,7 @@ CREATE TABLE IF NOT EXISTS knowledge_snapshot_parts (
   bytes bytea NOT NULL,
   PRIMARY KEY (namespace_id, seq, part)
 );
--- Vectors and typed arrays hardly compress: stored as they are, so reading them costs no decompression.
+-- Compressed already (gzip): stored as they are, not compressed again.
 ALTER TABLE knowledge_snapshot_parts ALTER COLUMN bytes SET STORAGE EXTERNAL;
 -- How far each replica has applied each namespace's log, reported every poll: pruning never passes a replica seen lately.
 CREATE TABLE IF NOT EXISTS knowledge_replicas (
