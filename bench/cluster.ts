@@ -225,7 +225,9 @@ try {
       'SELECT n.last_seq - coalesce(s.seq, 0) AS count FROM knowledge_namespaces n LEFT JOIN knowledge_snapshots s ON s.namespace_id = n.id WHERE n.name = $1',
       [large],
     );
-  console.log(`log rows of "${large}" after the fill: ${await logRows()}`);
+  console.log(
+    `log rows of "${large}" after the fill: ${await logRows()} of its ${Math.ceil(documents / 200)} commits (snapshots during the fill let the rest be pruned)`,
+  );
   const waited = performance.now();
   while ((await snapshotBehind()) > 0 || (await logRows()) > 0) {
     if (performance.now() - waited > 600_000) throw new Error('no snapshot of the last commit, or the log not pruned, after 10 minutes');
