@@ -16,6 +16,8 @@ export class NamespaceIndex {
   private readonly filesByHash = new Map<string, string[]>();
   private currentEmbedding: EmbeddingInfo | null = null;
   private vectors: VectorIndex | null = null;
+  /** Characters of every chunk's text, kept as documents come and go (for the memory estimate). */
+  private characters = 0;
 
   private constructor(private readonly lexical: LexicalIndex) {}
 
@@ -124,6 +126,11 @@ export class NamespaceIndex {
     return this.vectors?.size ?? 0;
   }
 
+  /** Characters of text in the namespace's chunks. */
+  get textLength(): number {
+    return this.characters;
+  }
+
   vectorOf(id: string): Float32Array | undefined {
     return this.vectors?.vector(id);
   }
@@ -162,7 +169,10 @@ export class NamespaceIndex {
   /** Records the document and its chunks, without touching the lexical index (a snapshot restores that whole). */
   private addDocument(document: StoredDocument): void {
     this.documentsByFile.set(document.file, document);
-    for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
+    for (const chunk of document.chunks) {
+      this.chunksById.set(chunk.id, chunk);
+      this.characters += chunk.text.length;
+    }
     const files = this.filesByHash.get(document.hash);
     if (files === undefined) this.filesByHash.set(document.hash, [document.file]);
     else files.push(document.file);
@@ -174,6 +184,7 @@ export class NamespaceIndex {
     this.documentsByFile.delete(file);
     for (const chunk of document.chunks) {
       this.chunksById.delete(chunk.id);
+      this.characters -= chunk.text.length;
       this.lexical.remove(chunk.id);
       this.vectors?.remove(chunk.id);
     }
