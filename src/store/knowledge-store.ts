@@ -29,7 +29,7 @@ const startRetryDelayMs = 1_000;
 export class KnowledgeStore {
   /** Opening or open, least recently used first (a use moves a namespace to the end). */
   private readonly opened = new Map<string, Promise<Namespace>>();
-  /** The namespaces of `opened` that are open. */
+  /** The namespaces of `opened` that are open, in the order they opened. */
   private readonly loaded = new Map<string, Namespace>();
   /** Requests under way per namespace: a namespace in use is never closed to free memory. */
   private readonly users = new Map<string, number>();
@@ -218,15 +218,16 @@ export class KnowledgeStore {
   }
 
   /**
-   * Closes the least recently used namespaces until the loaded ones fit the budget; never `opened` (just opened for a
-   * request), nor one that a request uses or that has changes queued. Those may hold the total over the budget
+   * Closes the least recently used namespaces until the loaded ones fit the budget; never `used` (just opened or used
+   * by a request), nor one that a request uses or that has changes queued. Those may hold the total over the budget
    * until they are done.
    */
-  private fitBudget(opened: string): void {
+  private fitBudget(used: string): void {
     let total = this.estimatedBytes();
-    for (const [name, namespace] of this.loaded) {
+    for (const name of this.opened.keys()) {
       if (total <= this.memoryBudget) return;
-      if (name === opened || this.users.has(name) || !namespace.idle) continue;
+      const namespace = this.loaded.get(name);
+      if (namespace === undefined || name === used || this.users.has(name) || !namespace.idle) continue;
       total -= namespace.estimatedBytes;
       this.evict(name, namespace);
     }
@@ -267,10 +268,12 @@ export class KnowledgeStore {
     this.users.set(name, (this.users.get(name) ?? 0) + 1);
   }
 
+  /** A request is done with the namespace: what it added (an ingest grows a namespace) may call for closing others. */
   private release(name: string): void {
     const users = (this.users.get(name) ?? 1) - 1;
     if (users === 0) this.users.delete(name);
     else this.users.set(name, users);
+    this.fitBudget(name);
   }
 }
 

@@ -73,6 +73,20 @@ describe('memory budget', () => {
     await store.close();
   });
 
+  it('keeps the namespace in steady use loaded while the others come and go', async () => {
+    const store = openStore(root, Math.floor((fitting + 0.5) * oneNamespaceBytes));
+    await store.initialize();
+    const busy = namespaces.at(-1) as string;
+    await search(store, busy);
+    const loaded = await store.namespace(busy);
+    for (const name of namespaces.slice(0, -1)) {
+      await search(store, name);
+      await search(store, busy);
+    }
+    assert.equal(await store.namespace(busy), loaded, 'never closed');
+    await store.close();
+  });
+
   it('never closes a namespace a request holds, even with an ingest in flight', async () => {
     const store = openStore(root, Math.floor((fitting + 0.5) * oneNamespaceBytes));
     await store.initialize();
