@@ -73,7 +73,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.setSerializerCompiler(serializerCompiler);
   // First the request context (log lines), then metrics (so refusals are counted), then shutdown's refusal.
   installRequestContext(app);
-  const metrics = new ServiceMetrics({ namespaceSizes: () => namespaceSizes(store), processMetrics: options.processMetrics });
+  const metrics = new ServiceMetrics({
+    namespaceSizes: () => namespaceSizes(store),
+    namespaceMemory: () => store.memory,
+    processMetrics: options.processMetrics,
+  });
   installHttpMetrics(app, metrics);
   const shutdownSignal = installGracefulShutdown(app);
   installErrorHandling(app);
@@ -92,8 +96,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const embeddingModel = models.embeddings?.id ?? null;
   const store = new KnowledgeStore(
     config.databaseUrl === undefined
-      ? { root: config.storageRoot, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn }
-      : { layout: await openClusterLayout({ databaseUrl: config.databaseUrl, embeddingModel, warn }), warn },
+      ? { root: config.storageRoot, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn, memoryBudget: config.memoryBudget }
+      : {
+          layout: await openClusterLayout({ databaseUrl: config.databaseUrl, embeddingModel, warn }),
+          warn,
+          memoryBudget: config.memoryBudget,
+        },
   );
   await store.initialize();
   const questions = new QuestionRecorder({ log: store.questionLog, ...config.questionLog, warn });

@@ -1,7 +1,8 @@
 // Configuration: read once from the environment at start-up, validated with one schema, frozen.
 // Every other module receives the Config; nothing else reads process.env.
 import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { grantAll, minimumTokenLength, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
@@ -106,7 +107,48 @@ const environmentSchema = z.object({
       return milliseconds ?? 0;
     })
     .default(90 * 86_400_000),
+  // Bytes the loaded namespaces may hold together (see Config.memoryBudget); left out: defaultMemoryBudget().
+  KNOWLEDGE_AGENT_MEMORY_BUDGET: optionalText.transform((text, context) => {
+    if (text === undefined) return undefined;
+    const bytes = parseByteSize(text);
+    if (bytes === undefined) context.addIssue({ code: 'custom', message: 'must be a size such as 512MB, 2GB or a number of bytes' });
+    else if (bytes < minimumMemoryBudget) context.addIssue({ code: 'custom', message: 'must be at least 1MB' });
+    return bytes;
+  }),
 });
+
+const minimumMemoryBudget = 1 << 20;
+const byteUnits: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 2 ** 10,
+  kib: 2 ** 10,
+  mb: 2 ** 20,
+  mib: 2 ** 20,
+  gb: 2 ** 30,
+  gib: 2 ** 30,
+  tb: 2 ** 40,
+  tib: 2 ** 40,
+};
+
+/** `2GB`, `512 MB`, `1.5GiB` or a number of bytes; units are powers of 1024, as memory is counted. */
+function parseByteSize(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = match === null ? undefined : byteUnits[(match[2] ?? '').toLowerCase()];
+  return match === null || unit === undefined ? undefined : Math.floor(Number(match[1]) * unit);
+}
+
+/**
+ * Half the memory the process may use (a container's limit, else the machine's), and no more than V8's heap limit:
+ * the estimate counts the indexes alone, and requests, ingests, the local model and the collector's headroom need the
+ * rest; about half of the estimate (chunk text and maps) lives in V8's heap, so the heap limit keeps that half at
+ * most half the heap.
+ */
+function defaultMemoryBudget(): number {
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const memory = constrained > 0 && constrained < totalmem() ? constrained : totalmem();
+  return Math.min(Math.floor(memory / 2), getHeapStatistics().heap_size_limit);
+}
 
 /**
  * Two conversions at once even on 2 cores: one slow page (up to its time limit) then never holds up the rest, and
@@ -168,6 +210,8 @@ export interface Config {
    * endpoint), the key sent to it, and how many candidates it reads; undefined: no reranking.
    */
   readonly rerank: (HttpRerankSettings & { readonly candidates: number }) | undefined;
+  /** Bytes the loaded namespaces may hold together, estimated; the least recently used are closed beyond it. */
+  readonly memoryBudget: number;
   /** What is kept of every answered question, and for how long (milliseconds). */
   readonly questionLog: { readonly mode: QuestionLogMode; readonly retentionMs: number };
   readonly limits: {
@@ -415,6 +459,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
             timeoutMs: parsed.KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS,
             candidates: parsed.KNOWLEDGE_AGENT_RERANK_CANDIDATES,
           }),
+    memoryBudget: parsed.KNOWLEDGE_AGENT_MEMORY_BUDGET ?? defaultMemoryBudget(),
     questionLog: Object.freeze({ mode: parsed.KNOWLEDGE_AGENT_QUESTION_LOG, retentionMs: parsed.KNOWLEDGE_AGENT_QUESTION_RETENTION }),
     limits: Object.freeze({
       maxSourceBytes: 6 * 1000 * 1000,

@@ -15,29 +15,29 @@ export interface NamespaceSummary {
 export class CatalogService {
   constructor(private readonly store: KnowledgeStore) {}
 
+  /** Closed namespaces are not loaded for this: their counts come from their storage, or from when they were last loaded. */
   async namespaces(): Promise<NamespaceSummary[]> {
-    const summaries: NamespaceSummary[] = [];
-    for (const name of await this.store.namespaceNames()) {
-      const namespace = await this.store.existingNamespace(name).catch(() => undefined);
-      if (namespace === undefined) continue;
-      summaries.push({
-        name,
-        documents: namespace.documents.length,
-        chunks: namespace.chunkCount,
-        embeddingModel: namespace.embeddingModel,
-      });
-    }
-    return summaries;
+    return (await this.store.namespaceCounts()).map(({ name, documents, chunks, embeddingModel }) => ({
+      name,
+      documents,
+      chunks,
+      embeddingModel,
+    }));
   }
 
   async documents(namespaceName: string): Promise<{ namespace: string; documents: readonly StoredDocument[] }> {
-    const namespace = await this.require(namespaceName);
-    return { namespace: namespace.name, documents: [...namespace.documents].sort((left, right) => left.file.localeCompare(right.file)) };
+    return this.withRequired(namespaceName, async (namespace) => ({
+      namespace: namespace.name,
+      documents: [...namespace.documents].sort((left, right) => left.file.localeCompare(right.file)),
+    }));
   }
 
   /** One document and its Markdown; 404 for an unknown namespace or file. */
   async document(namespaceName: string, file: string): Promise<{ namespace: string; document: StoredDocument; markdown: string }> {
-    const namespace = await this.require(namespaceName);
+    return this.withRequired(namespaceName, (namespace) => this.documentIn(namespace, file));
+  }
+
+  private async documentIn(namespace: Namespace, file: string): Promise<{ namespace: string; document: StoredDocument; markdown: string }> {
     const document = namespace.document(file);
     const markdown = document === undefined ? undefined : await namespace.documentBody(file).catch(() => undefined);
     if (document === undefined || markdown === undefined)
@@ -50,13 +50,14 @@ export class CatalogService {
     namespaceName: string,
     match: { readonly file?: string; readonly origin?: string },
   ): Promise<{ namespace: string; deleted: readonly StoredDocument[] }> {
-    const namespace = await this.require(namespaceName);
-    const deleted = await namespace.deleteDocuments(match);
-    if (deleted.length === 0) {
-      const what = match.file !== undefined ? `file ${JSON.stringify(match.file)}` : `source ${JSON.stringify(match.origin)}`;
-      throw new KnowledgeError('not_found', `namespace "${namespace.name}" has no document with ${what}`);
-    }
-    return { namespace: namespace.name, deleted };
+    return this.withRequired(namespaceName, async (namespace) => {
+      const deleted = await namespace.deleteDocuments(match);
+      if (deleted.length === 0) {
+        const what = match.file !== undefined ? `file ${JSON.stringify(match.file)}` : `source ${JSON.stringify(match.origin)}`;
+        throw new KnowledgeError('not_found', `namespace "${namespace.name}" has no document with ${what}`);
+      }
+      return { namespace: namespace.name, deleted };
+    });
   }
 
   async deleteNamespace(namespaceName: string): Promise<void> {
@@ -64,9 +65,11 @@ export class CatalogService {
       throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
   }
 
-  private async require(namespaceName: string): Promise<Namespace> {
-    const namespace = await this.store.existingNamespace(namespaceName);
-    if (namespace === undefined) throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
-    return namespace;
+  /** Runs `use` over the namespace, held open meanwhile; 404 when there is none. */
+  private withRequired<T>(namespaceName: string, use: (namespace: Namespace) => Promise<T>): Promise<T> {
+    return this.store.withExistingNamespace(namespaceName, (namespace) => {
+      if (namespace === undefined) throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
+      return use(namespace);
+    });
   }
 }

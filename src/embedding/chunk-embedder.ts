@@ -58,9 +58,12 @@ export class ChunkEmbedder {
     if (backlog.job !== undefined) return backlog.job;
     clearTimeout(backlog.retry);
     backlog.retry = undefined;
-    const job = this.embedOnce(namespace).finally(() => {
-      backlog.job = undefined;
-    });
+    // Held open for the job's length: it outlives the search that started it, and it writes.
+    const job = this.store
+      .withExistingNamespace(namespace.name, (current) => this.embedOnce(current))
+      .finally(() => {
+        backlog.job = undefined;
+      });
     backlog.job = job;
     job.then(
       () => {
@@ -132,7 +135,9 @@ export class ChunkEmbedder {
     backlog.retryDelayMs = Math.min(backlog.retryDelayMs * 2, this.retryDelays.maxMs);
   }
 
-  private async embedOnce(namespace: Namespace): Promise<void> {
+  private async embedOnce(namespace: Namespace | undefined): Promise<void> {
+    // Deleted meanwhile: storing vectors would bring its folder back.
+    if (namespace === undefined) return;
     const pending = namespace.pendingChunks();
     if (pending.length === 0) return;
     const vectors = await this.model.embed(

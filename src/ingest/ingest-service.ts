@@ -139,20 +139,22 @@ export class IngestService {
     const forwardStop = () => stopping.abort(caller?.reason);
     caller?.addEventListener('abort', forwardStop, { once: true });
     try {
-      return await this.ingestSources(namespaceName, sources, onProgress, stopping.signal);
+      // Held open for the whole ingest: its documents are committed one by one as they are ready.
+      return await this.options.store.withNamespace(namespaceName, (namespace) =>
+        this.ingestSources(namespace, sources, onProgress, stopping.signal),
+      );
     } finally {
       caller?.removeEventListener('abort', forwardStop);
     }
   }
 
   private async ingestSources(
-    namespaceName: string,
+    namespace: Namespace,
     sources: readonly (IngestSource | InvalidSource)[],
     onProgress: (event: IngestProgress) => void,
     signal: AbortSignal | undefined,
   ): Promise<IngestReport> {
     const started = performance.now();
-    const namespace = await this.options.store.namespace(namespaceName);
     const outcomes: SourceOutcome[][] = new Array(sources.length);
     const removed: StoredDocument[] = [];
     const request: RequestState = {

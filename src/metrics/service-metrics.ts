@@ -3,6 +3,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { IngestReport } from '../ingest/ingest-service.js';
 import type { RefreshSummary } from '../store/source-registry.js';
+import type { NamespaceMemory } from '../store/knowledge-store.js';
 
 export type ProviderCallKind = 'chat' | 'embeddings' | 'rerank';
 /** `aborted`: the caller stopped the call (the client left, the service is shutting down). */
@@ -12,13 +13,15 @@ export interface NamespaceSize {
   readonly namespace: string;
   readonly documents: number;
   readonly chunks: number;
-  /** Chunks embedded with the namespace's current embedding model. */
-  readonly vectors: number;
+  /** Chunks embedded with the namespace's current embedding model; undefined when not known without loading it. */
+  readonly vectors: number | undefined;
 }
 
 export interface ServiceMetricsOptions {
   /** Read at every scrape. */
   readonly namespaceSizes: () => Promise<readonly NamespaceSize[]>;
+  /** Read at every scrape. */
+  readonly namespaceMemory: () => NamespaceMemory;
   /** Adds prom-client's process metrics (CPU, memory, event-loop lag); for the real process, not for tests that build many apps. */
   readonly processMetrics?: boolean;
 }
@@ -93,6 +96,34 @@ export class ServiceMetrics {
   });
   constructor(private readonly options: ServiceMetricsOptions) {
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
+    // No namespace is named in these: every scrape may see them.
+    const memory = (name: string, help: string, value: (memory: NamespaceMemory) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(value(options.namespaceMemory()));
+        },
+      });
+    memory('namespaces_loaded', 'Namespaces loaded in memory.', (current) => current.loaded);
+    memory('namespaces_loaded_bytes', 'Estimated bytes the loaded namespaces hold.', (current) => current.estimatedBytes);
+    memory(
+      'namespaces_memory_budget_bytes',
+      'KNOWLEDGE_AGENT_MEMORY_BUDGET: bytes the loaded namespaces may hold.',
+      (current) => current.budgetBytes,
+    );
+    let counted = 0;
+    new Counter({
+      name: 'namespaces_evicted_total',
+      help: 'Namespaces closed to keep within the memory budget (opened again on their next use).',
+      registers: [this.registry],
+      collect() {
+        const evictions = options.namespaceMemory().evictions;
+        this.inc(evictions - counted);
+        counted = evictions;
+      },
+    });
   }
 
   get contentType(): string {
@@ -133,9 +164,12 @@ export class ServiceMetrics {
   async scrape(mayRead: (namespace: string) => boolean): Promise<string> {
     const sizes = (await this.options.namespaceSizes()).filter((size) => mayRead(size.namespace));
     const namespaceRegistry = new Registry();
-    const gauge = (name: string, help: string, value: (size: NamespaceSize) => number) => {
+    const gauge = (name: string, help: string, value: (size: NamespaceSize) => number | undefined) => {
       const metric = new Gauge({ name, help, labelNames: ['namespace'] as const, registers: [namespaceRegistry] });
-      for (const size of sizes) metric.set({ namespace: size.namespace }, value(size));
+      for (const size of sizes) {
+        const measured = value(size);
+        if (measured !== undefined) metric.set({ namespace: size.namespace }, measured);
+      }
     };
     gauge('index_documents', 'Documents stored in a namespace.', (size) => size.documents);
     gauge('index_chunks', 'Chunks indexed in a namespace.', (size) => size.chunks);

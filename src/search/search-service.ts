@@ -70,7 +70,10 @@ export class SearchService {
 
   async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
     const name = sanitizeNamespace(namespaceName);
-    const namespace = await this.store.existingNamespace(name);
+    return this.store.withExistingNamespace(name, (namespace) => this.searchIn(name, namespace, query, options));
+  }
+
+  private async searchIn(name: string, namespace: Namespace | undefined, query: string, options: SearchOptions): Promise<SearchOutcome> {
     if (namespace === undefined) {
       return {
         namespace: name,

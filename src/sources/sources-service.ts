@@ -395,8 +395,8 @@ export class SourcesService {
   }
 
   private async removeDocuments(namespace: string, origin: string): Promise<number> {
-    const held = await this.options.store.existingNamespace(namespace);
-    if (held === undefined) return 0;
-    return (await held.deleteDocuments({ origin })).length;
+    return this.options.store.withExistingNamespace(namespace, async (held) =>
+      held === undefined ? 0 : (await held.deleteDocuments({ origin })).length,
+    );
   }
 }

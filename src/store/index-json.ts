@@ -125,6 +125,24 @@ export async function readIndexJsonHead(
   }
 }
 
+/** The counts a current index.json's header line records, or undefined when there is no such file (or it is of format 1). */
+export async function readIndexJsonCounts(
+  path: string,
+): Promise<{ readonly documentCount: number; readonly chunkCount: number; readonly embedding: EmbeddingInfo | null } | undefined> {
+  const file = await openIfPresent(path);
+  if (file === undefined) return undefined;
+  try {
+    const start = Buffer.alloc(Math.min((await file.stat()).size, headerBytesLimit));
+    await readExactly(file, 0, start);
+    const end = start.indexOf(10);
+    if (end === -1 || start.toString('utf8', 0, legacyIndexJsonPrefix.length) === legacyIndexJsonPrefix) return undefined;
+    const { documentCount, chunkCount, embedding } = parseHeader(start.subarray(0, end + 1));
+    return { documentCount, chunkCount, embedding };
+  } finally {
+    await file.close();
+  }
+}
+
 /** Reads a current index.json line by line; throws (with the reason) when it is damaged or not one. */
 export async function readIndexJson(path: string): Promise<{ readonly contents: IndexContents; readonly stamp: IndexJsonStamp }> {
   const file = await open(path, 'r');

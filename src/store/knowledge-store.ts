@@ -1,24 +1,48 @@
-// The namespaces, opened on first use and kept in memory afterwards, over a storage layout (a folder per namespace,
-// or PostgreSQL shared by replicas).
+// The namespaces, opened on first use and kept in memory within a memory budget (the least recently used idle ones
+// are closed when it is exceeded, and opened again on next use), over a storage layout (a folder per namespace, or
+// PostgreSQL shared by replicas).
 import { Namespace } from './namespace.js';
 import { sanitizeNamespace } from './namespace-name.js';
 import type { QuestionLog } from './question-log.js';
 import type { SourceRegistry } from './source-registry.js';
-import { FolderLayout, type FolderLayoutOptions, type StorageLayout } from './storage-layout.js';
+import { FolderLayout, type FolderLayoutOptions, type NamespaceCounts, type StorageLayout } from './storage-layout.js';
 
 /** A storage root (one folder per namespace), or another layout (cluster mode's database). */
-export type KnowledgeStoreOptions = FolderLayoutOptions | { readonly layout: StorageLayout; readonly warn: (message: string) => void };
+export type KnowledgeStoreOptions = (FolderLayoutOptions | { readonly layout: StorageLayout; readonly warn: (message: string) => void }) & {
+  /** Bytes the loaded namespaces may hold together (see estimateIndexBytes); no limit when left out. */
+  readonly memoryBudget?: number;
+};
+
+/** The loaded namespaces against the memory budget, for /metrics. */
+export interface NamespaceMemory {
+  readonly loaded: number;
+  /** Namespaces closed to keep within the budget since start-up. */
+  readonly evictions: number;
+  readonly estimatedBytes: number;
+  /** Infinity when there is no budget. */
+  readonly budgetBytes: number;
+}
 
 /** Wait before a namespace that could not be loaded at start-up is tried again (cluster mode). */
 const startRetryDelayMs = 1_000;
 
 export class KnowledgeStore {
+  /** Opening or open, least recently used first (a use moves a namespace to the end). */
   private readonly opened = new Map<string, Promise<Namespace>>();
+  /** The namespaces of `opened` that are open, in the order they opened. */
+  private readonly loaded = new Map<string, Namespace>();
+  /** Requests under way per namespace: a namespace in use is never closed to free memory. */
+  private readonly users = new Map<string, number>();
+  /** Namespaces left closed to keep within the budget, with their counts when they were last loaded. */
+  private readonly unloaded = new Map<string, NamespaceCounts | undefined>();
+  private evictions = 0;
   private caughtUp = false;
   private readonly layout: StorageLayout;
+  private readonly memoryBudget: number;
 
   constructor(private readonly options: KnowledgeStoreOptions) {
     this.layout = 'layout' in options ? options.layout : new FolderLayout(options);
+    this.memoryBudget = options.memoryBudget ?? Number.POSITIVE_INFINITY;
   }
 
   /** False while the namespaces held are still being loaded (cluster mode: /health says `starting`). */
@@ -31,14 +55,19 @@ export class KnowledgeStore {
     return this.layout.ownsBackgroundWork;
   }
 
-  /** Prepares the storage and opens every namespace in it, so each is current before it is searched. */
+  /** Prepares the storage and opens the namespaces in it as far as the memory budget allows, so each is current before it is searched. */
   async initialize(): Promise<void> {
     const names = await this.layout.start({
       changed: (name) => void this.refresh(name),
-      removed: (name) => this.opened.delete(name),
+      removed: (name) => this.forget(name),
     });
     const openAll = async () => {
       for (const name of names) {
+        // The rest open on first use.
+        if (this.estimatedBytes() >= this.memoryBudget) {
+          this.unloaded.set(name, undefined);
+          continue;
+        }
         for (;;) {
           try {
             await this.namespace(name);
@@ -59,17 +88,57 @@ export class KnowledgeStore {
     else await openAll();
   }
 
-  /** Opens the namespace (its storage is made by its first commit); the name is sanitized, so it can never leave the root. */
+  /**
+   * Opens the namespace (its storage is made by its first commit); the name is sanitized, so it can never leave the
+   * root. The namespace may be closed to free memory once no request uses it: hold it through withNamespace.
+   */
   namespace(requestedName: string): Promise<Namespace> {
     const name = sanitizeNamespace(requestedName);
     let namespace = this.opened.get(name);
-    if (namespace === undefined) {
-      namespace = Namespace.over(name, this.layout.storageFor(name), this.options.warn);
-      // A failed open is not cached, so the next request tries again.
-      namespace.catch(() => this.opened.delete(name));
-      this.opened.set(name, namespace);
-    }
+    if (namespace === undefined) namespace = this.open(name);
+    else this.opened.delete(name);
+    this.opened.set(name, namespace);
     return namespace;
+  }
+
+  /** Runs `use` over the namespace (see namespace()), which stays open until it settles. */
+  async withNamespace<T>(requestedName: string, use: (namespace: Namespace) => Promise<T>): Promise<T> {
+    const name = sanitizeNamespace(requestedName);
+    this.hold(name);
+    try {
+      return await use(await this.namespace(name));
+    } finally {
+      this.release(name);
+    }
+  }
+
+  /** Runs `use` over the namespace if it exists (see existingNamespace), which stays open until it settles. */
+  async withExistingNamespace<T>(requestedName: string, use: (namespace: Namespace | undefined) => Promise<T>): Promise<T> {
+    const name = sanitizeNamespace(requestedName);
+    this.hold(name);
+    try {
+      return await use(await this.existingNamespace(name));
+    } finally {
+      this.release(name);
+    }
+  }
+
+  /**
+   * What each namespace holds, without loading a closed one when its storage can tell (a folder's index.json, the
+   * database): a namespace loaded since start-up reports its counts from when it was closed.
+   */
+  async namespaceCounts(): Promise<(NamespaceCounts & { readonly name: string })[]> {
+    const counts: (NamespaceCounts & { readonly name: string })[] = [];
+    for (const name of await this.namespaceNames()) {
+      // A namespace that cannot be read (or was deleted meanwhile) is left out; its requests report why.
+      const found = await this.countsOf(name).catch(() => undefined);
+      if (found !== undefined) counts.push({ name, ...found });
+    }
+    return counts;
+  }
+
+  get memory(): NamespaceMemory {
+    return { loaded: this.loaded.size, evictions: this.evictions, estimatedBytes: this.estimatedBytes(), budgetBytes: this.memoryBudget };
   }
 
   /**
@@ -94,11 +163,12 @@ export class KnowledgeStore {
 
   /** Removes a namespace: its queued writes finish, then what it stored goes. False when there is no such namespace. */
   async deleteNamespace(requestedName: string): Promise<boolean> {
-    const namespace = await this.existingNamespace(requestedName);
-    if (namespace === undefined) return false;
-    this.opened.delete(namespace.name);
-    await namespace.destroy();
-    return true;
+    return this.withExistingNamespace(requestedName, async (namespace) => {
+      if (namespace === undefined) return false;
+      this.forget(namespace.name);
+      await namespace.destroy();
+      return true;
+    });
   }
 
   async namespaceNames(): Promise<string[]> {
@@ -115,15 +185,103 @@ export class KnowledgeStore {
     return this.layout.sources;
   }
 
-  /** A namespace changed elsewhere: an open one applies what was committed, a new one is opened (loaded whole). */
+  /**
+   * A namespace changed elsewhere: an open one applies what was committed, a new one is opened (loaded whole) while
+   * the budget has room. One left closed stays closed: it is loaded, current, on its next use.
+   */
   private async refresh(name: string): Promise<void> {
     try {
       const namespace = this.opened.get(name);
-      if (namespace === undefined) await this.namespace(name);
-      else await (await namespace).refresh();
+      if (namespace !== undefined) await this.withNamespace(name, (current) => current.refresh());
+      else if (!this.unloaded.has(name) && this.estimatedBytes() < this.memoryBudget) await this.namespace(name);
     } catch (error) {
       // The poll tries again; searches go on over the index as it is.
       this.options.warn(`namespace ${name} could not be brought up to date (${(error as Error).message}); retrying`);
     }
   }
+  private open(name: string): Promise<Namespace> {
+    const opening = Namespace.over(name, this.layout.storageFor(name), this.options.warn);
+    opening.then(
+      (namespace) => {
+        // Deleted or closed meanwhile: not this store's to keep.
+        if (this.opened.get(name) !== opening) return;
+        this.loaded.set(name, namespace);
+        this.unloaded.delete(name);
+        this.fitBudget(name);
+      },
+      // A failed open is not cached, so the next request tries again.
+      () => {
+        if (this.opened.get(name) === opening) this.opened.delete(name);
+      },
+    );
+    return opening;
+  }
+
+  /**
+   * Closes the least recently used namespaces until the loaded ones fit the budget; never `used` (just opened or used
+   * by a request), nor one that a request uses or that has changes queued. Those may hold the total over the budget
+   * until they are done.
+   */
+  private fitBudget(used: string): void {
+    let total = this.estimatedBytes();
+    for (const name of this.opened.keys()) {
+      if (total <= this.memoryBudget) return;
+      const namespace = this.loaded.get(name);
+      if (namespace === undefined || name === used || this.users.has(name) || !namespace.idle) continue;
+      total -= namespace.estimatedBytes;
+      this.evict(name, namespace);
+    }
+  }
+
+  /**
+   * Drops an idle namespace from memory; it is opened again, current with its storage, on its next use. Nothing is
+   * written: its index files are already what a restart would load (folding the journal, as a shutdown does, would
+   * rewrite the whole index.json for nothing), and no request holds it, so no change can reach it any more.
+   */
+  private evict(name: string, namespace: Namespace): void {
+    this.opened.delete(name);
+    this.loaded.delete(name);
+    this.unloaded.set(name, countsOf(namespace));
+    this.evictions++;
+  }
+
+  private forget(name: string): void {
+    this.opened.delete(name);
+    this.loaded.delete(name);
+    this.unloaded.delete(name);
+  }
+
+  private estimatedBytes(): number {
+    let total = 0;
+    for (const namespace of this.loaded.values()) total += namespace.estimatedBytes;
+    return total;
+  }
+
+  /** An open namespace's own counts (current with its folder), else what is known of it without loading it, else it is loaded. */
+  private async countsOf(name: string): Promise<NamespaceCounts | undefined> {
+    const known = this.opened.has(name) ? undefined : (this.unloaded.get(name) ?? (await this.layout.storedCounts(name)));
+    if (known !== undefined) return known;
+    return this.withExistingNamespace(name, async (namespace) => (namespace === undefined ? undefined : countsOf(namespace)));
+  }
+
+  private hold(name: string): void {
+    this.users.set(name, (this.users.get(name) ?? 0) + 1);
+  }
+
+  /** A request is done with the namespace: what it added (an ingest grows a namespace) may call for closing others. */
+  private release(name: string): void {
+    const users = (this.users.get(name) ?? 1) - 1;
+    if (users === 0) this.users.delete(name);
+    else this.users.set(name, users);
+    this.fitBudget(name);
+  }
+}
+
+function countsOf(namespace: Namespace): NamespaceCounts {
+  return {
+    documents: namespace.documentCount,
+    chunks: namespace.chunkCount,
+    vectors: namespace.vectorCount,
+    embeddingModel: namespace.embeddingModel,
+  };
 }

@@ -18,6 +18,8 @@ export class NamespaceIndex {
   private readonly filesByOrigin = new FilesByKey();
   private currentEmbedding: EmbeddingInfo | null = null;
   private vectors: VectorIndex | null = null;
+  /** Characters of every chunk's text, kept as documents come and go (for the memory estimate). */
+  private characters = 0;
 
   private constructor(private readonly lexical: LexicalIndex) {}
 
@@ -136,6 +138,11 @@ export class NamespaceIndex {
     return this.vectors?.size ?? 0;
   }
 
+  /** Characters of text in the namespace's chunks. */
+  get textLength(): number {
+    return this.characters;
+  }
+
   vectorOf(id: string): Float32Array | undefined {
     return this.vectors?.vector(id);
   }
@@ -178,7 +185,10 @@ export class NamespaceIndex {
   /** Records the document and its chunks, without touching the lexical index (a snapshot restores that whole). */
   private addDocument(document: StoredDocument): void {
     this.documentsByFile.set(document.file, document);
-    for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
+    for (const chunk of document.chunks) {
+      this.chunksById.set(chunk.id, chunk);
+      this.characters += chunk.text.length;
+    }
     this.filesByHash.add(document.hash, document.file);
     this.filesByOrigin.add(originIdentity(document), document.file);
   }
@@ -189,6 +199,7 @@ export class NamespaceIndex {
     this.documentsByFile.delete(file);
     for (const chunk of document.chunks) {
       this.chunksById.delete(chunk.id);
+      this.characters -= chunk.text.length;
       this.lexical.remove(chunk.id);
       this.vectors?.remove(chunk.id);
     }

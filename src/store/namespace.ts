@@ -5,6 +5,7 @@ import type { ScoredHit } from '../indexes/scored-hit.js';
 import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
 import { parseDocument, renderDocument } from './front-matter.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
+import { estimateIndexBytes } from './memory-estimate.js';
 import { type NamespaceIndex } from './namespace-index.js';
 import type { NamespaceStorage, StorageBatch } from './namespace-storage.js';
 import { documentSlug } from './slug.js';
@@ -84,6 +85,21 @@ export class Namespace {
 
   get embeddingModel(): string | null {
     return this.index.embedding?.model ?? null;
+  }
+
+  /** Whether no change is queued or being written (only an idle namespace may be closed to free memory). */
+  get idle(): boolean {
+    return !this.draining && this.queue.length === 0;
+  }
+
+  /** Bytes the namespace is estimated to hold in memory (see estimateIndexBytes). */
+  get estimatedBytes(): number {
+    return estimateIndexBytes({
+      chunks: this.index.chunkCount,
+      textLength: this.index.textLength,
+      vectors: this.index.vectorCount,
+      dimensions: this.index.embedding?.dimensions ?? 0,
+    });
   }
 
   /** One human-readable warning per file left out of the index because it could not be read. */

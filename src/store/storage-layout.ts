@@ -1,9 +1,11 @@
 // Where the namespaces live: a storage root with one folder each, or a PostgreSQL database shared by replicas.
 // KnowledgeStore opens namespaces through a layout and never knows which one it has.
 import { statSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
+import { journalFileName } from './index-files.js';
+import { indexJsonFileName, readIndexJsonCounts } from './index-json.js';
 import { maxNamespaceLength } from './namespace-name.js';
 import type { NamespaceStorage } from './namespace-storage.js';
 import { FolderQuestionLog } from './folder-question-log.js';
@@ -17,6 +19,16 @@ export interface LayoutEvents {
   changed(name: string): void;
   /** The namespace was removed elsewhere: forget it. */
   removed(name: string): void;
+}
+
+/** What a namespace holds, in numbers. */
+export interface NamespaceCounts {
+  readonly documents: number;
+  readonly chunks: number;
+  /** Chunks embedded with the namespace's current model; undefined when the storage cannot tell without loading it. */
+  readonly vectors: number | undefined;
+  /** The model of the namespace's vectors, null while none are stored. */
+  readonly embeddingModel: string | null;
 }
 
 export interface StorageLayout {
@@ -34,6 +46,8 @@ export interface StorageLayout {
   /** Whether a namespace of this (sanitized) name exists; synchronous, as it is asked before every search. */
   holds(name: string): boolean;
   storageFor(name: string): NamespaceStorage;
+  /** What a namespace holds, read without loading it; undefined when it cannot be read cheaply (it is loaded instead). */
+  storedCounts(name: string): Promise<NamespaceCounts | undefined>;
   /** Where the namespaces' questions are kept. */
   readonly questionLog: QuestionLog;
   /** Where the namespaces' registered sources and their refresh state are kept. */
@@ -89,6 +103,22 @@ export class FolderLayout implements StorageLayout {
 
   storageFor(name: string): NamespaceStorage {
     return new FolderStorage({ ...this.options, name, directory: join(this.options.root, name) });
+  }
+
+  /** From index.json's header line, which is current when there is no journal to replay over it (after a clean close). */
+  async storedCounts(name: string): Promise<NamespaceCounts | undefined> {
+    const directory = join(this.options.root, name);
+    const journalBytes = await stat(join(directory, journalFileName)).then(
+      (stats) => stats.size,
+      () => 0,
+    );
+    if (journalBytes > 0) return undefined;
+    const counts = await readIndexJsonCounts(join(directory, indexJsonFileName)).catch(() => undefined);
+    if (counts === undefined) return undefined;
+    // Vectors of another model than the one configured are dropped when the namespace is loaded (see FolderStorage.load).
+    const model = counts.embedding?.model;
+    const kept = model !== undefined && (this.options.embeddingModel === null || model === this.options.embeddingModel);
+    return { documents: counts.documentCount, chunks: counts.chunkCount, vectors: undefined, embeddingModel: kept ? model : null };
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@
 // that a replica opening it replays only the log after it, and prunes the log every live replica has applied.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { LayoutEvents, StorageLayout } from '../storage-layout.js';
+import type { LayoutEvents, NamespaceCounts, StorageLayout } from '../storage-layout.js';
 import { backgroundWorkerLock, changeChannel, createSchema } from './cluster-schema.js';
 import { pruneLog, reportPositions } from './log-pruning.js';
 import { PostgresQuestionLog } from './postgres-question-log.js';
@@ -117,6 +117,21 @@ export class ClusterLayout implements StorageLayout {
     });
     this.storages.set(name, storage);
     return storage;
+  }
+
+  /** Counted by the database, as PostgresStorage.load would find them. */
+  async storedCounts(name: string): Promise<NamespaceCounts | undefined> {
+    const found = await this.pool.query<{ model: string | null; documents: string; chunks: string; vectors: string }>(
+      `SELECT n.embedding_model AS model,
+         (SELECT count(*) FROM knowledge_documents d WHERE d.namespace_id = n.id) AS documents,
+         (SELECT count(*) FROM knowledge_chunks c WHERE c.namespace_id = n.id) AS chunks,
+         (SELECT count(c.vector) FROM knowledge_chunks c WHERE c.namespace_id = n.id) AS vectors
+       FROM knowledge_namespaces n WHERE n.name = $1`,
+      [name],
+    );
+    const row = found.rows[0];
+    if (row === undefined) return undefined;
+    return { documents: Number(row.documents), chunks: Number(row.chunks), vectors: Number(row.vectors), embeddingModel: row.model };
   }
 
   async close(): Promise<void> {
