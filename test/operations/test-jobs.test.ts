@@ -1,14 +1,20 @@
 // The job runner of `npm test` (scripts/jobs.mjs): a test process passes only when it ran tests and exited 0.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-// @ts-expect-error: a plain JavaScript script of the repository, without types.
-import { runJobs } from '../../scripts/jobs.mjs';
+import { pathToFileURL } from 'node:url';
+import { packageRoot } from '../../src/package-root.js';
+
+// From the repository's own scripts/ (the tests also run compiled, from dist-test/, where scripts/ is not copied).
+const { runJobs } = (await import(pathToFileURL(join(packageRoot, 'scripts', 'jobs.mjs')).href)) as {
+  runJobs: (jobs: readonly { name: string; command: string[]; quiet?: boolean }[], options: { concurrency: number }) => Promise<boolean>;
+};
 
 const printing = (text: string) => [process.execPath, '-e', `console.log(${JSON.stringify(text)})`];
 
 describe('the npm test job runner', () => {
   it('fails a test process that ran no test, and passes one that ran some', async () => {
-    const ran = (report: string) => runJobs([{ name: 'job', command: printing(report) }], { concurrency: 1 }) as Promise<boolean>;
+    const ran = (report: string) => runJobs([{ name: 'job', command: printing(report) }], { concurrency: 1 });
     assert.equal(await ran('ℹ tests 2\nℹ pass 2\nℹ skipped 0'), true);
     assert.equal(await ran('ℹ tests 0\nℹ pass 0'), false);
     assert.equal(await ran('ℹ tests 1\nℹ skipped 1'), false, 'every test skipped');
