@@ -6,26 +6,9 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { json, refreshCounts, type SourceAnswer } from '../support/registered-sources.js';
 import { until } from '../support/until.js';
 
-interface Summary {
-  trigger: string;
-  checked: number;
-  unchanged: number;
-  updated: number;
-  added: number;
-  removed: number;
-  failed: { url: string; code: string }[];
-}
-interface Source {
-  id: string;
-  kind: string;
-  url: string;
-  every: string | null;
-  last_refresh: Summary | null;
-  next_run_at: string | null;
-  webhook: { path: string; secret_set: boolean };
-}
 interface SearchResults {
   results: { file: string; origin: string; as_of: string; excerpt: string }[];
 }
@@ -33,25 +16,10 @@ interface SearchResults {
 const secret = 'a-webhook-secret-of-some-length';
 const template = 'https://git.example/handbook/blob/{branch}/{path}';
 
-async function json<T>(response: Promise<Response>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.status, status, await answer.clone().text());
-  return (await answer.json()) as T;
-}
-
-const counts = (summary: Summary | null | undefined) =>
-  summary && {
-    checked: summary.checked,
-    unchanged: summary.unchanged,
-    updated: summary.updated,
-    added: summary.added,
-    removed: summary.removed,
-  };
-
 describe('a git repository as a registered source', () => {
   let repository: GitHttpServer;
   let service: TestService;
-  let source: Source;
+  let source: SourceAnswer;
 
   before(async () => {
     repository = await startGitHttpServer();
@@ -72,7 +40,7 @@ describe('a git repository as a registered source', () => {
   const search = (query: string) => json<SearchResults>(service.post('/api/tools/searchDocs', { namespace: 'handbook', query }));
 
   it('ingests the files of its folder and patterns when added, cited by the link template', async () => {
-    const added = await json<{ source: Source }>(
+    const added = await json<{ source: SourceAnswer }>(
       service.post('/api/sources/handbook', {
         url: repository.url,
         git: { branch: 'main', folder: 'docs', link_template: template },
@@ -86,7 +54,7 @@ describe('a git repository as a registered source', () => {
     assert.equal(source.every, '6h');
     assert.deepEqual(source.webhook, { path: `/hooks/sources/handbook/${source.id}`, secret_set: true });
     assert.ok(!JSON.stringify(added).includes(secret), 'the secret is never returned');
-    assert.deepEqual(counts(source.last_refresh), { checked: 2, unchanged: 0, updated: 0, added: 2, removed: 0 });
+    assert.deepEqual(refreshCounts(source.last_refresh), { checked: 2, unchanged: 0, updated: 0, added: 2, removed: 0, failed: 0 });
     assert.ok(source.next_run_at !== null && Date.parse(source.next_run_at) > Date.now() + 5 * 3_600_000);
     const found = await search('deploy pipeline merge');
     assert.equal(found.results[0]?.origin, 'https://git.example/handbook/blob/main/docs/guide.md');
@@ -104,14 +72,28 @@ describe('a git repository as a registered source', () => {
       'docs/faq.md': '# FAQ\n\nQuarterly access reviews are run by the security team.',
       'docs/install.md': null,
     });
-    const refreshed = await json<{ refreshes: Source[] }>(service.post(`/api/sources/handbook/${source.id}/refresh`, {}));
-    assert.deepEqual(counts(refreshed.refreshes[0]?.last_refresh), { checked: 2, unchanged: 0, updated: 1, added: 1, removed: 1 });
+    const refreshed = await json<{ refreshes: SourceAnswer[] }>(service.post(`/api/sources/handbook/${source.id}/refresh`, {}));
+    assert.deepEqual(refreshCounts(refreshed.refreshes[0]?.last_refresh), {
+      checked: 2,
+      unchanged: 0,
+      updated: 1,
+      added: 1,
+      removed: 1,
+      failed: 0,
+    });
     assert.equal(refreshed.refreshes[0]?.last_refresh?.trigger, 'manual');
     assert.match((await search('deploy pipeline')).results[0]?.excerpt ?? '', /nightly/);
     assert.deepEqual((await search('bootstrap script')).results, []);
 
-    const again = await json<{ refreshes: Source[] }>(service.post('/api/sources/handbook/refresh', {}));
-    assert.deepEqual(counts(again.refreshes[0]?.last_refresh), { checked: 2, unchanged: 2, updated: 0, added: 0, removed: 0 });
+    const again = await json<{ refreshes: SourceAnswer[] }>(service.post('/api/sources/handbook/refresh', {}));
+    assert.deepEqual(refreshCounts(again.refreshes[0]?.last_refresh), {
+      checked: 2,
+      unchanged: 2,
+      updated: 0,
+      added: 0,
+      removed: 0,
+      failed: 0,
+    });
   });
 
   it('refreshes from a signed webhook in the background and refuses a forged one', async () => {
@@ -157,7 +139,7 @@ describe('a git repository as a registered source', () => {
     await service.close();
     const restarted = await startService({ storageRoot: service.storageRoot, apiKey: undefined });
     try {
-      const listed = await json<{ sources: Source[] }>(restarted.get('/api/sources/handbook'));
+      const listed = await json<{ sources: SourceAnswer[] }>(restarted.get('/api/sources/handbook'));
       assert.equal(listed.sources.length, 1);
       assert.equal(listed.sources[0]?.url, repository.url);
       assert.equal(listed.sources[0]?.last_refresh?.trigger, 'webhook');

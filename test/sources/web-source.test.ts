@@ -9,40 +9,8 @@ import { UsageError } from '../../src/cli/cli-error.js';
 import { sourcesCommand } from '../../src/cli/sources-command.js';
 import { docsPageHtml, startChangingDocsSite, type ChangingDocsSite } from '../support/changing-docs-site.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { json, refreshCounts, type SourceAnswer } from '../support/registered-sources.js';
 import { until } from '../support/until.js';
-
-interface Summary {
-  trigger: string;
-  checked: number;
-  unchanged: number;
-  updated: number;
-  added: number;
-  removed: number;
-  failed: { url: string; code: string; message: string }[];
-}
-interface Source {
-  id: string;
-  kind: string;
-  url: string;
-  last_refresh: Summary | null;
-  next_run_at: string | null;
-}
-
-async function json<T>(response: Promise<Response>, status = 200): Promise<T> {
-  const answer = await response;
-  assert.equal(answer.status, status, await answer.clone().text());
-  return (await answer.json()) as T;
-}
-
-const counts = (summary: Summary | null | undefined) =>
-  summary && {
-    checked: summary.checked,
-    unchanged: summary.unchanged,
-    updated: summary.updated,
-    added: summary.added,
-    removed: summary.removed,
-    failed: summary.failed.length,
-  };
 
 const page = (title: string, text: string, links: readonly string[] = []) =>
   `<!doctype html><html><head><title>${title}</title></head><body><nav>${links.map((link) => `<a href="${link}">${link}</a>`).join(' ')}</nav>` +
@@ -68,20 +36,20 @@ describe('docs sites as registered sources', () => {
   });
 
   const refresh = async (namespace: string) =>
-    (await json<{ refreshes: Source[] }>(service.post(`/api/sources/${namespace}/refresh`, {}))).refreshes[0]?.last_refresh;
+    (await json<{ refreshes: SourceAnswer[] }>(service.post(`/api/sources/${namespace}/refresh`, {}))).refreshes[0]?.last_refresh;
   const search = (namespace: string, query: string) =>
     json<{ results: { origin: string; excerpt: string; as_of: string }[] }>(service.post('/api/tools/searchDocs', { namespace, query }));
 
   it('refreshes a crawl source at the cost of what changed: 304s, edits, additions, careful deletions', async () => {
-    const added = await json<{ source: Source }>(
+    const added = await json<{ source: SourceAnswer }>(
       service.post('/tools/sources', { namespace: 'site', url: site.startUrl, crawl: { maxPages: 50, maxDepth: 2, prune: false } }),
       201,
     );
     assert.equal(added.source.kind, 'crawl');
-    assert.deepEqual(counts(added.source.last_refresh), { checked: 4, unchanged: 0, updated: 0, added: 4, removed: 0, failed: 0 });
+    assert.deepEqual(refreshCounts(added.source.last_refresh), { checked: 4, unchanged: 0, updated: 0, added: 4, removed: 0, failed: 0 });
 
     site.resetCounts();
-    assert.deepEqual(counts(await refresh('site')), { checked: 4, unchanged: 4, updated: 0, added: 0, removed: 0, failed: 0 });
+    assert.deepEqual(refreshCounts(await refresh('site')), { checked: 4, unchanged: 4, updated: 0, added: 0, removed: 0, failed: 0 });
     const docsPages = ['/docs/', '/docs/install.html', '/docs/config.html', '/docs/limits.html'].map((path) => site.counts(path));
     assert.deepEqual(
       docsPages.map((page) => [page.notModified, page.bodyBytes]),
@@ -101,7 +69,7 @@ describe('docs sites as registered sources', () => {
     site.failPage('/docs/limits.html', 503);
     const changed = await refresh('site');
     // The index's new link is in its navigation, which is not part of its text: its document is unchanged.
-    assert.deepEqual(counts(changed), { checked: 5, unchanged: 1, updated: 1, added: 1, removed: 0, failed: 2 });
+    assert.deepEqual(refreshCounts(changed), { checked: 5, unchanged: 1, updated: 1, added: 1, removed: 0, failed: 2 });
     assert.match(changed?.failed.find((failure) => failure.url.endsWith('install.html'))?.message ?? '', /removed if the next refresh/);
     assert.match((await search('site', 'configuration file')).results[0]?.excerpt ?? '', /project folder/);
     assert.equal((await search('site', 'quiet flag installer')).results.length > 0, true, 'gone once: kept');
@@ -115,7 +83,7 @@ describe('docs sites as registered sources', () => {
 
   it('removes what a sitemap no longer lists, and skips unchanged lastmod without a request', async () => {
     site.recoverPage('/docs/limits.html');
-    const added = await json<{ source: Source }>(service.post('/api/sources/mapped', { url: site.sitemapUrl, every: '1d' }), 201);
+    const added = await json<{ source: SourceAnswer }>(service.post('/api/sources/mapped', { url: site.sitemapUrl, every: '1d' }), 201);
     assert.equal(added.source.kind, 'sitemap');
     const listed = added.source.last_refresh?.added ?? 0;
     assert.ok(listed >= 4, `the sitemap's pages were ingested (${listed})`);
@@ -132,7 +100,7 @@ describe('docs sites as registered sources', () => {
   });
 
   it('lists, changes and removes sources; the as-of time follows the last refresh', async () => {
-    const listed = await json<{ sources: Source[] }>(service.get('/tools/sources?namespace=site'));
+    const listed = await json<{ sources: SourceAnswer[] }>(service.get('/tools/sources?namespace=site'));
     assert.equal(listed.sources.length, 1);
     const [source] = listed.sources;
     const before = (await search('site', 'configuration file')).results[0]?.as_of ?? '';
@@ -143,7 +111,7 @@ describe('docs sites as registered sources', () => {
     assert.match(metrics, /^source_refreshes_total\{trigger="manual"\} [1-9]/m);
     assert.match(metrics, /^source_refresh_pages_total\{result="unchanged"\} [1-9]/m);
 
-    const changed = await json<{ source: Source & { every: string } }>(
+    const changed = await json<{ source: SourceAnswer & { every: string } }>(
       service.send('PATCH', `/api/sources/site/${source?.id}`, { every: '30m' }),
     );
     assert.equal(changed.source.every, '30m');
@@ -162,7 +130,7 @@ describe('docs sites as registered sources', () => {
   it('runs a due schedule after a restart', async () => {
     const registry = join(service.storageRoot, 'mapped', '.sources', 'sources.json');
     await service.close();
-    const sources = JSON.parse(await readFile(registry, 'utf8')) as Source[];
+    const sources = JSON.parse(await readFile(registry, 'utf8')) as SourceAnswer[];
     // The next run came while the service was down.
     await writeFile(
       registry,
@@ -173,7 +141,7 @@ describe('docs sites as registered sources', () => {
     try {
       let trigger: string | undefined;
       const poll = setInterval(() => {
-        void json<{ sources: Source[] }>(restarted.get('/api/sources/mapped')).then((listed) => {
+        void json<{ sources: SourceAnswer[] }>(restarted.get('/api/sources/mapped')).then((listed) => {
           trigger = listed.sources[0]?.last_refresh?.trigger;
         });
       }, 100);
@@ -182,7 +150,7 @@ describe('docs sites as registered sources', () => {
       } finally {
         clearInterval(poll);
       }
-      const listed = await json<{ sources: Source[] }>(restarted.get('/api/sources/mapped'));
+      const listed = await json<{ sources: SourceAnswer[] }>(restarted.get('/api/sources/mapped'));
       assert.equal(listed.sources[0]?.last_refresh?.updated, 1);
       assert.ok(Date.parse(listed.sources[0]?.next_run_at ?? '') > Date.now() + 23 * 3_600_000, 'the next run is a day later');
     } finally {
