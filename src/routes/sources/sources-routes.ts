@@ -1,6 +1,7 @@
 // Registered sources over HTTP, in both route families: /tools/sources (namespace in the body or query, Variant 1
 // style) and /api/sources/:namespace (in the path, Variant 2 style). Listing needs a read token of the namespace;
 // adding, changing, removing and refreshing need a write token.
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { SourceChanges, SourcesService } from '../../sources/index.js';
@@ -13,6 +14,7 @@ import {
   sourceResponseSchema,
   toGitSettings,
   toSourceResponse,
+  type AddSourceBody,
   type ChangeSourceBody,
 } from './sources-schemas.js';
 
@@ -78,8 +80,17 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       return { namespace, refreshes: (await sources.refreshNow(namespace, { url, signal })).map(toSourceResponse) };
     },
     async refreshOne(namespace: string, id: string, signal: AbortSignal) {
-      await sources.refresh(namespace, (await sources.get(namespace, id)).id, 'manual', signal);
+      // An unknown id is a 404 before any lease is asked for.
+      await sources.get(namespace, id);
+      await sources.refresh(namespace, id, 'manual', signal);
       return { namespace, refreshes: [toSourceResponse(await sources.get(namespace, id))] };
+    },
+    async add(reply: FastifyReply, namespace: string, body: Omit<AddSourceBody, 'namespace'>) {
+      const { source, created } = await sources.add(namespace, sourceDefinition(body), abortedWhenClientLeaves(reply));
+      return reply.code(created ? 201 : 200).send({ source: toSourceResponse(source) });
+    },
+    async change(namespace: string, id: string, body: ChangeSourceBody) {
+      return { source: toSourceResponse(await sources.update(namespace, id, toChanges(body))) };
     },
     async remove(namespace: string, id: string, removeDocuments: boolean) {
       const { source, removed } = await sources.remove(namespace, id, removeDocuments);
@@ -113,11 +124,7 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       },
       config: { access: 'write', cost: 'request' },
     },
-    async (request, reply) => {
-      const namespace = authorizeNamespace(request, request.body.namespace ?? defaultNamespace);
-      const { source, created } = await sources.add(namespace, sourceDefinition(request.body), abortedWhenClientLeaves(reply));
-      return reply.code(created ? 201 : 200).send({ source: toSourceResponse(source) });
-    },
+    async (request, reply) => service.add(reply, authorizeNamespace(request, request.body.namespace ?? defaultNamespace), request.body),
   );
   app.patch(
     '/tools/sources/:id',
@@ -131,10 +138,8 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       },
       config: { access: 'write', cost: 'request' },
     },
-    async (request) => {
-      const namespace = authorizeNamespace(request, request.body.namespace ?? defaultNamespace);
-      return { source: toSourceResponse(await sources.update(namespace, request.params.id, toChanges(request.body))) };
-    },
+    async (request) =>
+      service.change(authorizeNamespace(request, request.body.namespace ?? defaultNamespace), request.params.id, request.body),
   );
   app.delete(
     '/tools/sources/:id',
@@ -216,11 +221,7 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       },
       config: { access: 'write', cost: 'request' },
     },
-    async (request, reply) => {
-      const namespace = authorizeNamespace(request, request.params.namespace);
-      const { source, created } = await sources.add(namespace, sourceDefinition(request.body), abortedWhenClientLeaves(reply));
-      return reply.code(created ? 201 : 200).send({ source: toSourceResponse(source) });
-    },
+    async (request, reply) => service.add(reply, authorizeNamespace(request, request.params.namespace), request.body),
   );
   app.patch(
     '/api/sources/:namespace/:id',
@@ -234,10 +235,7 @@ export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (
       },
       config: { access: 'write', cost: 'request' },
     },
-    async (request) => {
-      const namespace = authorizeNamespace(request, request.params.namespace);
-      return { source: toSourceResponse(await sources.update(namespace, request.params.id, toChanges(request.body))) };
-    },
+    async (request) => service.change(authorizeNamespace(request, request.params.namespace), request.params.id, request.body),
   );
   app.delete(
     '/api/sources/:namespace/:id',
