@@ -187,27 +187,34 @@ export class SourcesService {
 
   async update(namespace: string, id: string, changes: SourceChanges): Promise<RegisteredSource> {
     const source = await this.get(namespace, id);
-    if ((changes.crawl !== undefined && source.kind !== 'crawl') || (changes.git !== undefined && source.kind !== 'git')) {
+    const misplaced =
+      changes.crawl !== undefined && source.kind !== 'crawl'
+        ? 'crawl'
+        : changes.git !== undefined && source.kind !== 'git'
+          ? 'git'
+          : undefined;
+    if (misplaced !== undefined) {
       throw new KnowledgeError(
         'source_invalid',
-        `${changes.crawl === undefined ? 'git' : 'crawl'} settings apply to ${changes.crawl === undefined ? 'git' : 'crawl'} sources; this one is a ${source.kind} source (register the URL again with another kind instead)`,
+        `${misplaced} settings apply to ${misplaced} sources; this one is a ${source.kind} source (register the URL again with another kind instead)`,
       );
     }
     if (changes.git?.linkTemplate !== undefined) checkLinkTemplate(changes.git.linkTemplate);
-    const { webhookSecret, ...rest } = changes;
-    const { webhookSecret: _previousSecret, ...kept } = source;
+    const { webhookSecret: newSecret, ...rest } = changes;
+    const { webhookSecret: oldSecret, ...kept } = source;
+    // null removes the secret; left out, it stays.
+    const webhookSecret = newSecret === undefined ? oldSecret : (newSecret ?? undefined);
     const everySeconds = changes.everySeconds === undefined ? source.everySeconds : changes.everySeconds;
     const updated: RegisteredSource = {
       ...kept,
       ...rest,
       everySeconds,
-      ...(webhookSecret === null ? {} : { webhookSecret: webhookSecret ?? source.webhookSecret }),
+      ...(webhookSecret === undefined ? {} : { webhookSecret }),
       nextRunAt:
         changes.everySeconds === undefined
           ? source.nextRunAt
           : nextRunAfter(everySeconds, new Date(source.lastRefresh?.finishedAt ?? Date.now())),
     };
-    if (updated.webhookSecret === undefined) delete (updated as { webhookSecret?: string }).webhookSecret;
     await this.registry.save(updated);
     return updated;
   }
@@ -239,7 +246,7 @@ export class SourcesService {
     if (under !== undefined) return under;
     const run = this.runRefresh(namespace, id, trigger, signal).finally(() => {
       this.running.delete(key);
-      if (this.askedAgain.delete(key) && !this.stopping.signal.aborted) void this.refreshInBackground(namespace, id, 'webhook');
+      if (this.askedAgain.delete(key) && !this.stopping.signal.aborted) this.refreshInBackground(namespace, id, 'webhook');
     });
     this.running.set(key, run);
     return run;
@@ -314,6 +321,8 @@ export class SourcesService {
   private async refreshUnderLease(namespace: string, id: string, trigger: RefreshTrigger, signal: AbortSignal): Promise<RefreshSummary> {
     while (!(await this.registry.acquire(namespace, id, this.owner, leaseMs))) {
       signal.throwIfAborted();
+      // A source removed meanwhile has no lease to wait for (the database's acquire answers false for it): not_found.
+      await this.get(namespace, id);
       await new Promise((resolve) => setTimeout(resolve, leaseWaitMs));
     }
     const renew = setInterval(() => void this.registry.acquire(namespace, id, this.owner, leaseMs).catch(() => undefined), leaseRenewMs);
