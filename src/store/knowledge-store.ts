@@ -102,22 +102,20 @@ export class KnowledgeStore {
   }
 
   /** Runs `use` over the namespace (see namespace()), which stays open until it settles. */
-  async withNamespace<T>(requestedName: string, use: (namespace: Namespace) => Promise<T>): Promise<T> {
-    const name = sanitizeNamespace(requestedName);
-    this.hold(name);
-    try {
-      return await use(await this.namespace(name));
-    } finally {
-      this.release(name);
-    }
+  withNamespace<T>(requestedName: string, use: (namespace: Namespace) => Promise<T>): Promise<T> {
+    return this.holding(sanitizeNamespace(requestedName), (name) => this.namespace(name), use);
   }
 
   /** Runs `use` over the namespace if it exists (see existingNamespace), which stays open until it settles. */
-  async withExistingNamespace<T>(requestedName: string, use: (namespace: Namespace | undefined) => Promise<T>): Promise<T> {
-    const name = sanitizeNamespace(requestedName);
+  withExistingNamespace<T>(requestedName: string, use: (namespace: Namespace | undefined) => Promise<T>): Promise<T> {
+    return this.holding(sanitizeNamespace(requestedName), (name) => this.existingNamespace(name), use);
+  }
+
+  /** Holds `name` (it is not closed) while `open` and `use` run. */
+  private async holding<N, T>(name: string, open: (name: string) => Promise<N>, use: (namespace: N) => Promise<T>): Promise<T> {
     this.hold(name);
     try {
-      return await use(await this.existingNamespace(name));
+      return await use(await open(name));
     } finally {
       this.release(name);
     }
