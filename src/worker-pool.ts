@@ -6,6 +6,7 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
 import { KnowledgeError, type ErrorCode } from './errors.js';
 
@@ -23,6 +24,11 @@ export interface WorkerPoolOptions {
   readonly workerData?: unknown;
   /** The error a job fails with when its worker had to be stopped (`detail` says how). */
   readonly failure: (reason: WorkerFailure, detail: string) => KnowledgeError;
+  /**
+   * A worker whose heap has grown past this (megabytes) by the end of a job is replaced rather than kept: V8 keeps a
+   * grown heap's pages long after a large job, and a new thread gives them back to the system at once.
+   */
+  readonly replaceAboveHeapMb?: number;
 }
 
 export interface JobOptions {
@@ -63,8 +69,10 @@ const terminating = 2;
 /** The pool wants the thread gone: it exits as soon as its native call returns. */
 const stopAfterCall = 3;
 
-/** What a worker posts back for a job. */
-type JobReply = { readonly result: unknown } | { readonly error: { readonly code: ErrorCode | undefined; readonly message: string } };
+/** What a worker posts back for a job, with the size its heap has after it (bytes). */
+type JobReply = ({ readonly result: unknown } | { readonly error: { readonly code: ErrorCode | undefined; readonly message: string } }) & {
+  readonly heapBytes: number;
+};
 
 /**
  * The worker module named `name` beside `moduleUrl`, with the caller's own extension: `.js` in the compiled dist/,
@@ -186,8 +194,12 @@ export class WorkerPool {
       job.reject(
         reply.error.code === undefined ? new Error(reply.error.message) : new KnowledgeError(reply.error.code, reply.error.message),
       );
-    worker.thread.unref();
-    this.idle.push(worker);
+    const { replaceAboveHeapMb } = this.options;
+    if (replaceAboveHeapMb !== undefined && reply.heapBytes > replaceAboveHeapMb * 1024 * 1024) void this.retire(worker);
+    else {
+      worker.thread.unref();
+      this.idle.push(worker);
+    }
     this.dispatch();
   }
 
@@ -251,15 +263,18 @@ export function serveJobs<Message, Result>(
       Promise.resolve()
         .then(() => handle(message))
         .then(
-          (result) => port.postMessage({ result } satisfies JobReply),
+          (result) => port.postMessage({ result, heapBytes: heapBytes() } satisfies JobReply),
           (error: unknown) => {
             const code = error instanceof KnowledgeError ? error.code : undefined;
-            port.postMessage({ error: { code, message: error instanceof Error ? error.message : String(error) } } satisfies JobReply);
+            const message = error instanceof Error ? error.message : String(error);
+            port.postMessage({ error: { code, message }, heapBytes: heapBytes() } satisfies JobReply);
           },
         );
     });
   });
 }
+
+const heapBytes = () => getHeapStatistics().total_heap_size;
 
 /** This worker's stop gate, from its pool; undefined outside a pool's worker (nothing terminates that thread). */
 let stopGate: Int32Array | undefined;

@@ -13,11 +13,12 @@ const failureCodes = {
   crashed: 'document_unreadable',
 } as const;
 
-function createPool(size: number): WorkerPool {
+function createPool(size: number, replaceAboveHeapMb?: number): WorkerPool {
   const pool = new WorkerPool({
     entry: workerEntry(import.meta.url, 'support/pool-test-worker'),
     size,
     resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+    ...(replaceAboveHeapMb === undefined ? {} : { replaceAboveHeapMb }),
     failure: (reason: WorkerFailure, detail) => new KnowledgeError(failureCodes[reason], `${reason}: ${detail}`),
   });
   after(() => pool.close());
@@ -69,6 +70,15 @@ describe('WorkerPool', () => {
     const pool = createPool(1);
     await assert.rejects(run(pool, { kind: 'exhaust-memory' }), { code: 'conversion_out_of_memory' });
     assert.equal(await run(pool, { kind: 'echo', value: 'still serving' }), 'still serving');
+  });
+
+  it('replaces a worker whose heap grew past the bound during a job, and keeps one that stayed small', async () => {
+    const pool = createPool(1, 40);
+    const small = await run(pool, { kind: 'grow-heap', megabytes: 1 });
+    assert.equal(await run(pool, { kind: 'thread-id' }), small, 'a worker with a small heap serves the next job');
+    const grown = await run(pool, { kind: 'grow-heap', megabytes: 48 });
+    assert.equal(grown, small);
+    assert.notEqual(await run(pool, { kind: 'thread-id' }), grown, 'the grown worker was replaced');
   });
 
   it('fails the job of a worker that exits, and replaces it', async () => {

@@ -26,6 +26,14 @@ export const defaultConversionMemoryMb = 512;
  */
 export const inPlaceLimit = 8 * 1024;
 
+/**
+ * A conversion worker ends ordinary pages with 20-60 MB of heap; one that converted something huge (6 MB of
+ * pathological Markdown: about 100 MB) is replaced, so that its pages go back to the system before the document is
+ * committed on the event loop. Node 24 keeps such a grown heap: the 6 MB upload grew the process by 240-300 MB with
+ * the worker kept, 140 MB with it replaced.
+ */
+const replaceWorkerAboveHeapMb = 96;
+
 export class DocumentConverter {
   private readonly pool: WorkerPool;
   private readonly timeoutMs: number;
@@ -38,6 +46,7 @@ export class DocumentConverter {
       size: options.workers,
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 32 },
       workerData: { heapMb: memoryMb, memoryMb: 2 * memoryMb } satisfies PdfProcessLimits,
+      replaceAboveHeapMb: replaceWorkerAboveHeapMb,
       failure: (reason, detail) => conversionFailure(reason, detail, this.timeoutMs, memoryMb),
     });
   }

@@ -10,10 +10,13 @@ export type PoolTestJob =
   | { readonly kind: 'exhaust-memory' }
   | { readonly kind: 'exit' }
   | { readonly kind: 'thread-id' }
+  /** Keeps `megabytes` of arrays until the next job, so the heap is that much larger when this job ends. */
+  | { readonly kind: 'grow-heap'; readonly megabytes: number }
   /** Blocks in a call that must not be interrupted for `milliseconds`, as a native addon does, then sets `done[0]`. */
   | { readonly kind: 'uninterruptible-call'; readonly milliseconds: number; readonly done: Int32Array };
 
 const hoard: unknown[] = [];
+const kept: unknown[] = [];
 
 serveJobs<PoolTestJob, unknown>(async (job) => {
   switch (job.kind) {
@@ -30,6 +33,10 @@ serveJobs<PoolTestJob, unknown>(async (job) => {
     case 'exit':
       process.exit(3);
     case 'thread-id':
+      return (await import('node:worker_threads')).threadId;
+    case 'grow-heap':
+      // 1 MB arrays of small integers (8 bytes an element with pointer compression off, 4 with it on).
+      kept.splice(0, kept.length, ...Array.from({ length: job.megabytes }, () => new Array(131_072).fill(1)));
       return (await import('node:worker_threads')).threadId;
     case 'uninterruptible-call':
       return uninterruptible(async () => {
