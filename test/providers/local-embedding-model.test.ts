@@ -201,12 +201,30 @@ describe('createLocalEmbeddingModel', () => {
   it('fails a job past its time limit as a temporary error, without aborting the process, and serves the next', async () => {
     // Stopping a worker inside onnxruntime's run aborted the whole process (SIGABRT, "terminate called after throwing
     // an instance of 'Napi::Error'"); the worker now finishes the text in progress, then exits.
-    const limited = await createLocalEmbeddingModel({ jobTimeoutMs: 5000, workers: 1, maxTokens: 512 });
+    // The limit must pass a new worker's first job (its start-up and model load count) and stop a job of 64 long
+    // texts. Both are measured now, on this machine at its present load (a fixed 5 s once let a quiet machine finish
+    // the long job in 4.3 s): the limit sits as far above the one, by ratio, as below the other.
+    const longTexts = (count: number) =>
+      Array.from({ length: count }, (_, index) => `Passage ${index}: ${'namespaces hold ingested documentation. '.repeat(90)}`);
+    const startedAt = performance.now();
+    const probe = await createLocalEmbeddingModel({ workers: 1, maxTokens: 512 });
+    let firstJobMs: number;
+    let longJobMs: number;
+    try {
+      await probe.embed(['the bulk worker', 'loads its model']);
+      firstJobMs = performance.now() - startedAt;
+      await probe.embed(longTexts(8));
+      const warmStartedAt = performance.now();
+      await probe.embed(longTexts(8));
+      longJobMs = (performance.now() - warmStartedAt) * 8;
+    } finally {
+      await probe.close?.();
+    }
+    const jobTimeoutMs = Math.round(Math.sqrt(firstJobMs * longJobMs));
+    const limited = await createLocalEmbeddingModel({ jobTimeoutMs, workers: 1, maxTokens: 512 });
     try {
       assert.equal((await limited.embed(['the bulk worker', 'loads its model'])).length, 2);
-      // 64 texts of 512 tokens: about 10 s of one core, so the limit passes while a text runs.
-      const long = Array.from({ length: 64 }, (_, index) => `Passage ${index}: ${'namespaces hold ingested documentation. '.repeat(90)}`);
-      await assert.rejects(limited.embed(long), { code: 'embedding_failed', temporary: true });
+      await assert.rejects(limited.embed(longTexts(64)), { code: 'embedding_failed', temporary: true });
       assert.equal((await limited.embed(['a new worker', 'embeds these'])).length, 2);
     } finally {
       await limited.close?.();
