@@ -21,6 +21,7 @@ import { startBenchApp } from './bench-app.js';
 import { formatTable } from './ranking-scores.js';
 import { chosenSites, siteQuestions, type Site } from './sites.js';
 import { ingestSite } from './site-ingest.js';
+import { sanitizeNamespace } from '../src/store/namespace-name.js';
 
 const maxInScopeRefused = 0.05;
 
@@ -83,7 +84,7 @@ const embedder = new ChunkEmbedder(store, models.embeddings, (message) => consol
 const search = new SearchService(store, embedder, config.limits.maxResults);
 const observations: Observation[] = [];
 const evidenceOf = async (site: Site, query: string, mode: 'hybrid' | 'lexical') =>
-  (await search.search(site.name, query, { mode, limit: config.topK })).relevance as RelevanceEvidence;
+  (await search.search(sanitizeNamespace(site.name), query, { mode, limit: config.topK })).relevance as RelevanceEvidence;
 const lexicalObservations: Observation[] = [];
 for (const site of sites) {
   for (const question of siteQuestions(site)) {

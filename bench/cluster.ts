@@ -24,6 +24,7 @@ import { markerDocument, markerWord } from '../test/support/durability-documents
 import { startTestPostgres } from '../test/support/embedded-postgres.js';
 import { embedText, startProviderDouble } from '../test/support/provider-double.js';
 import { makeStorageRoot } from '../test/support/service.js';
+import { sanitizeNamespace } from '../src/store/namespace-name.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -192,7 +193,7 @@ try {
     warn: (message) => console.warn(message),
   });
   await writer.initialize();
-  const target = await writer.namespace(large);
+  const target = await writer.namespace(sanitizeNamespace(large));
   const filled = performance.now();
   const documents = Math.ceil(catchUpChunks / chunksPerDocument);
   for (let start = 0; start < documents; start += 200) {

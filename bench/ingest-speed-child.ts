@@ -15,6 +15,7 @@ import type { IngestSource } from '../src/ingest/ingest-source.js';
 import type { EmbeddingModel } from '../src/providers/embedding-model.js';
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { sharedDataDirectory } from './shared-data.js';
+import { sanitizeNamespace } from '../src/store/namespace-name.js';
 
 export const fastapiDirectory = join(sharedDataDirectory, 'docs-fastapi');
 export const bashManualPdf = join(sharedDataDirectory, 'pdfs', 'bash-reference-manual-5.2.pdf');
@@ -73,7 +74,7 @@ export async function ingestFiles(paths: readonly string[], embeddings?: Embeddi
     const sources: IngestSource[] = paths.map((path) => ({ kind: 'file', path }));
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const report: IngestReport = await ingest.ingest('docs', sources);
+    const report: IngestReport = await ingest.ingest(sanitizeNamespace('docs'), sources);
     await store.close();
     await converter.close();
     const ms = performance.now() - started;

@@ -20,6 +20,7 @@ import { journalFileName } from '../src/store/index-files.js';
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { createHashEmbeddingModel, hashEmbeddingId } from './hash-embedding.js';
 import { loadScaleCorpus } from './scale-corpus.js';
+import { sanitizeNamespace } from '../src/store/namespace-name.js';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 const cache = fileURLToPath(new URL('./.cache/', import.meta.url));
@@ -105,7 +106,7 @@ const warn = (message: string) => progress(`warning: ${message}`);
 const options = { root, embeddingModel: hashEmbeddingId, chunkBody: (body: string) => chunkMarkdown(body), warn };
 // One small namespace's estimate, from a store of its own, sets the budget.
 const probe = new KnowledgeStore(options);
-const oneBytes = await probe.withNamespace(names[0] as string, async (namespace) => namespace.estimatedBytes);
+const oneBytes = await probe.withNamespace(sanitizeNamespace(names[0] as string), async (namespace) => namespace.estimatedBytes);
 const budget = Math.floor((count / share + 0.5) * oneBytes);
 progress(`one ${chunks.toLocaleString('en')}-chunk namespace: estimated ${megabytes(oneBytes)} MB; budget ${megabytes(budget)} MB`);
 
@@ -124,7 +125,10 @@ let lastCpu = 0;
 const timedQuery = async (name: string): Promise<number> => {
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const outcome = await search.search(name, queries[queryNumber++ % queries.length] as string, { mode: 'hybrid', limit: 10 });
+  const outcome = await search.search(sanitizeNamespace(name), queries[queryNumber++ % queries.length] as string, {
+    mode: 'hybrid',
+    limit: 10,
+  });
   if (outcome.hits.length === 0) throw new Error(`no hits in ${name}`);
   const cpu = process.cpuUsage(cpuStarted);
   lastCpu = (cpu.user + cpu.system) / 1000;

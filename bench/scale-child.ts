@@ -22,6 +22,7 @@ import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { createHashEmbeddingModel, hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
 import { seededRandom } from '../test/support/durability-documents.js';
 import { loadScaleCorpus } from './scale-corpus.js';
+import { sanitizeNamespace } from '../src/store/namespace-name.js';
 
 export interface Timings {
   readonly count: number;
@@ -256,7 +257,7 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     const count = Math.max(1, Math.min(batch, Math.ceil((target - chunks) / averageChunks)));
     const sources = Array.from({ length: count }, () => textSource(corpus.document(next++)));
     const started = performance.now();
-    const report = await ingest.ingest(options.namespace, sources);
+    const report = await ingest.ingest(sanitizeNamespace(options.namespace), sources);
     ingestMilliseconds += performance.now() - started;
     calls++;
     for (const outcome of report.outcomes) {
@@ -338,7 +339,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   await store.initialize();
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const loadCpuSeconds = cpuMilliseconds(loadCpuStarted) / 1000;
-  const namespace = await store.namespace(options.namespace);
+  const namespace = await store.namespace(sanitizeNamespace(options.namespace));
   const chunks = namespace.chunkCount;
   if (namespace.pendingChunkCount > 0) progress(`warning: ${namespace.pendingChunkCount} chunks have no vector of ${hashEmbeddingId}`);
   await collect();
@@ -363,7 +364,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
     let fallbacks = 0;
     let empty = 0;
     const samples = await timeQueries(queries, ours, async (query) => {
-      const outcome = await search.search(options.namespace, query, { mode, limit: 10 });
+      const outcome = await search.search(sanitizeNamespace(options.namespace), query, { mode, limit: 10 });
       if (outcome.mode !== mode) fallbacks++;
       if (outcome.hits.length === 0) empty++;
       if (mode === 'embedding')
@@ -383,7 +384,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   for (let number = 0; number < (options.singleIngests ?? 20); number++) {
     const source = textSource(corpus.smallDocument(number));
     const started = performance.now();
-    const report = await ingest.ingest(options.namespace, [source]);
+    const report = await ingest.ingest(sanitizeNamespace(options.namespace), [source]);
     ingestSamples.push(performance.now() - started);
     const outcome = report.outcomes[0];
     if (outcome?.status !== 'saved')

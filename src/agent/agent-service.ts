@@ -13,6 +13,7 @@ import { carryEarlierTerms, looksLikeFollowUp, rewriteWithModel } from './standa
 import { toSnippets, type Snippet } from '../search/snippet.js';
 import type { AskedQuestion } from '../store/question-log.js';
 import { recordedRun } from './recorded-run.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 
 export interface AgentServiceOptions {
   readonly chat: ChatModel | undefined;
@@ -26,7 +27,7 @@ export interface AgentServiceOptions {
   /** The app's shutdown signal: aborting it ends every run with its reason as the final error event. */
   readonly shutdown?: AbortSignal;
   /** Where every answered question goes (the question log's recorder, which returns at once); absent: nowhere. */
-  readonly questions?: { record(namespace: string, question: AskedQuestion): void };
+  readonly questions?: { record(namespace: NamespaceName, question: AskedQuestion): void };
 }
 
 export interface AgentRequest {
@@ -34,7 +35,7 @@ export interface AgentRequest {
   readonly runId: string;
   /** The route the question came by (variant1, ag-ui, generate, mastra, openai), for the question log. */
   readonly channel: string;
-  readonly namespace: string;
+  readonly namespace: NamespaceName;
   readonly messages: readonly IncomingMessage[];
   readonly platformTools: readonly ToolDefinition[];
   readonly signal: AbortSignal;

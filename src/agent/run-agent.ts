@@ -10,6 +10,7 @@ import { closestPages, notCoveredSentence, passesRelevanceFloor, saysNotCovered 
 import { missingNamespaceAnswer, nothingFoundAnswer, systemPrompt } from './prompt.js';
 import type { RelevanceEvidence } from '../search/relevance.js';
 import type { Snippet } from '../search/snippet.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 
 /** What the retrieval step found: the numbered snippets, and whether the namespace exists at all. */
 export interface Retrieval {
@@ -23,7 +24,7 @@ export interface Retrieval {
 }
 
 export interface AgentRunInput {
-  readonly namespace: string;
+  readonly namespace: NamespaceName;
   readonly query: string;
   /** Sanitized conversation, newest last. */
   readonly history: readonly ChatMessage[];
@@ -31,7 +32,7 @@ export interface AgentRunInput {
   readonly platformTools: readonly ToolDefinition[];
   /** The retrieval tool's name as the wire format shows it. */
   readonly retrievalToolName: string;
-  readonly retrieve: (namespace: string, query: string, signal: AbortSignal) => Promise<Retrieval>;
+  readonly retrieve: (namespace: NamespaceName, query: string, signal: AbortSignal) => Promise<Retrieval>;
   /** What the Sources line lists for a cited snippet. */
   readonly sourceLabel: (snippet: Snippet) => string;
   /** Whether snippets below the relevance floor are answered as "not covered" without asking the model. */

@@ -3,6 +3,7 @@ import { KnowledgeError } from '../errors.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { StoredDocument } from '../store/stored-document.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 
 export interface NamespaceSummary {
   readonly name: string;
@@ -25,7 +26,7 @@ export class CatalogService {
     }));
   }
 
-  async documents(namespaceName: string): Promise<{ namespace: string; documents: readonly StoredDocument[] }> {
+  async documents(namespaceName: NamespaceName): Promise<{ namespace: string; documents: readonly StoredDocument[] }> {
     return this.withRequired(namespaceName, async (namespace) => ({
       namespace: namespace.name,
       documents: [...namespace.documents].sort((left, right) => left.file.localeCompare(right.file)),
@@ -33,7 +34,7 @@ export class CatalogService {
   }
 
   /** One document and its Markdown; 404 for an unknown namespace or file. */
-  async document(namespaceName: string, file: string): Promise<{ namespace: string; document: StoredDocument; markdown: string }> {
+  async document(namespaceName: NamespaceName, file: string): Promise<{ namespace: string; document: StoredDocument; markdown: string }> {
     return this.withRequired(namespaceName, (namespace) => this.documentIn(namespace, file));
   }
 
@@ -47,7 +48,7 @@ export class CatalogService {
 
   /** Deletes the documents with this file name or origin (the API's `source`); 404 when none matches. */
   async deleteDocuments(
-    namespaceName: string,
+    namespaceName: NamespaceName,
     match: { readonly file?: string; readonly origin?: string },
   ): Promise<{ namespace: string; deleted: readonly StoredDocument[] }> {
     return this.withRequired(namespaceName, async (namespace) => {
@@ -60,13 +61,13 @@ export class CatalogService {
     });
   }
 
-  async deleteNamespace(namespaceName: string): Promise<void> {
+  async deleteNamespace(namespaceName: NamespaceName): Promise<void> {
     if (!(await this.store.deleteNamespace(namespaceName)))
       throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
   }
 
   /** Runs `use` over the namespace, held open meanwhile; 404 when there is none. */
-  private withRequired<T>(namespaceName: string, use: (namespace: Namespace) => Promise<T>): Promise<T> {
+  private withRequired<T>(namespaceName: NamespaceName, use: (namespace: Namespace) => Promise<T>): Promise<T> {
     return this.store.withExistingNamespace(namespaceName, (namespace) => {
       if (namespace === undefined) throw new KnowledgeError('not_found', `there is no namespace "${namespaceName}"`);
       return use(namespace);

@@ -14,6 +14,7 @@ import { fetchUrl } from './fetch-url.js';
 import type { DocumentConverter } from './document-converter.js';
 import { describeSource, type CrawlRequest, type IngestSource, type InvalidSource } from './ingest-source.js';
 import { fetchLimits, loadSource, type SourceLimits } from './load-source.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 
 export type SourceOutcome =
   | {
@@ -127,7 +128,7 @@ export class IngestService {
   constructor(private readonly options: IngestServiceOptions) {}
 
   async ingest(
-    namespaceName: string,
+    namespaceName: NamespaceName,
     sources: readonly (IngestSource | InvalidSource)[],
     { onProgress = () => {}, signal: caller }: IngestOptions = {},
   ): Promise<IngestReport> {

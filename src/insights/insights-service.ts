@@ -7,6 +7,7 @@ import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { SearchMode, SearchService } from '../search/search-service.js';
 import { buildGapsReport, type GapsReport, type ReportPage } from './gaps-report.js';
 import type { QuestionRecorder } from './question-recorder.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 
 export interface InsightsServiceOptions {
   readonly questions: QuestionRecorder;
@@ -28,7 +29,7 @@ export class InsightsService {
 
   constructor(private readonly options: InsightsServiceOptions) {}
 
-  async gapsReport(namespace: string, since: Date, signal: AbortSignal): Promise<GapsReport> {
+  async gapsReport(namespace: NamespaceName, since: Date, signal: AbortSignal): Promise<GapsReport> {
     const until = new Date();
     const records = await this.options.questions.records(namespace, since, signal);
     const start = since > this.options.questions.retentionStart ? since : this.options.questions.retentionStart;
@@ -70,7 +71,7 @@ export class InsightsService {
     this.vectors.set(text, vector);
   }
 
-  private async closestPages(namespace: string, query: string, signal: AbortSignal): Promise<ReportPage[]> {
+  private async closestPages(namespace: NamespaceName, query: string, signal: AbortSignal): Promise<ReportPage[]> {
     const outcome = await this.options.search.search(namespace, query, {
       mode: this.options.retrieval,
       limit: closestPagesPerGroup * 3,

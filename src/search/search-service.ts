@@ -5,7 +5,7 @@ import type { ChunkEmbedder } from '../embedding/chunk-embedder.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
-import { sanitizeNamespace } from '../store/namespace-name.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 import { diversificationDepth, diversifyByDocument } from './diversify.js';
 import { hybridCandidateDepth, hybridRanking, medianChunkCount } from './fusion.js';
 import { relevanceEvidence, type RelevanceEvidence } from './relevance.js';
@@ -65,11 +65,10 @@ export class SearchService {
     /** The rerank model and how many candidates it reads; undefined: results keep the ranking's order. */
     private readonly reranking?: SearchReranking,
     /** When a refresh last found the document of `origin` current, if one did (registered sources). */
-    private readonly confirmedAt: (namespace: string, origin: string) => string | undefined = () => undefined,
+    private readonly confirmedAt: (namespace: NamespaceName, origin: string) => string | undefined = () => undefined,
   ) {}
 
-  async search(namespaceName: string, query: string, options: SearchOptions): Promise<SearchOutcome> {
-    const name = sanitizeNamespace(namespaceName);
+  async search(name: NamespaceName, query: string, options: SearchOptions): Promise<SearchOutcome> {
     return this.store.withExistingNamespace(name, (namespace) => this.searchIn(name, namespace, query, options));
   }
 

@@ -6,6 +6,7 @@ import { crawlSite, isCrawlLimit, type FetchPage } from '../ingest/crawl-site.js
 import { fetchIfChanged, fetchUrl, type FetchedPage, type FetchLimits } from '../ingest/fetch-url.js';
 import type { IngestService, SourceOutcome } from '../ingest/ingest-service.js';
 import type { PageState, RegisteredSource, SourceState } from '../store/source-registry.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 import type { RefreshTally } from './refresh-tally.js';
 
 /** Pages one crawl or sitemap refresh looks at, at most (the same bound as a crawl's ingest). */
@@ -31,7 +32,7 @@ function asKnowledgeError(error: unknown, url: string): KnowledgeError {
 }
 
 /** Ingests one downloaded page; a failure of the ingest itself (a full disk) is the page's outcome too. */
-async function ingestPage(context: WebRefreshContext, namespace: string, page: FetchedPage): Promise<SourceOutcome> {
+async function ingestPage(context: WebRefreshContext, namespace: NamespaceName, page: FetchedPage): Promise<SourceOutcome> {
   try {
     const report = await context.ingest.ingest(namespace, [{ kind: 'fetched', page }], { signal: context.signal });
     const outcome = report.outcomes[0];

@@ -8,7 +8,7 @@ import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { IngestService } from '../ingest/ingest-service.js';
 import { fetchLimits, type SourceLimits } from '../ingest/load-source.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
-import { sanitizeNamespace } from '../store/namespace-name.js';
+import type { NamespaceName } from '../store/namespace-name.js';
 import type {
   RefreshSummary,
   RefreshTrigger,
@@ -70,7 +70,7 @@ function nextRunAfter(everySeconds: number | null, from: Date): string | null {
   return everySeconds === null ? null : new Date(from.getTime() + everySeconds * 1000).toISOString();
 }
 
-function notFound(namespace: string, id: string): KnowledgeError {
+function notFound(namespace: NamespaceName, id: string): KnowledgeError {
   return new KnowledgeError(
     'not_found',
     `namespace "${namespace}" has no source ${JSON.stringify(id)}; list them with GET /tools/sources?namespace=${namespace}`,
@@ -124,7 +124,7 @@ export class SourcesService {
    * When a refresh last found the document of `origin` current (a 304, an unchanged `lastmod` or body, a git blob),
    * or undefined; synchronous, for every search hit. Read from the registry in the background, at most every 30 s.
    */
-  confirmedAt(namespace: string, origin: string): string | undefined {
+  confirmedAt(namespace: NamespaceName, origin: string): string | undefined {
     const known = this.confirmedTimes.get(namespace);
     if (known === undefined || (Date.now() - known.readAt > confirmedTimesTtlMs && known.reading !== true)) {
       void this.readConfirmedTimes(namespace);
@@ -132,7 +132,7 @@ export class SourcesService {
     return known?.byOrigin.get(origin);
   }
 
-  private async readConfirmedTimes(namespace: string): Promise<void> {
+  private async readConfirmedTimes(namespace: NamespaceName): Promise<void> {
     const entry = this.confirmedTimes.get(namespace) ?? { readAt: 0, byOrigin: new Map<string, string>() };
     entry.reading = true;
     this.confirmedTimes.set(namespace, entry);
@@ -148,12 +148,11 @@ export class SourcesService {
     }
   }
 
-  async list(namespace: string): Promise<RegisteredSource[]> {
-    return this.registry.list(sanitizeNamespace(namespace));
+  async list(namespace: NamespaceName): Promise<RegisteredSource[]> {
+    return this.registry.list(namespace);
   }
 
-  async get(namespace: string, id: string): Promise<RegisteredSource> {
-    const name = sanitizeNamespace(namespace);
+  async get(name: NamespaceName, id: string): Promise<RegisteredSource> {
     const source = (await this.registry.list(name)).find((candidate) => candidate.id === id);
     if (source === undefined) throw notFound(name, id);
     return source;
@@ -164,11 +163,10 @@ export class SourcesService {
    * already keeps its id, history and refresh state: its settings are replaced, then it is refreshed.
    */
   async add(
-    namespace: string,
+    name: NamespaceName,
     definition: SourceDefinition,
     signal?: AbortSignal,
   ): Promise<{ source: RegisteredSource; created: boolean }> {
-    const name = sanitizeNamespace(namespace);
     const id = sourceId(definition.url);
     if (definition.git?.linkTemplate !== undefined) checkLinkTemplate(definition.git.linkTemplate);
     const existing = (await this.registry.list(name)).find((source) => source.id === id);
@@ -185,7 +183,7 @@ export class SourcesService {
     return { source: await this.get(name, id), created: existing === undefined };
   }
 
-  async update(namespace: string, id: string, changes: SourceChanges): Promise<RegisteredSource> {
+  async update(namespace: NamespaceName, id: string, changes: SourceChanges): Promise<RegisteredSource> {
     const source = await this.get(namespace, id);
     const misplaced =
       changes.crawl !== undefined && source.kind !== 'crawl'
@@ -220,7 +218,7 @@ export class SourcesService {
   }
 
   /** Forgets a source; with `removeDocuments`, its documents go too. Resolves with how many documents were removed. */
-  async remove(namespace: string, id: string, removeDocuments: boolean): Promise<{ source: RegisteredSource; removed: number }> {
+  async remove(namespace: NamespaceName, id: string, removeDocuments: boolean): Promise<{ source: RegisteredSource; removed: number }> {
     const source = await this.get(namespace, id);
     const state = await this.registry.readState(source.namespace, id);
     if (!(await this.registry.remove(source.namespace, id))) throw notFound(source.namespace, id);
@@ -240,7 +238,7 @@ export class SourcesService {
    * Refreshes a source and resolves with its summary. A refresh of it already under way in this process is joined; one
    * under way on another replica is waited for, then this one runs (it costs little: it finds what that one stored).
    */
-  refresh(namespace: string, id: string, trigger: RefreshTrigger, signal?: AbortSignal): Promise<RefreshSummary> {
+  refresh(namespace: NamespaceName, id: string, trigger: RefreshTrigger, signal?: AbortSignal): Promise<RefreshSummary> {
     const key = `${namespace}/${id}`;
     const under = this.running.get(key);
     if (under !== undefined) return under;
@@ -256,7 +254,7 @@ export class SourcesService {
    * Starts a refresh without waiting for it (webhooks). One asked for while the source refreshes runs again after it,
    * so a change pushed during a refresh is not missed.
    */
-  refreshInBackground(namespace: string, id: string, trigger: RefreshTrigger): void {
+  refreshInBackground(namespace: NamespaceName, id: string, trigger: RefreshTrigger): void {
     const key = `${namespace}/${id}`;
     if (this.running.has(key)) {
       this.askedAgain.add(key);
@@ -269,8 +267,7 @@ export class SourcesService {
    * Refreshes the namespace's sources one after the other (only the one of `url` when given) and resolves with each as
    * it stands after its refresh.
    */
-  async refreshNow(namespace: string, { url, signal }: { url?: string | undefined; signal?: AbortSignal }): Promise<RegisteredSource[]> {
-    const name = sanitizeNamespace(namespace);
+  async refreshNow(name: NamespaceName, { url, signal }: { url?: string | undefined; signal?: AbortSignal }): Promise<RegisteredSource[]> {
     const chosen = (await this.registry.list(name)).filter((source) => url === undefined || source.url === url);
     if (url !== undefined && chosen.length === 0) {
       throw new KnowledgeError('not_found', `namespace "${name}" has no source for ${url}; add it first (POST /tools/sources)`);
@@ -305,7 +302,7 @@ export class SourcesService {
   }
 
   private async runRefresh(
-    namespace: string,
+    namespace: NamespaceName,
     id: string,
     trigger: RefreshTrigger,
     caller: AbortSignal | undefined,
@@ -318,7 +315,12 @@ export class SourcesService {
     }
   }
 
-  private async refreshUnderLease(namespace: string, id: string, trigger: RefreshTrigger, signal: AbortSignal): Promise<RefreshSummary> {
+  private async refreshUnderLease(
+    namespace: NamespaceName,
+    id: string,
+    trigger: RefreshTrigger,
+    signal: AbortSignal,
+  ): Promise<RefreshSummary> {
     while (!(await this.registry.acquire(namespace, id, this.owner, leaseMs))) {
       signal.throwIfAborted();
       // A source removed meanwhile has no lease to wait for (the database's acquire answers false for it): not_found.
@@ -403,7 +405,7 @@ export class SourcesService {
     });
   }
 
-  private async removeDocuments(namespace: string, origin: string): Promise<number> {
+  private async removeDocuments(namespace: NamespaceName, origin: string): Promise<number> {
     return this.options.store.withExistingNamespace(namespace, async (held) =>
       held === undefined ? 0 : (await held.deleteDocuments({ origin })).length,
     );

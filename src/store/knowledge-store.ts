@@ -2,7 +2,7 @@
 // are closed when it is exceeded, and opened again on next use), over a storage layout (a folder per namespace, or
 // PostgreSQL shared by replicas).
 import { Namespace } from './namespace.js';
-import { sanitizeNamespace } from './namespace-name.js';
+import type { NamespaceName } from './namespace-name.js';
 import type { QuestionLog } from './question-log.js';
 import type { SourceRegistry } from './source-registry.js';
 import { FolderLayout, type FolderLayoutOptions, type NamespaceCounts, type StorageLayout } from './storage-layout.js';
@@ -89,11 +89,10 @@ export class KnowledgeStore {
   }
 
   /**
-   * Opens the namespace (its storage is made by its first commit); the name is sanitized, so it can never leave the
-   * root. The namespace may be closed to free memory once no request uses it: hold it through withNamespace.
+   * Opens the namespace (its storage is made by its first commit); the name was sanitized where it was read, so it can
+   * never leave the root. The namespace may be closed to free memory once no request uses it: hold it through withNamespace.
    */
-  namespace(requestedName: string): Promise<Namespace> {
-    const name = sanitizeNamespace(requestedName);
+  namespace(name: NamespaceName): Promise<Namespace> {
     let namespace = this.opened.get(name);
     if (namespace === undefined) namespace = this.open(name);
     else this.opened.delete(name);
@@ -102,17 +101,21 @@ export class KnowledgeStore {
   }
 
   /** Runs `use` over the namespace (see namespace()), which stays open until it settles. */
-  withNamespace<T>(requestedName: string, use: (namespace: Namespace) => Promise<T>): Promise<T> {
-    return this.holding(sanitizeNamespace(requestedName), (name) => this.namespace(name), use);
+  withNamespace<T>(name: NamespaceName, use: (namespace: Namespace) => Promise<T>): Promise<T> {
+    return this.holding(name, (held) => this.namespace(held), use);
   }
 
   /** Runs `use` over the namespace if it exists (see existingNamespace), which stays open until it settles. */
-  withExistingNamespace<T>(requestedName: string, use: (namespace: Namespace | undefined) => Promise<T>): Promise<T> {
-    return this.holding(sanitizeNamespace(requestedName), (name) => this.existingNamespace(name), use);
+  withExistingNamespace<T>(name: NamespaceName, use: (namespace: Namespace | undefined) => Promise<T>): Promise<T> {
+    return this.holding(name, (held) => this.existingNamespace(held), use);
   }
 
   /** Holds `name` (it is not closed) while `open` and `use` run. */
-  private async holding<N, T>(name: string, open: (name: string) => Promise<N>, use: (namespace: N) => Promise<T>): Promise<T> {
+  private async holding<N, T>(
+    name: NamespaceName,
+    open: (name: NamespaceName) => Promise<N>,
+    use: (namespace: N) => Promise<T>,
+  ): Promise<T> {
     this.hold(name);
     try {
       return await use(await open(name));
@@ -144,8 +147,7 @@ export class KnowledgeStore {
    * reconciled here, on every read, which is what makes them searchable at once (see Namespace.syncWithFolder; one stat
    * when nothing changed). Reads of an unknown namespace create nothing (see StorageLayout.holds).
    */
-  async existingNamespace(requestedName: string): Promise<Namespace | undefined> {
-    const name = sanitizeNamespace(requestedName);
+  async existingNamespace(name: NamespaceName): Promise<Namespace | undefined> {
     if (!this.layout.holds(name)) return undefined;
     const namespace = await this.namespace(name);
     await namespace.syncWithFolder();
@@ -160,8 +162,8 @@ export class KnowledgeStore {
   }
 
   /** Removes a namespace: its queued writes finish, then what it stored goes. False when there is no such namespace. */
-  async deleteNamespace(requestedName: string): Promise<boolean> {
-    return this.withExistingNamespace(requestedName, async (namespace) => {
+  async deleteNamespace(name: NamespaceName): Promise<boolean> {
+    return this.withExistingNamespace(name, async (namespace) => {
       if (namespace === undefined) return false;
       this.forget(namespace.name);
       await namespace.destroy();
@@ -169,7 +171,7 @@ export class KnowledgeStore {
     });
   }
 
-  async namespaceNames(): Promise<string[]> {
+  async namespaceNames(): Promise<NamespaceName[]> {
     return this.layout.namespaceNames();
   }
 
@@ -187,7 +189,7 @@ export class KnowledgeStore {
    * A namespace changed elsewhere: an open one applies what was committed, a new one is opened (loaded whole) while
    * the budget has room. One left closed stays closed: it is loaded, current, on its next use.
    */
-  private async refresh(name: string): Promise<void> {
+  private async refresh(name: NamespaceName): Promise<void> {
     try {
       const namespace = this.opened.get(name);
       if (namespace !== undefined) await this.withNamespace(name, (current) => current.refresh());
@@ -197,7 +199,7 @@ export class KnowledgeStore {
       this.options.warn(`namespace ${name} could not be brought up to date (${(error as Error).message}); retrying`);
     }
   }
-  private open(name: string): Promise<Namespace> {
+  private open(name: NamespaceName): Promise<Namespace> {
     const opening = Namespace.over(name, this.layout.storageFor(name), this.options.warn);
     opening.then(
       (namespace) => {
@@ -256,7 +258,7 @@ export class KnowledgeStore {
   }
 
   /** An open namespace's own counts (current with its folder), else what is known of it without loading it, else it is loaded. */
-  private async countsOf(name: string): Promise<NamespaceCounts | undefined> {
+  private async countsOf(name: NamespaceName): Promise<NamespaceCounts | undefined> {
     const known = this.opened.has(name) ? undefined : (this.unloaded.get(name) ?? (await this.layout.storedCounts(name)));
     if (known !== undefined) return known;
     return this.withExistingNamespace(name, async (namespace) => (namespace === undefined ? undefined : countsOf(namespace)));

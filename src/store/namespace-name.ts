@@ -4,6 +4,14 @@ import { KnowledgeError } from '../errors.js';
 
 export const maxNamespaceLength = 64;
 
+declare const validNamespaceName: unique symbol;
+
+/**
+ * A namespace name that has been through `sanitizeNamespace`: made once where a request, the configuration or storage
+ * names a namespace, and taken as it is by every service and the store below that point.
+ */
+export type NamespaceName = string & { readonly [validNamespaceName]: true };
+
 /**
  * The rule `sanitizeNamespace` enforces, as a regular expression over the name as sent: between 1 and 64 letters,
  * digits, - or _, with any other characters around them (they are removed). For the API reference.
@@ -11,7 +19,7 @@ export const maxNamespaceLength = 64;
 export const namespaceNamePattern = `^[^A-Za-z0-9_-]*(?:[A-Za-z0-9_-][^A-Za-z0-9_-]*){1,${maxNamespaceLength}}$`;
 
 /** Sanitizes a requested namespace; an empty or over-long result is an `invalid_namespace` error naming the field. */
-export function sanitizeNamespace(requested: string, field = 'namespace'): string {
+export function sanitizeNamespace(requested: string, field = 'namespace'): NamespaceName {
   const name = requested.replace(/[^A-Za-z0-9_-]/g, '');
   if (name === '') {
     throw new KnowledgeError('invalid_namespace', `${field}: ${JSON.stringify(requested)} has no letters, digits, - or _`);
@@ -23,5 +31,5 @@ export function sanitizeNamespace(requested: string, field = 'namespace'): strin
       `${field}: ${shown} has ${name.length} letters, digits, - and _; at most ${maxNamespaceLength} are allowed`,
     );
   }
-  return name;
+  return name as NamespaceName;
 }

@@ -8,6 +8,7 @@ import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { estimateIndexBytes } from './memory-estimate.js';
 import { type NamespaceIndex } from './namespace-index.js';
 import type { NamespaceStorage, StorageBatch } from './namespace-storage.js';
+import { sanitizeNamespace, type NamespaceName } from './namespace-name.js';
 import { documentSlug } from './slug.js';
 import { StagedDocuments } from './staged-documents.js';
 import { describeFileError, isStorageFull, storageFullError } from './storage-full.js';
@@ -50,7 +51,7 @@ export class Namespace {
   private draining = false;
 
   private constructor(
-    readonly name: string,
+    readonly name: NamespaceName,
     private readonly storage: NamespaceStorage,
     private readonly index: NamespaceIndex,
     private readonly warn: (message: string) => void,
@@ -58,11 +59,11 @@ export class Namespace {
 
   /** Opens a namespace folder, reconciling the stored index with the Markdown files actually there. */
   static open(options: FolderStorageOptions): Promise<Namespace> {
-    return Namespace.over(options.name, new FolderStorage(options), options.warn);
+    return Namespace.over(sanitizeNamespace(options.name), new FolderStorage(options), options.warn);
   }
 
   /** Opens a namespace over its storage, with the index as the storage holds it. */
-  static async over(name: string, storage: NamespaceStorage, warn: (message: string) => void): Promise<Namespace> {
+  static async over(name: NamespaceName, storage: NamespaceStorage, warn: (message: string) => void): Promise<Namespace> {
     return new Namespace(name, storage, await storage.load(), warn);
   }
 

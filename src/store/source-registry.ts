@@ -1,6 +1,7 @@
 // The sources a namespace keeps itself current from (a page, a crawl root, a sitemap, a git repository), what each
 // refresh found, and the per-page state that makes the next refresh cost only what changed (validators, remembered
 // links, blob ids). Kept with the namespace: a folder beside its documents, or tables in cluster mode.
+import type { NamespaceName } from './namespace-name.js';
 
 export type SourceKind = 'page' | 'crawl' | 'sitemap' | 'git';
 
@@ -61,7 +62,7 @@ export interface RefreshSummary {
 export interface RegisteredSource extends SourceDefinition {
   /** Derived from the URL: one source per URL in a namespace. */
   readonly id: string;
-  readonly namespace: string;
+  readonly namespace: NamespaceName;
   readonly createdAt: string;
   readonly lastRefresh: RefreshSummary | null;
   /** ISO time of the next scheduled refresh; null without a schedule. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
 import { journalFileName } from './index-files.js';
 import { indexJsonFileName, readIndexJsonCounts } from './index-json.js';
-import { maxNamespaceLength } from './namespace-name.js';
+import { maxNamespaceLength, sanitizeNamespace, type NamespaceName } from './namespace-name.js';
 import type { NamespaceStorage } from './namespace-storage.js';
 import { FolderQuestionLog } from './folder-question-log.js';
 import type { QuestionLog } from './question-log.js';
@@ -16,9 +16,9 @@ import type { SourceRegistry } from './source-registry.js';
 /** What a layout tells the store about changes made elsewhere (by other replicas). */
 export interface LayoutEvents {
   /** The namespace was created or changed elsewhere: bring it up to date (open it if it is new). */
-  changed(name: string): void;
+  changed(name: NamespaceName): void;
   /** The namespace was removed elsewhere: forget it. */
-  removed(name: string): void;
+  removed(name: NamespaceName): void;
 }
 
 /** What a namespace holds, in numbers. */
@@ -40,14 +40,14 @@ export interface StorageLayout {
   /** Whether this process runs the work that must happen once across replicas (re-embedding after a model change). */
   readonly ownsBackgroundWork: boolean;
   /** Prepares the storage and lists the namespaces it holds. */
-  start(events: LayoutEvents): Promise<string[]>;
+  start(events: LayoutEvents): Promise<NamespaceName[]>;
   /** Names of the namespaces held, sorted. */
-  namespaceNames(): Promise<string[]>;
+  namespaceNames(): Promise<NamespaceName[]>;
   /** Whether a namespace of this (sanitized) name exists; synchronous, as it is asked before every search. */
-  holds(name: string): boolean;
-  storageFor(name: string): NamespaceStorage;
+  holds(name: NamespaceName): boolean;
+  storageFor(name: NamespaceName): NamespaceStorage;
   /** What a namespace holds, read without loading it; undefined when it cannot be read cheaply (it is loaded instead). */
-  storedCounts(name: string): Promise<NamespaceCounts | undefined>;
+  storedCounts(name: NamespaceName): Promise<NamespaceCounts | undefined>;
   /** Where the namespaces' questions are kept. */
   readonly questionLog: QuestionLog;
   /** Where the namespaces' registered sources and their refresh state are kept. */
@@ -72,18 +72,18 @@ export class FolderLayout implements StorageLayout {
     this.sources = new FolderSourceRegistry(options.root, () => this.namespaceNames());
   }
 
-  async start(): Promise<string[]> {
+  async start(): Promise<NamespaceName[]> {
     await mkdir(this.options.root, { recursive: true });
     return this.namespaceNames();
   }
 
-  async namespaceNames(): Promise<string[]> {
+  async namespaceNames(): Promise<NamespaceName[]> {
     const entries = await readdir(this.options.root, { withFileTypes: true });
     return (
       entries
         // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
         .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name) && entry.name.length <= maxNamespaceLength)
-        .map((entry) => entry.name)
+        .map((entry) => sanitizeNamespace(entry.name))
         .sort()
     );
   }

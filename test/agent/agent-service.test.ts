@@ -10,6 +10,7 @@ import type { AskedQuestion } from '../../src/store/question-log.js';
 import { createExtractiveChatModel } from '../../src/providers/extractive-chat-model.js';
 import { createFakeChatModel, createFakeEmbeddingModel } from '../support/fake-models.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 /** A format that needs the mention and names sources by title, and one that always answers and names them by file. */
 const gated: AnswerFormat = { retrievalToolName: 'search_docs', sourceLabel: (snippet) => snippet.title, requiresMention: true };
@@ -23,7 +24,7 @@ function request(messages: readonly TurnOrMessage[], extra: Partial<AgentRequest
   return {
     runId: 'run-test',
     channel: 'test',
-    namespace: 'handbook',
+    namespace: sanitizeNamespace('handbook'),
     messages: validated,
     platformTools: [],
     signal: new AbortController().signal,
@@ -60,7 +61,7 @@ describe('AgentService', () => {
 
   before(async () => {
     parts = await createServiceParts({ embeddings: createFakeEmbeddingModel() });
-    const report = await parts.ingest.ingest('handbook', [
+    const report = await parts.ingest.ingest(sanitizeNamespace('handbook'), [
       textSource('Vacation Policy', '# Vacation Policy\n\nEmployees get twenty-five vacation days per year. Unused days expire in March.'),
       textSource('Expense Reports', '# Expense Reports\n\nSubmit expense reports within thirty days through the finance portal.'),
       textSource('WebSockets', '# WebSockets\n\nAccept websocket connections with the upgrade handler.'),
@@ -239,7 +240,12 @@ describe('AgentService', () => {
     assert.ok((question.pages?.[0]?.score ?? 0) > 0);
 
     // Nothing is kept of a question to a namespace that does not exist, nor of a run that failed.
-    await collect(agent({ chat, questions }).answer(request([{ role: 'user', content: 'anything?' }], { namespace: 'nowhere' }), open));
+    await collect(
+      agent({ chat, questions }).answer(
+        request([{ role: 'user', content: 'anything?' }], { namespace: sanitizeNamespace('nowhere') }),
+        open,
+      ),
+    );
     chat.queue({ deltas: ['Within '], error: new KnowledgeError('provider_error', 'the provider broke off its stream') });
     await collect(agent({ chat, questions }).answer(request([{ role: 'user', content: 'when are expense reports due?' }]), open));
     assert.equal(recorded.length, 1);

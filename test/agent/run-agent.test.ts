@@ -8,6 +8,7 @@ import type { Snippet } from '../../src/search/snippet.js';
 import { KnowledgeError } from '../../src/errors.js';
 import type { ToolDefinition } from '../../src/providers/chat-model.js';
 import { createFakeChatModel, type FakeChatModel } from '../support/fake-models.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 function snippet(number: number, title: string, text: string): Snippet {
   const file = `${title.toLowerCase().replaceAll(' ', '-')}.md`;
@@ -49,7 +50,7 @@ interface RunOptions {
 async function run(options: RunOptions): Promise<AgentEvent[]> {
   const retrieval = options.retrieval ?? { snippets: handbook, namespaceExists: true };
   const input: AgentRunInput = {
-    namespace: 'handbook',
+    namespace: sanitizeNamespace('handbook'),
     query: 'how many vacation days?',
     history: [{ role: 'user', content: '@knowledge how many vacation days?' }],
     platformTools: options.platformTools ?? [],

@@ -18,6 +18,7 @@ import { markerDocument, markerWord, seededRandom } from '../support/durability-
 import { ingestTexts, searchDocs } from '../support/ingest-client.js';
 import { embedText, startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot } from '../support/service.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const seed = 0xc105e;
 const namespace = 'shared';
@@ -260,7 +261,7 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       warn: () => undefined,
     });
     await folderStore.initialize();
-    const original = await folderStore.namespace('handbook');
+    const original = await folderStore.namespace(sanitizeNamespace('handbook'));
     await original.commitDocuments(
       [1, 2, 3].map((number) => {
         const body = markerDocument(markerWord(5, number), 2);
@@ -294,7 +295,7 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
 
     const describeNamespace = async (store: KnowledgeStore) => {
       await store.initialize();
-      const namespace = await store.namespace('handbook');
+      const namespace = await store.namespace(sanitizeNamespace('handbook'));
       const documents = await Promise.all(
         namespace.documents.map(async (document) => ({
           file: document.file,

@@ -15,6 +15,7 @@ import type { DocumentDraft } from '../../src/store/stored-document.js';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { startTestPostgres, type TestPostgres } from '../support/embedded-postgres.js';
 import { embedText } from '../support/provider-double.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const namespace = 'snapshots';
 const dimensions = 8;
@@ -76,7 +77,7 @@ describe('cluster mode: stored snapshots and log pruning', () => {
   const lastSeq = async () => count(`SELECT last_seq AS count FROM knowledge_namespaces WHERE name = '${namespace}'`);
   const logRows = async () => count('SELECT count(*) AS count FROM knowledge_log');
   const titles = async (store: KnowledgeStore) =>
-    (await store.namespace(namespace)).documents
+    (await store.namespace(sanitizeNamespace(namespace))).documents
       .map((document) => document.title)
       .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   const expectedTitles = (count: number) => Array.from({ length: count }, (_, index) => `Runbook ${index}`);
@@ -95,7 +96,7 @@ describe('cluster mode: stored snapshots and log pruning', () => {
 
   it('a replica opening a namespace loads its stored snapshot, replays only the log after it, then sees later writes', async () => {
     const owner = await startReplica();
-    const writer = await owner.namespace(namespace);
+    const writer = await owner.namespace(sanitizeNamespace(namespace));
     for (let batch = 0; batch < 4; batch++) await writer.commitDocuments(drafts(batch * 5, 5));
     await eventually(async () => (await snapshotSeq()) === (await lastSeq()), 'a snapshot of the last commit');
     // Committed after the snapshot: only in the log.
@@ -103,7 +104,7 @@ describe('cluster mode: stored snapshots and log pruning', () => {
     // The rows are tampered with: a replica that read them would find no marker in any chunk.
     await database.query("UPDATE knowledge_chunks SET text = 'tampered'");
     const late = await startReplica();
-    const namespaceOnLate = await late.namespace(namespace);
+    const namespaceOnLate = await late.namespace(sanitizeNamespace(namespace));
     assert.deepEqual(await titles(late), expectedTitles(25));
     assert.equal(namespaceOnLate.vectorCount, writer.vectorCount);
     assert.ok(namespaceOnLate.searchLexical(markerWord(5, 3), 5).length > 0, 'a document from the snapshot');
@@ -115,7 +116,7 @@ describe('cluster mode: stored snapshots and log pruning', () => {
 
   it('prunes the log a snapshot holds once every live replica applied it; a replica away meanwhile catches up from the snapshot', async () => {
     const owner = opened[0] as KnowledgeStore;
-    const writer = await owner.namespace(namespace);
+    const writer = await owner.namespace(sanitizeNamespace(namespace));
     const away = await startReplica();
     assert.deepEqual(await titles(away), expectedTitles(26));
     await closeReplica(away);
@@ -133,12 +134,12 @@ describe('cluster mode: stored snapshots and log pruning', () => {
 
   it('a replica that was silent while the log was pruned past it loads the snapshot again', async () => {
     const owner = opened[0] as KnowledgeStore;
-    const writer = await owner.namespace(namespace);
+    const writer = await owner.namespace(sanitizeNamespace(namespace));
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     let outrun = false;
     // A namespace's storage alone: it reports no position and hears no notifications, as a replica cut off would.
     const storage = new PostgresStorage({
-      name: namespace,
+      name: sanitizeNamespace(namespace),
       pool,
       embeddingModel: null,
       onRemoved: () => undefined,

@@ -8,6 +8,7 @@ import { createSchema } from '../../src/store/postgres/cluster-schema.js';
 import { PostgresSourceRegistry } from '../../src/store/postgres/postgres-source-registry.js';
 import { emptySourceState, type RegisteredSource, type SourceState } from '../../src/store/source-registry.js';
 import { startTestPostgres, type TestPostgres } from '../support/embedded-postgres.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const start = Date.parse('2030-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(start + ms).toISOString();
@@ -19,7 +20,7 @@ function pageSource(namespace: string, id: string, overrides: Partial<Registered
     url: `https://docs.example.com/${id}`,
     everySeconds: 3_600,
     id,
-    namespace,
+    namespace: sanitizeNamespace(namespace),
     createdAt: at(0),
     lastRefresh: null,
     nextRunAt: at(0),

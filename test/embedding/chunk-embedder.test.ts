@@ -9,6 +9,7 @@ import { KnowledgeError } from '../../src/errors.js';
 import type { EmbeddingModel } from '../../src/providers/embedding-model.js';
 import { contentHash } from '../../src/store/content-hash.js';
 import { KnowledgeStore } from '../../src/store/knowledge-store.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 /** An embedding model that is down for its first `failures` calls, then answers with a fixed vector per text. */
 function flakyModel(failures: number): EmbeddingModel & { calls: number } {
@@ -52,7 +53,7 @@ describe('ChunkEmbedder: the one owner of chunks without vectors', () => {
   });
 
   async function namespaceWithPendingChunks(name: string) {
-    const namespace = await store.namespace(name);
+    const namespace = await store.namespace(sanitizeNamespace(name));
     const body = `Restoring ${name} archives takes a day.`;
     await namespace.commitDocuments([
       {

@@ -12,6 +12,7 @@ import { createFakeEmbeddingModel, type FakeEmbeddingModel } from '../support/fa
 import { startEndlessSite, type EndlessSite } from '../support/endless-site.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const vacation = textSource(
   'Vacation Policy',
@@ -38,7 +39,9 @@ describe('IngestService', () => {
   it('saves each source with its chunks embedded, reports progress per source, and tells onIngested', async () => {
     const progress: IngestProgress[] = [];
     const callsBefore = embeddings.calls.length;
-    const report = await parts.ingest.ingest('Hand book!', [vacation, expenses], { onProgress: (event) => progress.push(event) });
+    const report = await parts.ingest.ingest(sanitizeNamespace('Hand book!'), [vacation, expenses], {
+      onProgress: (event) => progress.push(event),
+    });
     assert.equal(report.namespace, 'Handbook');
     assert.deepEqual(
       report.outcomes.map((outcome) => [outcome.index, outcome.source, outcome.status]),
@@ -60,7 +63,7 @@ describe('IngestService', () => {
     const calls = embeddings.calls.slice(callsBefore);
     assert.deepEqual(calls.map((texts) => texts.length).sort(), [1, 2]);
     assert.ok(calls.flat().every((text) => /Vacation Policy|Expense Reports/.test(text)));
-    const namespace = await parts.store.namespace('Handbook');
+    const namespace = await parts.store.namespace(sanitizeNamespace('Handbook'));
     assert.equal(namespace.pendingChunkCount, 0);
     assert.equal(namespace.vectorCount, 3);
 
@@ -78,13 +81,15 @@ describe('IngestService', () => {
   it('skips content already stored, and updates a source ingested again with new content, saying what it replaced', async () => {
     const progress: IngestProgress[] = [];
     const changed = textSource('Expense Reports', '# Expense Reports\n\nSubmit expense reports within fourteen days.');
-    const report = await parts.ingest.ingest('Handbook', [vacation, changed], { onProgress: (event) => progress.push(event) });
+    const report = await parts.ingest.ingest(sanitizeNamespace('Handbook'), [vacation, changed], {
+      onProgress: (event) => progress.push(event),
+    });
     const [skipped, updated] = report.outcomes;
     assert.equal(skipped?.status, 'skipped');
     assert.ok(updated?.status === 'updated');
     assert.equal(updated.document.file, 'expense-reports.md');
     assert.match(updated.replaced.file, /^expense-reports\.md$/);
-    const namespace = await parts.store.namespace('Handbook');
+    const namespace = await parts.store.namespace(sanitizeNamespace('Handbook'));
     assert.equal(namespace.documentCount, 2);
     assert.match((await namespace.documentBody('expense-reports.md')) ?? '', /fourteen days/);
     const updatedEvent = progress.find((event) => event.type === 'document' && event.status === 'updated');
@@ -99,7 +104,7 @@ describe('IngestService', () => {
       error: new KnowledgeError('source_invalid', 'sources[1].value is required'),
     };
     const report = await parts.ingest.ingest(
-      'mixed',
+      sanitizeNamespace('mixed'),
       [
         textSource('Kept', 'Kept text.'),
         invalid,
@@ -136,7 +141,7 @@ describe('IngestService', () => {
   it('reads file sources inside the allowed roots, named by their path', async () => {
     const path = join(parts.root, 'runbook.md');
     await writeFile(path, '# Runbook\n\nRestart the worker with systemctl.\n');
-    const report = await parts.ingest.ingest('files', [{ kind: 'file', path }]);
+    const report = await parts.ingest.ingest(sanitizeNamespace('files'), [{ kind: 'file', path }]);
     const [outcome] = report.outcomes;
     assert.ok(outcome?.status === 'saved');
     assert.equal(outcome.source, path);
@@ -146,7 +151,7 @@ describe('IngestService', () => {
   it('turns an unexpected error into internal_error for that source, and logs it', async () => {
     embeddings.failWith(new TypeError('a bug in the embedding adapter'));
     try {
-      const report = await parts.ingest.ingest('bugs', [textSource('Bug', 'Text that reaches the embedding.')]);
+      const report = await parts.ingest.ingest(sanitizeNamespace('bugs'), [textSource('Bug', 'Text that reaches the embedding.')]);
       const [outcome] = report.outcomes;
       assert.ok(outcome?.status === 'failed');
       assert.equal(outcome.error.code, 'internal_error');
@@ -176,7 +181,7 @@ describe('IngestService with an embedding provider that fails', () => {
   it('stores documents without vectors while the provider is down, asking it once per request, with a warning', async () => {
     embeddings.failWith(providerDown());
     const callsBefore = embeddings.calls.length;
-    const report = await parts.ingest.ingest('down', [vacation, expenses, textSource('Third', 'Third text.')]);
+    const report = await parts.ingest.ingest(sanitizeNamespace('down'), [vacation, expenses, textSource('Third', 'Third text.')]);
     embeddings.failWith(undefined);
     assert.deepEqual(
       report.outcomes.map((outcome) => outcome.status),
@@ -190,19 +195,21 @@ describe('IngestService with an embedding provider that fails', () => {
     }
     assert.equal(embeddings.calls.length - callsBefore, 1);
     assert.equal(warnings.length, 1);
-    assert.equal((await parts.store.namespace('down')).pendingChunkCount, 4);
+    assert.equal((await parts.store.namespace(sanitizeNamespace('down'))).pendingChunkCount, 4);
   });
 
   it('fails the sources when the provider refuses them (an error that would not pass), storing nothing', async () => {
     embeddings.failWith(new KnowledgeError('embedding_failed', 'the provider refused the key'));
     try {
-      const report = await parts.ingest.ingest('refused', [vacation, expenses]);
+      const report = await parts.ingest.ingest(sanitizeNamespace('refused'), [vacation, expenses]);
       assert.deepEqual(
         report.outcomes.map((outcome) => outcome.status === 'failed' && outcome.error.code),
         ['embedding_failed', 'embedding_failed'],
       );
       assert.equal(
-        await parts.search.search('refused', 'vacation', { mode: 'lexical', limit: 1 }).then((outcome) => outcome.namespaceExists),
+        await parts.search
+          .search(sanitizeNamespace('refused'), 'vacation', { mode: 'lexical', limit: 1 })
+          .then((outcome) => outcome.namespaceExists),
         false,
       );
     } finally {
@@ -215,13 +222,13 @@ describe('IngestService without an embedding model', () => {
   it('stores the documents for lexical search, their chunks waiting for vectors, without a warning', async () => {
     const parts = await createServiceParts({ embeddings: undefined });
     try {
-      const report = await parts.ingest.ingest('plain', [vacation]);
+      const report = await parts.ingest.ingest(sanitizeNamespace('plain'), [vacation]);
       const [outcome] = report.outcomes;
       assert.ok(outcome?.status === 'saved');
       assert.equal(outcome.warning, undefined);
-      assert.equal((await parts.store.namespace('plain')).pendingChunkCount, 2);
+      assert.equal((await parts.store.namespace(sanitizeNamespace('plain'))).pendingChunkCount, 2);
       assert.equal(
-        (await parts.search.search('plain', 'vacation days', { mode: 'lexical', limit: 1 })).hits[0]?.document.title,
+        (await parts.search.search(sanitizeNamespace('plain'), 'vacation days', { mode: 'lexical', limit: 1 })).hits[0]?.document.title,
         'Vacation Policy',
       );
     } finally {
@@ -239,9 +246,11 @@ describe('IngestService crawling a site', () => {
     body: `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>The ${title} page of the widget guide.</p>${links.map((link) => `<a href="${link}">${link}</a>`).join(' ')}</main></body></html>`,
   });
   const crawl = (prune: boolean) =>
-    parts.ingest.ingest('site', [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune } }]);
+    parts.ingest.ingest(sanitizeNamespace('site'), [
+      { kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune } },
+    ]);
   const storedSources = async () =>
-    (await parts.store.namespace('site')).documents.map((document) => document.origin.replace(site.url, '')).sort();
+    (await parts.store.namespace(sanitizeNamespace('site'))).documents.map((document) => document.origin.replace(site.url, '')).sort();
 
   before(async () => {
     Object.assign(pages, {
@@ -280,7 +289,7 @@ describe('IngestService crawling a site', () => {
     pages['/docs/index.html'] = page('Index', ['install.html']);
     const progress: IngestProgress[] = [];
     const complete = await parts.ingest.ingest(
-      'site',
+      sanitizeNamespace('site'),
       [{ kind: 'url', url: `${site.url}/docs/index.html`, crawl: { maxPages: 10, maxDepth: 2, prune: true } }],
       { onProgress: (event) => progress.push(event) },
     );
@@ -327,19 +336,19 @@ describe('IngestService: crawl budgets and stopping', () => {
       const namespace = `exact${maxPages}`;
       const site = sites[0] as EndlessSite;
       const fetchedBefore = site.pageRequests().length;
-      const report = await parts.ingest.ingest(namespace, [crawlOf(maxPages)]);
+      const report = await parts.ingest.ingest(sanitizeNamespace(namespace), [crawlOf(maxPages)]);
       assert.equal(savedBy(report, 0), maxPages);
-      assert.equal((await parts.store.namespace(namespace)).documents.length, maxPages);
+      assert.equal((await parts.store.namespace(sanitizeNamespace(namespace))).documents.length, maxPages);
       assert.equal(site.pageRequests().length - fetchedBefore, maxPages);
     });
   }
 
   it("shares one page budget between a request's crawls", async () => {
     const [first, second] = sites as [EndlessSite, EndlessSite];
-    const report = await parts.ingest.ingest('shared', [crawlOf(40, first), crawlOf(40, second)]);
+    const report = await parts.ingest.ingest(sanitizeNamespace('shared'), [crawlOf(40, first), crawlOf(40, second)]);
     const saved = [savedBy(report, 0), savedBy(report, 1)];
     assert.equal(saved[0]! + saved[1]!, 60, `saved per crawl: ${saved.join(', ')}`);
-    assert.equal((await parts.store.namespace('shared')).documents.length, 60);
+    assert.equal((await parts.store.namespace(sanitizeNamespace('shared'))).documents.length, 60);
     assert.ok(
       saved.every((count) => count > 0 && count <= 40),
       `saved per crawl: ${saved.join(', ')}`,
@@ -351,7 +360,7 @@ describe('IngestService: crawl budgets and stopping', () => {
     const stored: string[] = [];
     const reason = new KnowledgeError('shutting_down', 'stopped by the test');
     const site = sites[0] as EndlessSite;
-    const ingest = parts.ingest.ingest('stopped', [crawlOf(50)], {
+    const ingest = parts.ingest.ingest(sanitizeNamespace('stopped'), [crawlOf(50)], {
       signal: controller.signal,
       onProgress: (event) => {
         if (event.type === 'document') stored.push(event.file);
@@ -362,7 +371,7 @@ describe('IngestService: crawl budgets and stopping', () => {
     const requestsAtStop = site.requests.length;
     await delay(100);
     assert.equal(site.requests.length, requestsAtStop, 'fetched after the stop');
-    const documents = (await parts.store.namespace('stopped')).documents.map((document) => document.file);
+    const documents = (await parts.store.namespace(sanitizeNamespace('stopped'))).documents.map((document) => document.file);
     assert.deepEqual(documents.sort(), [...stored].sort());
     assert.ok(
       logged.some((line) =>

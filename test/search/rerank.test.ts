@@ -11,6 +11,7 @@ import { SearchService } from '../../src/search/search-service.js';
 import { createFakeEmbeddingModel } from '../support/fake-models.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const hits = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((key, index) => ({ key, score: 1 - index / 10 }));
 
@@ -144,7 +145,7 @@ describe('SearchService with a reranker', () => {
   before(async () => {
     provider = await startProviderDouble();
     parts = await createServiceParts({ embeddings: createFakeEmbeddingModel() });
-    const report = await parts.ingest.ingest('archive', [
+    const report = await parts.ingest.ingest(sanitizeNamespace('archive'), [
       textSource('Kestrel handbook', `# Kestrel handbook\n\n${['Starts', 'Stops', 'Checks'].map(section).join('\n\n')}`),
       textSource('Archive basics', '# Archive basics\n\nThe archive keeps old pages for a year.'),
       textSource('Archive access', '# Archive access\n\nAdmins may read the archive.'),
@@ -165,7 +166,7 @@ describe('SearchService with a reranker', () => {
 
   it('keeps the results diversified: a page the reranker favours takes two of the first places, not all', async () => {
     provider.setRerank({ score: (_query, document) => (document.includes('kestrel') ? 10 : 1) });
-    const outcome = await withEmbeddings.search('archive', 'what does the archive keep', { mode: 'hybrid', limit: 4 });
+    const outcome = await withEmbeddings.search(sanitizeNamespace('archive'), 'what does the archive keep', { mode: 'hybrid', limit: 4 });
     const titles = outcome.hits.map((hit) => hit.document.title);
     assert.ok((outcome.hits[0]?.document.chunks.length ?? 0) >= 3, 'the favoured page has more chunks than it may place first');
     assert.equal(outcome.hits.length, 4);
@@ -179,7 +180,7 @@ describe('SearchService with a reranker', () => {
 
   it("joins its notice to the lexical fallback's", async () => {
     provider.setRerank({ status: 500 });
-    const outcome = await lexicalOnly.search('archive', 'archive pages', { mode: 'hybrid', limit: 3 });
+    const outcome = await lexicalOnly.search(sanitizeNamespace('archive'), 'archive pages', { mode: 'hybrid', limit: 3 });
     assert.equal(outcome.mode, 'lexical');
     assert.match(
       outcome.notice ?? '',
@@ -191,8 +192,11 @@ describe('SearchService with a reranker', () => {
     provider.setRerank({ delayMs: 800 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    await assert.rejects(withEmbeddings.search('archive', 'archive pages', { mode: 'lexical', limit: 3, signal: controller.signal }), {
-      name: 'AbortError',
-    });
+    await assert.rejects(
+      withEmbeddings.search(sanitizeNamespace('archive'), 'archive pages', { mode: 'lexical', limit: 3, signal: controller.signal }),
+      {
+        name: 'AbortError',
+      },
+    );
   });
 });

@@ -9,6 +9,7 @@ import { KnowledgeError } from '../../src/errors.js';
 import { createFakeEmbeddingModel, type FakeEmbeddingModel } from '../support/fake-models.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
 import { until } from '../support/until.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const handbook = [
   textSource('Vacation Policy', '# Vacation Policy\n\nEmployees get twenty-five vacation days per year. Unused days expire in March.'),
@@ -25,7 +26,7 @@ const providerDown = () => new KnowledgeError('embedding_failed', 'the embedding
 const titles = (outcome: { hits: readonly { document: { title: string } }[] }) => outcome.hits.map((hit) => hit.document.title);
 
 async function ingestAll(parts: ServiceParts, namespace: string, sources = handbook): Promise<void> {
-  const report = await parts.ingest.ingest(namespace, sources);
+  const report = await parts.ingest.ingest(sanitizeNamespace(namespace), sources);
   assert.deepEqual(
     report.outcomes.filter((outcome) => outcome.status === 'failed'),
     [],
@@ -48,7 +49,7 @@ describe('SearchService with an embedding model', () => {
 
   for (const mode of ['lexical', 'embedding', 'hybrid'] as const) {
     it(`ranks the document that answers first in ${mode} mode and reports the mode`, async () => {
-      const outcome = await parts.search.search('handbook', 'how many vacation days per year', { mode, limit: 2 });
+      const outcome = await parts.search.search(sanitizeNamespace('handbook'), 'how many vacation days per year', { mode, limit: 2 });
       assert.equal(outcome.mode, mode);
       assert.equal(outcome.namespace, 'handbook');
       assert.equal(outcome.namespaceExists, true);
@@ -63,15 +64,15 @@ describe('SearchService with an embedding model', () => {
 
   it('embeds the query for embedding ranking only', async () => {
     const callsBefore = embeddings.calls.length;
-    await parts.search.search('handbook', 'expense reports', { mode: 'lexical', limit: 2 });
+    await parts.search.search(sanitizeNamespace('handbook'), 'expense reports', { mode: 'lexical', limit: 2 });
     assert.equal(embeddings.calls.length, callsBefore);
-    await parts.search.search('handbook', 'expense reports', { mode: 'hybrid', limit: 2 });
+    await parts.search.search(sanitizeNamespace('handbook'), 'expense reports', { mode: 'hybrid', limit: 2 });
     assert.deepEqual(embeddings.calls.slice(callsBefore), [['expense reports']]);
   });
 
   it('returns no more hits than asked, nor than the service allows', async () => {
-    assert.equal((await parts.search.search('handbook', 'days', { mode: 'lexical', limit: 1 })).hits.length, 1);
-    assert.equal((await parts.search.search('handbook', 'the', { mode: 'embedding', limit: 10 })).hits.length, 2);
+    assert.equal((await parts.search.search(sanitizeNamespace('handbook'), 'days', { mode: 'lexical', limit: 1 })).hits.length, 1);
+    assert.equal((await parts.search.search(sanitizeNamespace('handbook'), 'the', { mode: 'embedding', limit: 10 })).hits.length, 2);
   });
 
   it('returns nothing for a blank query or a limit of zero, without embedding', async () => {
@@ -80,7 +81,7 @@ describe('SearchService with an embedding model', () => {
       ['   ', 5],
       ['vacation', 0],
     ] as const) {
-      const outcome = await parts.search.search('handbook', query, { mode: 'embedding', limit });
+      const outcome = await parts.search.search(sanitizeNamespace('handbook'), query, { mode: 'embedding', limit });
       assert.deepEqual(outcome.hits, []);
       assert.equal(outcome.namespaceExists, true);
     }
@@ -88,7 +89,7 @@ describe('SearchService with an embedding model', () => {
   });
 
   it('says that a namespace does not exist, without creating its folder', async () => {
-    const outcome = await parts.search.search('never-ingested', 'vacation', { mode: 'hybrid', limit: 2 });
+    const outcome = await parts.search.search(sanitizeNamespace('never-ingested'), 'vacation', { mode: 'hybrid', limit: 2 });
     assert.equal(outcome.namespaceExists, false);
     assert.deepEqual(outcome.hits, []);
     assert.match(outcome.notice ?? '', /"never-ingested" does not exist/);
@@ -96,7 +97,7 @@ describe('SearchService with an embedding model', () => {
   });
 
   it('searches the sanitized namespace name', async () => {
-    const outcome = await parts.search.search('hand book!', 'vacation', { mode: 'lexical', limit: 1 });
+    const outcome = await parts.search.search(sanitizeNamespace('hand book!'), 'vacation', { mode: 'lexical', limit: 1 });
     assert.equal(outcome.namespace, 'handbook');
     assert.equal(titles(outcome)[0], 'Vacation Policy');
   });
@@ -115,11 +116,13 @@ describe('SearchService without an embedding model', () => {
   });
 
   it('refuses embedding ranking with embeddings_unavailable', async () => {
-    await assert.rejects(parts.search.search('handbook', 'vacation', { mode: 'embedding', limit: 2 }), { code: 'embeddings_unavailable' });
+    await assert.rejects(parts.search.search(sanitizeNamespace('handbook'), 'vacation', { mode: 'embedding', limit: 2 }), {
+      code: 'embeddings_unavailable',
+    });
   });
 
   it('answers a hybrid search lexically and says why', async () => {
-    const outcome = await parts.search.search('handbook', 'forgotten password', { mode: 'hybrid', limit: 2 });
+    const outcome = await parts.search.search(sanitizeNamespace('handbook'), 'forgotten password', { mode: 'hybrid', limit: 2 });
     assert.equal(outcome.mode, 'lexical');
     assert.equal(titles(outcome)[0], 'Password Reset');
     assert.match(outcome.notice ?? '', /no embedding model is configured.*ranked lexically/);
@@ -142,7 +145,7 @@ describe('SearchService with chunks stored while the provider was down', () => {
   it('ranks lexically, saying why, while the provider stays down, then embeds the few pending chunks before searching', async () => {
     embeddings.failWith(providerDown());
     await ingestAll(parts, 'few');
-    const down = await parts.search.search('few', 'expense reports', { mode: 'embedding', limit: 2 });
+    const down = await parts.search.search(sanitizeNamespace('few'), 'expense reports', { mode: 'embedding', limit: 2 });
     assert.equal(down.mode, 'lexical');
     assert.equal(titles(down)[0], 'Expense Reports');
     assert.match(
@@ -152,14 +155,14 @@ describe('SearchService with chunks stored while the provider was down', () => {
 
     embeddings.failWith(undefined);
     const callsBefore = embeddings.calls.length;
-    const up = await parts.search.search('few', 'expense reports', { mode: 'embedding', limit: 2 });
+    const up = await parts.search.search(sanitizeNamespace('few'), 'expense reports', { mode: 'embedding', limit: 2 });
     assert.equal(up.mode, 'embedding');
     assert.equal(up.notice, undefined);
     assert.equal(titles(up)[0], 'Expense Reports');
     // The pending chunks in one call, then the query.
     assert.equal(embeddings.calls.length - callsBefore, 2);
     assert.equal(embeddings.calls.at(-1)?.[0], 'expense reports');
-    assert.equal((await parts.store.namespace('few')).pendingChunkCount, 0);
+    assert.equal((await parts.store.namespace(sanitizeNamespace('few'))).pendingChunkCount, 0);
   });
 
   it('embeds a large backlog in the background, answering lexically meanwhile, and logs its failure', async () => {
@@ -171,21 +174,21 @@ describe('SearchService with chunks stored while the provider was down', () => {
     const errorsBefore = parts.loggedErrors.length;
 
     // The first search starts the background job and does not wait for it.
-    const first = await parts.search.search('backlog', 'backlog page', { mode: 'hybrid', limit: 3 });
+    const first = await parts.search.search(sanitizeNamespace('backlog'), 'backlog page', { mode: 'hybrid', limit: 3 });
     assert.equal(first.mode, 'lexical');
     assert.match(first.notice ?? '', /70 chunks of namespace "backlog" are being embedded with fake-embedding/);
     await parts.loggedErrorCount(errorsBefore + 1);
     assert.match(parts.loggedErrors.at(-1)?.message ?? '', /embedding the pending chunks of backlog failed/);
     // Later searches say why the vectors are still missing, and start the job again.
-    const second = await parts.search.search('backlog', 'backlog page', { mode: 'hybrid', limit: 3 });
+    const second = await parts.search.search(sanitizeNamespace('backlog'), 'backlog page', { mode: 'hybrid', limit: 3 });
     assert.match(second.notice ?? '', /70 chunks of namespace "backlog" are not embedded yet \(the embedding provider answered 503\)/);
     await parts.loggedErrorCount(errorsBefore + 2);
 
     embeddings.failWith(undefined);
-    const namespace = await parts.store.namespace('backlog');
-    assert.equal((await parts.search.search('backlog', 'backlog page', { mode: 'hybrid', limit: 3 })).mode, 'lexical');
+    const namespace = await parts.store.namespace(sanitizeNamespace('backlog'));
+    assert.equal((await parts.search.search(sanitizeNamespace('backlog'), 'backlog page', { mode: 'hybrid', limit: 3 })).mode, 'lexical');
     await until(() => namespace.pendingChunkCount === 0, 'the background job to store the vectors');
-    assert.equal((await parts.search.search('backlog', 'backlog page 7', { mode: 'hybrid', limit: 3 })).mode, 'hybrid');
+    assert.equal((await parts.search.search(sanitizeNamespace('backlog'), 'backlog page 7', { mode: 'hybrid', limit: 3 })).mode, 'hybrid');
   });
 });
 
@@ -202,11 +205,11 @@ describe('SearchService when the chunk embedder closes', () => {
       );
       embeddings.failWith(undefined);
       embeddings.pause();
-      const outcome = await parts.search.search('backlog', 'page', { mode: 'embedding', limit: 3 });
+      const outcome = await parts.search.search(sanitizeNamespace('backlog'), 'page', { mode: 'embedding', limit: 3 });
       assert.match(outcome.notice ?? '', /being embedded/);
       await parts.embedder?.close();
       assert.deepEqual(parts.loggedErrors, []);
-      assert.equal((await parts.store.namespace('backlog')).pendingChunkCount, 70);
+      assert.equal((await parts.store.namespace(sanitizeNamespace('backlog'))).pendingChunkCount, 70);
     } finally {
       embeddings.resume();
       await parts.dispose();

@@ -7,6 +7,7 @@ import { namespaceSizes } from '../../src/metrics/namespace-sizes.js';
 import { ServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { KnowledgeStore } from '../../src/store/knowledge-store.js';
 import { draft, removeTemporaryDirectories, temporaryDirectory, testModel } from '../support/namespace-fixtures.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const namespaces = Array.from({ length: 40 }, (_, index) => `team-${String(index).padStart(2, '0')}`);
 const documentsEach = 8;
@@ -26,7 +27,7 @@ function openStore(root: string, memoryBudget?: number): KnowledgeStore {
 
 /** The best lexical hits for the namespace's own marker, as keys and scores. */
 async function search(store: KnowledgeStore, name: string): Promise<string[]> {
-  return store.withExistingNamespace(name, async (namespace) => {
+  return store.withExistingNamespace(sanitizeNamespace(name), async (namespace) => {
     assert.ok(namespace !== undefined, name);
     return namespace.searchLexical(`${name}-3`, 5).map((hit) => `${hit.key} ${hit.score.toFixed(9)}`);
   });
@@ -42,11 +43,11 @@ describe('memory budget', () => {
     await writer.initialize();
     await Promise.all(
       namespaces.map(async (name) => {
-        const namespace = await writer.namespace(name);
+        const namespace = await writer.namespace(sanitizeNamespace(name));
         await namespace.commitDocuments(Array.from({ length: documentsEach }, (_, index) => draft(`${name}-${index}`, sections)));
       }),
     );
-    oneNamespaceBytes = (await writer.namespace(namespaces[0] as string)).estimatedBytes;
+    oneNamespaceBytes = (await writer.namespace(sanitizeNamespace(namespaces[0] as string))).estimatedBytes;
     await writer.close();
   });
 
@@ -78,12 +79,12 @@ describe('memory budget', () => {
     await store.initialize();
     const busy = namespaces.at(-1) as string;
     await search(store, busy);
-    const loaded = await store.namespace(busy);
+    const loaded = await store.namespace(sanitizeNamespace(busy));
     for (const name of namespaces.slice(0, -1)) {
       await search(store, name);
       await search(store, busy);
     }
-    assert.equal(await store.namespace(busy), loaded, 'never closed');
+    assert.equal(await store.namespace(sanitizeNamespace(busy)), loaded, 'never closed');
     await store.close();
   });
 
@@ -91,10 +92,10 @@ describe('memory budget', () => {
     const store = openStore(root, Math.floor((fitting + 0.5) * oneNamespaceBytes));
     await store.initialize();
     const held = namespaces[0] as string;
-    await store.withNamespace(held, async (namespace) => {
+    await store.withNamespace(sanitizeNamespace(held), async (namespace) => {
       const committed = namespace.commitDocuments([draft(`${held}-late`, 2)]);
       for (const name of namespaces.slice(1)) await search(store, name);
-      assert.equal(await store.namespace(held), namespace, 'the held namespace stayed open');
+      assert.equal(await store.namespace(sanitizeNamespace(held)), namespace, 'the held namespace stayed open');
       assert.equal((await committed)[0]?.status, 'saved');
     });
     assert.ok((await search(store, held)).length > 0);

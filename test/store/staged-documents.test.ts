@@ -22,6 +22,7 @@ import {
   temporaryDirectory,
   testModel,
 } from '../support/namespace-fixtures.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 after(removeTemporaryDirectories);
 
@@ -75,7 +76,7 @@ async function failingNamespace(): Promise<{ namespace: Namespace; storage: Fail
     chunkBody: (body) => chunkMarkdown(body),
     warn: () => undefined,
   });
-  return { namespace: await Namespace.over('test', storage, () => undefined), storage };
+  return { namespace: await Namespace.over(sanitizeNamespace('test'), storage, () => undefined), storage };
 }
 
 describe('StagedDocuments', () => {

@@ -14,6 +14,7 @@ import { searchModes, type SearchService } from '../../search/search-service.js'
 import { toSnippets } from '../../search/snippet.js';
 import type { SourcesService } from '../../sources/index.js';
 import { addSourceSchema, sourceDefinition, toSourceResponse } from '../sources/sources-schemas.js';
+import type { NamespaceName } from '../../store/namespace-name.js';
 
 export interface McpServices {
   readonly search: SearchService;
@@ -30,8 +31,8 @@ export interface McpServices {
 
 /** What the caller's token allows; each method throws the catalogue's 401/403 errors, and returns the sanitized name. */
 export interface McpCaller {
-  readNamespace(namespace: string): string;
-  writeNamespace(namespace: string): Promise<string>;
+  readNamespace(namespace: string): NamespaceName;
+  writeNamespace(namespace: string): Promise<NamespaceName>;
   mayRead(namespace: string): boolean;
   /** Unexpected failures are logged here (with the request id) and reported to the client without details. */
   logError(error: unknown): void;

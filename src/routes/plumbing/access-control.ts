@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authorize, type AccessKind, type AccessPolicy, type Credential } from '../../auth/access-policy.js';
 import { KnowledgeError } from '../../errors.js';
-import { sanitizeNamespace } from '../../store/namespace-name.js';
+import { sanitizeNamespace, type NamespaceName } from '../../store/namespace-name.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -85,7 +85,7 @@ export function mayAccess(request: FastifyRequest, namespace: string): boolean {
 }
 
 /** Sanitizes the namespace a request acts on and checks that the request's token covers it; returns the sanitized name. */
-export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string, field = 'namespace'): string {
+export function authorizeNamespace(request: FastifyRequest, requestedNamespace: string, field = 'namespace'): NamespaceName {
   const namespace = sanitizeNamespace(requestedNamespace, field);
   if (request.credential !== null) authorize(request.credential, namespace);
   return namespace;
@@ -96,7 +96,7 @@ export function authorizeNamespace(request: FastifyRequest, requestedNamespace: 
  * as a write token (401, counted as a failed token when no list knows it) and that it covers the namespace (403);
  * returns the sanitized name.
  */
-export async function authorizeNamespaceForWriting(request: FastifyRequest, requestedNamespace: string): Promise<string> {
+export async function authorizeNamespaceForWriting(request: FastifyRequest, requestedNamespace: string): Promise<NamespaceName> {
   const namespace = sanitizeNamespace(requestedNamespace);
   if (request.authenticateAs === null) throw new Error('authorizeNamespaceForWriting needs a route that declares its access');
   authorize(await request.authenticateAs('write'), namespace);

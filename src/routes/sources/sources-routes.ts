@@ -17,6 +17,7 @@ import {
   type AddSourceBody,
   type ChangeSourceBody,
 } from './sources-schemas.js';
+import type { NamespaceName } from '../../store/namespace-name.js';
 
 export interface SourcesRouteOptions {
   readonly sources: SourcesService;
@@ -73,26 +74,26 @@ function toChanges(body: ChangeSourceBody): SourceChanges {
 
 export const sourcesRoutes: FastifyPluginAsyncZod<SourcesRouteOptions> = async (app, { sources, defaultNamespace }) => {
   const service = {
-    async list(namespace: string) {
+    async list(namespace: NamespaceName) {
       return { namespace, sources: (await sources.list(namespace)).map(toSourceResponse) };
     },
-    async refresh(namespace: string, url: string | undefined, signal: AbortSignal) {
+    async refresh(namespace: NamespaceName, url: string | undefined, signal: AbortSignal) {
       return { namespace, refreshes: (await sources.refreshNow(namespace, { url, signal })).map(toSourceResponse) };
     },
-    async refreshOne(namespace: string, id: string, signal: AbortSignal) {
+    async refreshOne(namespace: NamespaceName, id: string, signal: AbortSignal) {
       // An unknown id is a 404 before any lease is asked for.
       await sources.get(namespace, id);
       await sources.refresh(namespace, id, 'manual', signal);
       return { namespace, refreshes: [toSourceResponse(await sources.get(namespace, id))] };
     },
-    async add(reply: FastifyReply, namespace: string, body: Omit<AddSourceBody, 'namespace'>) {
+    async add(reply: FastifyReply, namespace: NamespaceName, body: Omit<AddSourceBody, 'namespace'>) {
       const { source, created } = await sources.add(namespace, sourceDefinition(body), abortedWhenClientLeaves(reply));
       return reply.code(created ? 201 : 200).send({ source: toSourceResponse(source) });
     },
-    async change(namespace: string, id: string, body: ChangeSourceBody) {
+    async change(namespace: NamespaceName, id: string, body: ChangeSourceBody) {
       return { source: toSourceResponse(await sources.update(namespace, id, toChanges(body))) };
     },
-    async remove(namespace: string, id: string, removeDocuments: boolean) {
+    async remove(namespace: NamespaceName, id: string, removeDocuments: boolean) {
       const { source, removed } = await sources.remove(namespace, id, removeDocuments);
       return { source: toSourceResponse(source), removed_documents: removed };
     },

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LayoutEvents, NamespaceCounts, StorageLayout } from '../storage-layout.js';
+import { sanitizeNamespace, type NamespaceName } from '../namespace-name.js';
 import { backgroundWorkerLock, changeChannel, createSchema } from './cluster-schema.js';
 import { pruneLog, reportPositions } from './log-pruning.js';
 import { PostgresQuestionLog } from './postgres-question-log.js';
@@ -45,9 +46,9 @@ export class ClusterLayout implements StorageLayout {
   private readonly pool: pg.Pool;
   readonly questionLog: PostgresQuestionLog;
   readonly sources: PostgresSourceRegistry;
-  private readonly storages = new Map<string, PostgresStorage>();
+  private readonly storages = new Map<NamespaceName, PostgresStorage>();
   /** The namespaces the database held when last read (with the last sequence each had). */
-  private known = new Map<string, number>();
+  private known = new Map<NamespaceName, number>();
   private listener: pg.Client | undefined;
   private events: LayoutEvents | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -76,7 +77,7 @@ export class ClusterLayout implements StorageLayout {
     return this.holdsBackgroundLock;
   }
 
-  async start(events: LayoutEvents): Promise<string[]> {
+  async start(events: LayoutEvents): Promise<NamespaceName[]> {
     this.events = events;
     await createSchema(this.pool);
     await this.listen();
@@ -86,7 +87,7 @@ export class ClusterLayout implements StorageLayout {
     return [...this.known.keys()].sort();
   }
 
-  async namespaceNames(): Promise<string[]> {
+  async namespaceNames(): Promise<NamespaceName[]> {
     // From memory: listings keep working while the database is away.
     return [
       ...new Set([
@@ -96,11 +97,11 @@ export class ClusterLayout implements StorageLayout {
     ].sort();
   }
 
-  holds(name: string): boolean {
+  holds(name: NamespaceName): boolean {
     return this.known.has(name) || (this.storages.get(name)?.appliedSequence ?? 0) > 0;
   }
 
-  storageFor(name: string): PostgresStorage {
+  storageFor(name: NamespaceName): PostgresStorage {
     const storage = new PostgresStorage({
       name,
       pool: this.pool,
@@ -154,7 +155,7 @@ export class ClusterLayout implements StorageLayout {
       `SELECT n.name, n.last_seq, s.seq AS snapshot_seq, extract(epoch FROM now() - s.written_at) * 1000 AS snapshot_age_ms
        FROM knowledge_namespaces n LEFT JOIN knowledge_snapshots s ON s.namespace_id = n.id`,
     );
-    const known = new Map(found.rows.map((row) => [row.name, Number(row.last_seq)]));
+    const known = new Map(found.rows.map((row) => [sanitizeNamespace(row.name), Number(row.last_seq)]));
     const previous = this.known;
     this.known = known;
     for (const [name, seq] of known) {
@@ -171,7 +172,7 @@ export class ClusterLayout implements StorageLayout {
     if (this.holdsBackgroundLock && this.upkeep === undefined) {
       const interval = this.options.snapshotIntervalMs ?? defaultSnapshotIntervalMs;
       const due = found.rows.flatMap((row) => {
-        const storage = this.storages.get(row.name);
+        const storage = this.storages.get(sanitizeNamespace(row.name));
         const stale =
           row.snapshot_seq === null || (Number(row.snapshot_age_ms) >= interval && Number(row.snapshot_seq) < Number(row.last_seq));
         return storage !== undefined && (stale || storage.wantsSnapshot) ? [storage] : [];
@@ -195,7 +196,7 @@ export class ClusterLayout implements StorageLayout {
     });
   }
 
-  private forget(name: string, storage: PostgresStorage | undefined): void {
+  private forget(name: NamespaceName, storage: PostgresStorage | undefined): void {
     if (storage === undefined || this.storages.get(name) !== storage) return;
     this.storages.delete(name);
     this.events?.removed(name);
@@ -231,7 +232,7 @@ export class ClusterLayout implements StorageLayout {
     client.on('end', () => reconnect());
     client.on('notification', (message) => {
       // A notification is a hint: the namespace reads the log itself, so a replica's own commits cost one query.
-      if (message.payload !== undefined) this.events?.changed(message.payload);
+      if (message.payload !== undefined) this.events?.changed(sanitizeNamespace(message.payload));
     });
     this.listener = client;
     this.reconnectDelay = reconnectDelayMs.first;

@@ -16,6 +16,7 @@ import {
   type SourceRegistry,
   type SourceState,
 } from '../source-registry.js';
+import { sanitizeNamespace } from '../namespace-name.js';
 
 interface SourceRow {
   namespace: string;
@@ -171,7 +172,7 @@ function toSource(row: SourceRow): RegisteredSource {
   return {
     ...row.definition,
     id: row.id,
-    namespace: row.namespace,
+    namespace: sanitizeNamespace(row.namespace),
     createdAt: row.created_at.toISOString(),
     lastRefresh: row.last_refresh,
     nextRunAt: row.next_run_at?.toISOString() ?? null,

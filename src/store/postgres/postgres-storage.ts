@@ -9,6 +9,7 @@ import type { IndexOp } from '../index-ops.js';
 import { NamespaceIndex } from '../namespace-index.js';
 import type { NamespaceStorage, StorageBatch, WrittenDocument } from '../namespace-storage.js';
 import { uniqueFileName } from '../slug.js';
+import type { NamespaceName } from '../namespace-name.js';
 import type { StoredDocument } from '../stored-document.js';
 import { changeChannel, namespaceLockSql } from './cluster-schema.js';
 import { asStorageError, isDatabaseUnavailable } from './database-errors.js';
@@ -18,7 +19,7 @@ import type { AppliedPosition } from './log-pruning.js';
 import { detachedSnapshot, readStoredSnapshot, storeSnapshot } from './stored-snapshot.js';
 
 export interface PostgresStorageOptions {
-  readonly name: string;
+  readonly name: NamespaceName;
   readonly pool: Pool;
   /** The embedding model of this replica; null keeps whatever vectors are stored (migration). */
   readonly embeddingModel: string | null;
@@ -50,7 +51,7 @@ export class PostgresStorage implements NamespaceStorage {
 
   constructor(private readonly options: PostgresStorageOptions) {}
 
-  get name(): string {
+  get name(): NamespaceName {
     return this.options.name;
   }
 
