@@ -2,7 +2,7 @@
 // Every change goes through one queue; changes that arrive together are committed as one batch.
 import { isKnowledgeError } from '../errors.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
-import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
+import { FolderStorage, type FolderStorageOptions } from './folder/folder-storage.js';
 import { parseDocument, renderDocument } from './front-matter.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { estimateIndexBytes } from './memory-estimate.js';
