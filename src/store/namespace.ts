@@ -2,7 +2,6 @@
 // Every change goes through one queue; changes that arrive together are committed as one batch.
 import { isKnowledgeError } from '../errors.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
-import { FolderStorage, type FolderStorageOptions } from './folder/folder-storage.js';
 import { parseDocument, renderDocument } from './front-matter.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { estimateIndexBytes } from './memory-estimate.js';
@@ -55,11 +54,6 @@ export class Namespace {
     private readonly index: NamespaceIndex,
     private readonly warn: (message: string) => void,
   ) {}
-
-  /** Opens a namespace folder, reconciling the stored index with the Markdown files actually there. */
-  static open(options: FolderStorageOptions): Promise<Namespace> {
-    return Namespace.over(options.name, new FolderStorage(options), options.warn);
-  }
 
   /** Opens a namespace over its storage, with the index as the storage holds it. */
   static async over(name: string, storage: NamespaceStorage, warn: (message: string) => void): Promise<Namespace> {
