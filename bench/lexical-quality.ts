@@ -4,9 +4,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { LexicalIndex, defaultLexicalIndexOptions, type LexicalIndexOptions } from '../src/indexes/lexical-index.js';
-import { linearGain, mean, ndcgAt, recallAt, reciprocalRankAt, type RelevanceJudgments } from '../src/search/metrics.js';
+import { mean, ndcgAt, recallAt, reciprocalRankAt, type RelevanceJudgments } from '../src/search/metrics.js';
 import { loadBeirSet, type BeirSet } from './beir-set.js';
 import { plainBm25Rankings } from './plain-bm25.js';
+import { linearGain } from './ranking-scores.js';
 import { requireSharedData, sharedDataDirectory } from './shared-data.js';
 
 requireSharedData('msmarco-trecdl-5k', 'vaswani-npl', 'docs-fastapi');

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { ChunkEmbedder } from '../src/embedding/chunk-embedder.js';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
 import { SearchService } from '../src/search/search-service.js';
-import { journalFileName } from '../src/store/index-files.js';
+import { journalFileName } from '../src/store/folder/index-files.js';
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { createHashEmbeddingModel, hashEmbeddingId } from './hash-embedding.js';
 import { loadScaleCorpus } from './scale-corpus.js';

@@ -1,5 +1,9 @@
 // Mean nDCG@10, Recall@10, Recall@100 and MRR@10 of a set's rankings, and how they are printed.
-import { mean, ndcgAt, recallAt, reciprocalRankAt, type RelevanceJudgments } from '../src/search/metrics.js';
+import { mean, ndcgAt, recallAt, reciprocalRankAt, type GainFunction, type RelevanceJudgments } from '../src/search/metrics.js';
+
+/** The grade itself, as trec_eval and BEIR's pytrec_eval use it (nDCG's gain is exponential unless given this). Same as
+ * exponential for binary judgments. */
+export const linearGain: GainFunction = (grade) => Math.max(0, grade);
 
 export interface RankingScores {
   readonly ndcg10: number;

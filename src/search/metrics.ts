@@ -9,9 +9,6 @@ export type GainFunction = (grade: number) => number;
 /** 2^grade - 1, which rewards the best grades most; the team's baseline figures use it. */
 export const exponentialGain: GainFunction = (grade) => (grade > 0 ? 2 ** grade - 1 : 0);
 
-/** The grade itself, as trec_eval and BEIR's pytrec_eval use it. Same as exponential for binary judgments. */
-export const linearGain: GainFunction = (grade) => Math.max(0, grade);
-
 /** Sum of gain / log2(rank + 1) over ranks 1, 2, …. */
 export function discountedCumulativeGain(gains: readonly number[]): number {
   let total = 0;

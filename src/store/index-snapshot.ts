@@ -11,7 +11,7 @@ import { withHeadroom } from '../indexes/growable-array.js';
 import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
-import type { IndexJsonStamp } from './index-json.js';
+import type { IndexJsonStamp } from './folder/index-json.js';
 import { forEachLine, LineWriter, openIfPresent, readExactly } from './line-file.js';
 import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
 import type { StoredDocument } from './stored-document.js';

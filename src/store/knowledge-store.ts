@@ -5,7 +5,8 @@ import { Namespace } from './namespace.js';
 import type { NamespaceName } from './namespace-name.js';
 import type { QuestionLog } from './question-log.js';
 import type { SourceRegistry } from './source-registry.js';
-import { FolderLayout, type FolderLayoutOptions, type NamespaceCounts, type StorageLayout } from './storage-layout.js';
+import { FolderLayout, type FolderLayoutOptions } from './folder/folder-layout.js';
+import type { NamespaceCounts, StorageLayout } from './storage-layout.js';
 
 /** A storage root (one folder per namespace), or another layout (cluster mode's database). */
 export type KnowledgeStoreOptions = (FolderLayoutOptions | { readonly layout: StorageLayout; readonly warn: (message: string) => void }) & {

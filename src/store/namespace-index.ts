@@ -5,7 +5,7 @@ import type { ScoredHit } from '../indexes/scored-hit.js';
 import { VectorIndex } from '../indexes/vector-index.js';
 import { FilesByKey } from './files-by-key.js';
 import type { IndexContents, StoredVectors } from './index-contents.js';
-import type { IndexJsonSource } from './index-json.js';
+import type { IndexJsonSource } from './folder/index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import type { SnapshotContents, SnapshotSource } from './index-snapshot.js';
 import { originIdentity, type StoredChunk, type StoredDocument } from './stored-document.js';

@@ -2,13 +2,12 @@
 // Every change goes through one queue; changes that arrive together are committed as one batch.
 import { isKnowledgeError } from '../errors.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
-import { FolderStorage, type FolderStorageOptions } from './folder-storage.js';
 import { parseDocument, renderDocument } from './front-matter.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import { estimateIndexBytes } from './memory-estimate.js';
 import { type NamespaceIndex } from './namespace-index.js';
 import type { NamespaceStorage, StorageBatch } from './namespace-storage.js';
-import { sanitizeNamespace, type NamespaceName } from './namespace-name.js';
+import type { NamespaceName } from './namespace-name.js';
 import { documentSlug } from './slug.js';
 import { StagedDocuments } from './staged-documents.js';
 import { describeFileError, isStorageFull, storageFullError } from './storage-full.js';
@@ -56,11 +55,6 @@ export class Namespace {
     private readonly index: NamespaceIndex,
     private readonly warn: (message: string) => void,
   ) {}
-
-  /** Opens a namespace folder, reconciling the stored index with the Markdown files actually there. */
-  static open(options: FolderStorageOptions): Promise<Namespace> {
-    return Namespace.over(sanitizeNamespace(options.name), new FolderStorage(options), options.warn);
-  }
 
   /** Opens a namespace over its storage, with the index as the storage holds it. */
   static async over(name: NamespaceName, storage: NamespaceStorage, warn: (message: string) => void): Promise<Namespace> {

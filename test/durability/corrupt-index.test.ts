@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { indexJsonFileName, journalFileName, snapshotFileName } from '../../src/store/index-files.js';
+import { indexJsonFileName, journalFileName, snapshotFileName } from '../../src/store/folder/index-files.js';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { ingestTexts, searchDocs, type IngestedText } from '../support/ingest-client.js';
 import { duplicateHashes, indexedFiles, readNamespaceFolder, readStoredIndex } from '../support/namespace-folder.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { journalFileName, readIndexFiles } from '../../src/store/index-files.js';
+import { journalFileName, readIndexFiles } from '../../src/store/folder/index-files.js';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import { readNamespaceFolder } from '../support/namespace-folder.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';

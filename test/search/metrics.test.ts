@@ -1,14 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  discountedCumulativeGain,
-  exponentialGain,
-  linearGain,
-  mean,
-  ndcgAt,
-  recallAt,
-  reciprocalRankAt,
-} from '../../src/search/metrics.js';
+import { discountedCumulativeGain, exponentialGain, mean, ndcgAt, recallAt, reciprocalRankAt } from '../../src/search/metrics.js';
+import { linearGain } from '../../bench/ranking-scores.js';
 
 function assertClose(actual: number, expected: number, tolerance = 1e-9): void {
   assert.ok(Math.abs(actual - expected) <= tolerance, `expected ${expected}, got ${actual}`);

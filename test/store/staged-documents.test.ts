@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
 import { contentHash } from '../../src/store/content-hash.js';
-import { FolderStorage } from '../../src/store/folder-storage.js';
+import { FolderStorage } from '../../src/store/folder/folder-storage.js';
 import type { IndexOp } from '../../src/store/index-ops.js';
 import { NamespaceIndex } from '../../src/store/namespace-index.js';
 import type { StorageBatch } from '../../src/store/namespace-storage.js';

@@ -6,7 +6,7 @@ import { errorCatalogue, type ErrorCode } from '../../src/errors.js';
 import type { FuzzRequest } from './fuzz-requests.js';
 import { indexedFiles, readNamespaceFolder, readStoredIndex } from './namespace-folder.js';
 import { parseSseData } from './sse.js';
-import { questionLogFolder } from '../../src/store/folder-question-log.js';
+import { questionLogFolder } from '../../src/store/folder/folder-question-log.js';
 
 export interface FuzzResponse {
   readonly status: number;

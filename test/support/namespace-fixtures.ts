@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
 import { contentHash } from '../../src/store/content-hash.js';
+import { FolderStorage } from '../../src/store/folder/folder-storage.js';
 import type { EmbeddingInfo } from '../../src/store/index-ops.js';
 import { Namespace } from '../../src/store/namespace.js';
+import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 import type { DocumentDraft, StoredDocument } from '../../src/store/stored-document.js';
 import { markerDocument, seededRandom } from './durability-documents.js';
 
@@ -47,14 +49,11 @@ export function draft(marker: string, sections: number, embedded = true): Docume
   };
 }
 
+/** The namespace `test` kept in `directory`, over the folder storage the service's folder layout opens it with. */
 export function openNamespace(directory: string, warnings: string[] = [], embeddingModel = testModel): Promise<Namespace> {
-  return Namespace.open({
-    name: 'test',
-    directory,
-    embeddingModel,
-    chunkBody: (body) => chunkMarkdown(body),
-    warn: (message) => warnings.push(message),
-  });
+  const warn = (message: string) => warnings.push(message);
+  const storage = new FolderStorage({ name: 'test', directory, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn });
+  return Namespace.over(sanitizeNamespace('test'), storage, warn);
 }
 
 export interface IndexView {

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backupFilePrefix, temporaryFilePrefix } from '../../src/store/atomic-write.js';
 import { parseDocument } from '../../src/store/front-matter.js';
-import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
+import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/folder/index-files.js';
 import type { NamespaceIndex } from '../../src/store/namespace-index.js';
 
 export interface NamespaceFolder {

@@ -3,10 +3,10 @@
 import { statSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { backupFilePrefix, temporaryFilePrefix } from './atomic-write.js';
-import { contentHash } from './content-hash.js';
-import { firstHeading, parseDocument } from './front-matter.js';
-import { chunkId, type StoredDocument } from './stored-document.js';
+import { backupFilePrefix, temporaryFilePrefix } from '../atomic-write.js';
+import { contentHash } from '../content-hash.js';
+import { firstHeading, parseDocument } from '../front-matter.js';
+import { chunkId, type StoredDocument } from '../stored-document.js';
 
 export interface DocumentFolderOptions {
   readonly name: string;

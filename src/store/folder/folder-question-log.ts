@@ -2,7 +2,7 @@
 // per UTC day so that retention removes whole files. The dot keeps the folder out of the namespace's documents.
 import { appendFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseQuestionLogRecord, type QuestionLog, type QuestionLogRecord } from './question-log.js';
+import { parseQuestionLogRecord, type QuestionLog, type QuestionLogRecord } from '../question-log.js';
 
 /** The folder of a namespace's question log, inside the namespace's folder. */
 export const questionLogFolder = '.questions';

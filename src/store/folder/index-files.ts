@@ -4,11 +4,11 @@
 import { join } from 'node:path';
 import { indexJsonFileName, readIndexJson, readIndexJsonHead, sameStamp, writeIndexJson, type IndexJsonStamp } from './index-json.js';
 import { appendRecord, encodeRecord, readJournal, truncateJournal, type JournalContents } from './index-journal.js';
-import type { IndexOp } from './index-ops.js';
-import { readSnapshot, writeSnapshot } from './index-snapshot.js';
+import type { IndexOp } from '../index-ops.js';
+import { readSnapshot, writeSnapshot } from '../index-snapshot.js';
 import { readLegacyIndexJson } from './legacy-index-json.js';
-import { NamespaceIndex } from './namespace-index.js';
-import { describeFileError } from './storage-full.js';
+import { NamespaceIndex } from '../namespace-index.js';
+import { describeFileError } from '../storage-full.js';
 
 export { indexJsonFileName };
 export const snapshotFileName = 'index.snapshot';

@@ -5,15 +5,15 @@ import { statSync, type Stats } from 'node:fs';
 import { link, mkdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { forEachConcurrently } from '../concurrency.js';
-import { backupFilePrefix, createFileAtomic, writeFileAtomic } from './atomic-write.js';
+import { forEachConcurrently } from '../../concurrency.js';
+import { backupFilePrefix, createFileAtomic, writeFileAtomic } from '../atomic-write.js';
 import { DocumentFolder, type DocumentFolderOptions } from './document-folder.js';
 import { IndexFiles } from './index-files.js';
-import type { IndexOp } from './index-ops.js';
-import { NamespaceIndex } from './namespace-index.js';
-import type { NamespaceStorage, OutsideChanges, StorageBatch, WrittenDocument } from './namespace-storage.js';
-import { uniqueFileName } from './slug.js';
-import { describeFileError, isStorageFull, withPath } from './storage-full.js';
+import type { IndexOp } from '../index-ops.js';
+import { NamespaceIndex } from '../namespace-index.js';
+import type { NamespaceStorage, OutsideChanges, StorageBatch, WrittenDocument } from '../namespace-storage.js';
+import { uniqueFileName } from '../slug.js';
+import { describeFileError, isStorageFull, withPath } from '../storage-full.js';
 
 /** Changed files read at once when the folder is reconciled at start-up. */
 const readConcurrency = 32;

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
-import { readIndexJson } from '../../src/store/index-json.js';
-import { writeSnapshot } from '../../src/store/index-snapshot.js';
-import type { Namespace } from '../../src/store/namespace.js';
-import { markerWord } from '../support/durability-documents.js';
+import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../../src/store/folder/index-files.js';
+import { readIndexJson } from '../../../src/store/folder/index-json.js';
+import { writeSnapshot } from '../../../src/store/index-snapshot.js';
+import type { Namespace } from '../../../src/store/namespace.js';
+import { markerWord } from '../../support/durability-documents.js';
 import {
   dimensions,
   draft,
@@ -19,7 +19,7 @@ import {
   removeTemporaryDirectories,
   temporaryDirectory,
   testModel,
-} from '../support/namespace-fixtures.js';
+} from '../../support/namespace-fixtures.js';
 
 after(removeTemporaryDirectories);
 

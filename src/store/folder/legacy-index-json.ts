@@ -2,9 +2,9 @@
 // with its vector. Read once, to carry its documents and vectors over; the next write replaces it with the current format.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { normalize } from '../indexes/cosine.js';
-import type { IndexContents } from './index-contents.js';
-import { chunkId, type StoredDocument } from './stored-document.js';
+import { normalize } from '../../indexes/cosine.js';
+import type { IndexContents } from '../index-contents.js';
+import { chunkId, type StoredDocument } from '../stored-document.js';
 
 /** How JSON.stringify began every such file. */
 export const legacyIndexJsonPrefix = '{"format":1,';

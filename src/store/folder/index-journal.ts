@@ -5,9 +5,9 @@
 import { open, truncate, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
-import type { IndexOp } from './index-ops.js';
-import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
-import { withPath } from './storage-full.js';
+import type { IndexOp } from '../index-ops.js';
+import { toPersistedDocument, toStoredDocument } from '../persisted-document.js';
+import { withPath } from '../storage-full.js';
 
 const recordHeaderBytes = 8;
 

@@ -4,8 +4,8 @@
 // so the leases are kept in memory.
 import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-write.js';
-import { emptySourceState, type RegisteredSource, type SourceRegistry, type SourceState } from './source-registry.js';
+import { writeFileAtomic } from '../atomic-write.js';
+import { emptySourceState, type RegisteredSource, type SourceRegistry, type SourceState } from '../source-registry.js';
 
 export const sourcesFolder = '.sources';
 

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { appendRecord, encodeRecord, readJournal } from '../../src/store/index-journal.js';
-import type { IndexOp } from '../../src/store/index-ops.js';
-import { readSnapshot, writeSnapshot } from '../../src/store/index-snapshot.js';
-import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../src/store/index-files.js';
-import type { StoredDocument } from '../../src/store/stored-document.js';
-import { markerWord, seededRandom } from '../support/durability-documents.js';
+import { appendRecord, encodeRecord, readJournal } from '../../../src/store/folder/index-journal.js';
+import type { IndexOp } from '../../../src/store/index-ops.js';
+import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
+import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../../src/store/folder/index-files.js';
+import type { StoredDocument } from '../../../src/store/stored-document.js';
+import { markerWord, seededRandom } from '../../support/durability-documents.js';
 import {
   draft,
   namespaceView,
@@ -18,7 +18,7 @@ import {
   removeTemporaryDirectories,
   temporaryDirectory,
   vectorFor,
-} from '../support/namespace-fixtures.js';
+} from '../../support/namespace-fixtures.js';
 
 after(removeTemporaryDirectories);
 
