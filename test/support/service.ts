@@ -1,12 +1,12 @@
 // Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests; with
-// `startServiceWithProvider`, together with the provider double it uses. `post` and `get` answer in-process through
-// Fastify's inject (the same routes, hooks and serialisation, whole answers, no socket); tests whose subject is the
-// socket (a stream read as it arrives, a client leaving, connections, shutdown) fetch from `baseUrl`.
+// `startServiceWithProvider`, together with the provider double it uses. `post`, `get`, `send` and `request` answer
+// in-process through Fastify's inject (the same routes, hooks and serialisation, whole answers, no socket); tests whose
+// subject is the socket (a stream read as it arrives, a client leaving, connections, shutdown) fetch from `baseUrl`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startProviderDouble, type ProviderDouble, type ProviderDoubleOptions } from './provider-double.js';
@@ -33,6 +33,8 @@ export interface TestService {
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   /** Any method in-process, with a JSON body when `body` is given. */
   send(method: InjectedMethod, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Any request in-process, given as fetch takes it (method, headers, a string, bytes or form data as body). */
+  request(path: string, init?: RequestInit): Promise<Response>;
 }
 
 type InjectedMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -54,13 +56,13 @@ export interface ServiceWithProvider {
   readonly service: TestService;
 }
 
+type WithProviderOptions = Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions };
+
 /**
  * Starts the provider double (with `provider`'s options) and the service using it, each on a free loopback port.
  * The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
  */
-export async function startServiceWithProvider(
-  options: Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions } = {},
-): Promise<ServiceWithProvider> {
+export async function startServiceWithProvider(options: WithProviderOptions = {}): Promise<ServiceWithProvider> {
   const { provider: providerOptions, ...serviceOptions } = options;
   const provider = await startProviderDouble(providerOptions);
   try {
@@ -121,6 +123,14 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     closed = true;
     await app.close();
   };
+  const send = (method: InjectedMethod, path: string, body: unknown, headers: Record<string, string>) =>
+    injectRequest(
+      app,
+      path,
+      body === undefined
+        ? { method, headers }
+        : { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) },
+    );
   return {
     baseUrl,
     app,
@@ -132,29 +142,39 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       await close();
       await rm(storageRoot, { recursive: true, force: true });
     },
-    post(path, body, headers = {}) {
-      return injectRequest(app, 'POST', path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
-    },
-    get(path, headers = {}) {
-      return injectRequest(app, 'GET', path, headers);
-    },
-    send(method, path, body, headers = {}) {
-      return body === undefined
-        ? injectRequest(app, method, path, headers)
-        : injectRequest(app, method, path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
-    },
+    post: (path, body, headers = {}) => send('POST', path, body, headers),
+    get: (path, headers = {}) => send('GET', path, undefined, headers),
+    send: (method, path, body, headers = {}) => send(method, path, body, headers),
+    request: (path, init = {}) => injectRequest(app, path, init),
   };
 }
 
-/** Sends a request to `app` without a socket (Fastify's inject) and gives its answer as fetch would. */
-async function injectRequest(
-  app: FastifyInstance,
-  method: InjectedMethod,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Response> {
-  const answer = await app.inject({ method, url: path, headers, ...(body === undefined ? {} : { payload: body }) });
+/**
+ * Sends a request, given as fetch takes it, to `app` without a socket (Fastify's inject) and gives its answer as
+ * fetch would (without following redirects, and without the headers only a connection makes: connection,
+ * keep-alive, transfer-encoding).
+ */
+async function injectRequest(app: FastifyInstance, path: string, init: RequestInit): Promise<Response> {
+  // A Request turns the path (dot segments, escapes) and the body (a string, bytes, form data...) into what fetch would
+  // send, with the body's content-type.
+  const request = new Request(new URL(path, 'http://localhost'), init);
+  const { pathname, search } = new URL(request.url);
+  // As fetch does, a signal (a time limit on an answer that might never come) rejects the answer.
+  const { signal } = request;
+  signal.throwIfAborted();
+  const injected = app.inject({
+    method: request.method as HTTPMethods,
+    url: `${pathname}${search}`,
+    headers: Object.fromEntries(request.headers),
+    ...(request.body === null ? {} : { payload: Buffer.from(await request.arrayBuffer()) }),
+  });
+  let stopWaiting = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    stopWaiting = () => signal.removeEventListener('abort', abort);
+  });
+  const answer = await Promise.race([injected, aborted]).finally(stopWaiting);
   const answerHeaders = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
     for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) answerHeaders.append(name, String(item));
