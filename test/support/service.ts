@@ -1,7 +1,8 @@
-// Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests; with
-// `startServiceWithProvider`, together with the provider double it uses. `post`, `get`, `send` and `request` answer
-// in-process through Fastify's inject (the same routes, hooks and serialisation, whole answers, no socket); tests whose
-// subject is the socket (a stream read as it arrives, a client leaving, connections, shutdown) fetch from `baseUrl`.
+// Starts the real service, with its own storage folder, for HTTP-level tests; with `startServiceWithProvider`,
+// together with the provider double it uses. Requests answer in-process through Fastify's inject (the same routes,
+// hooks and serialisation, whole answers, no socket). Only a test whose subject needs a socket (a stream read as it
+// arrives, a client leaving, connections, shutdown, a client library or another process speaking HTTP itself) starts
+// it with `listen: true`, on a free loopback port, and fetches from its `baseUrl`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,6 @@ export { fixturesDirectory };
 export const testApiKey = 'sk-test-key-0123456789abcdef';
 
 export interface TestService {
-  readonly baseUrl: string;
   readonly app: FastifyInstance;
   readonly config: Config;
   readonly storageRoot: string;
@@ -37,6 +37,11 @@ export interface TestService {
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
+/** A service listening on a loopback port (`listen: true`), for a test whose subject needs a socket. */
+export interface ListeningTestService extends TestService {
+  readonly baseUrl: string;
+}
+
 type InjectedMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export async function makeStorageRoot(): Promise<string> {
@@ -49,19 +54,27 @@ export interface StartOptions {
   readonly apiKey?: string | undefined;
   readonly storageRoot?: string;
   readonly environment?: Record<string, string>;
+  /** Listens on a free loopback port, which gives the service a `baseUrl`; without it, requests go in-process only. */
+  readonly listen?: boolean;
 }
 
-export interface ServiceWithProvider {
+interface Listening {
+  readonly listen: true;
+}
+
+export interface ServiceWithProvider<Service extends TestService = TestService> {
   readonly provider: ProviderDouble;
-  readonly service: TestService;
+  readonly service: Service;
 }
 
 type WithProviderOptions = Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions };
 
 /**
- * Starts the provider double (with `provider`'s options) and the service using it, each on a free loopback port.
- * The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
+ * Starts the provider double (with `provider`'s options) on a free loopback port and the service using it (listening
+ * only with `listen: true`). The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
  */
+export function startServiceWithProvider(options: WithProviderOptions & Listening): Promise<ServiceWithProvider<ListeningTestService>>;
+export function startServiceWithProvider(options?: WithProviderOptions): Promise<ServiceWithProvider>;
 export async function startServiceWithProvider(options: WithProviderOptions = {}): Promise<ServiceWithProvider> {
   const { provider: providerOptions, ...serviceOptions } = options;
   const provider = await startProviderDouble(providerOptions);
@@ -83,7 +96,9 @@ export async function startServiceWithProvider(options: WithProviderOptions = {}
   }
 }
 
-export async function startService(options: StartOptions = {}): Promise<TestService> {
+export function startService(options: StartOptions & Listening): Promise<ListeningTestService>;
+export function startService(options?: StartOptions): Promise<TestService>;
+export async function startService(options: StartOptions = {}): Promise<TestService | ListeningTestService> {
   const storageRoot = options.storageRoot ?? (await makeStorageRoot());
   const apiKey = 'apiKey' in options ? options.apiKey : testApiKey;
   const config = loadConfig({
@@ -113,10 +128,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     },
   });
   const app = await buildApp(config, { logger: { level: 'debug', stream: logStream } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  const baseUrl = `http://127.0.0.1:${address.port}`;
+  // Ready as listening makes it (its onReady hooks start the scheduled source refreshes), listening or not.
+  await app.ready();
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -131,8 +144,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
         ? { method, headers }
         : { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) },
     );
-  return {
-    baseUrl,
+  const service: TestService = {
     app,
     config,
     storageRoot,
@@ -147,6 +159,11 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     send: (method, path, body, headers = {}) => send(method, path, body, headers),
     request: (path, init = {}) => injectRequest(app, path, init),
   };
+  if (options.listen !== true) return service;
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no port');
+  return { ...service, baseUrl: `http://127.0.0.1:${address.port}` };
 }
 
 /**
