@@ -15,7 +15,7 @@ import { packageRoot } from '../../src/package-root.js';
 import { compiledCliEntryPoint, packageBin } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import type { ProviderDouble } from '../support/provider-double.js';
-import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 
 interface CliRun {
   readonly code: number | null;
@@ -60,7 +60,7 @@ function run(args: readonly string[], options: RunOptions = {}): Promise<CliRun>
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
 describe('knowledge-agent command line', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let workspace: string;
   let pageServer: Server;
   let pageUrl: string;
@@ -70,7 +70,8 @@ describe('knowledge-agent command line', () => {
 
   before(async () => {
     compiledCliEntryPoint();
-    service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    // Listening: the spawned command line talks to the service over HTTP.
+    service = await startService({ listen: true, apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
     const docs = join(workspace, 'docs');
     await mkdir(join(docs, 'ops'), { recursive: true });
@@ -261,7 +262,7 @@ describe('knowledge-agent command line', () => {
     } finally {
       await new Promise((resolve) => site.close(resolve));
       // The namespace listing below counts this suite's namespaces.
-      await fetch(`${service.baseUrl}/api/namespaces/crawled`, { method: 'DELETE' });
+      await service.send('DELETE', '/api/namespaces/crawled');
     }
   });
 
@@ -276,7 +277,7 @@ describe('knowledge-agent command line', () => {
       'https://docs.example.com/ops/deployment',
       'https://docs.example.com/ops/ops/tokens.html',
     ]);
-    await fetch(`${service.baseUrl}/api/namespaces/published`, { method: 'DELETE' });
+    await service.send('DELETE', '/api/namespaces/published');
 
     const urlsOnly = await cli(['ingest', 'https://example.com/a.html', '--base-url', 'https://docs.example.com/']);
     assert.equal(urlsOnly.code, 2);
@@ -523,13 +524,15 @@ describe('knowledge-agent command line', () => {
 
 describe('knowledge-agent command line against a token-protected service', () => {
   let provider: ProviderDouble;
-  let service: TestService;
+  let service: ListeningTestService;
   let workspace: string;
   const cli = (args: readonly string[], env: Record<string, string> = {}) =>
     run(args, { cwd: workspace, env: { KNOWLEDGE_AGENT_URL: service.baseUrl, ...env } });
 
   before(async () => {
+    // Listening: the spawned command line talks to the service over HTTP.
     ({ provider, service } = await startServiceWithProvider({
+      listen: true,
       environment: {
         KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook',
         KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook',
@@ -580,11 +583,12 @@ describe('knowledge-agent command line against a token-protected service', () =>
 });
 
 describe('knowledge-agent ingest of a documentation tree whose pages share base names', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let workspace: string;
 
   before(async () => {
-    ({ service } = await startServiceWithProvider());
+    // Listening: the spawned command line talks to the service over HTTP.
+    ({ service } = await startServiceWithProvider({ listen: true }));
     workspace = await mkdtemp(join(tmpdir(), 'knowledge-agent-cli-'));
   });
 

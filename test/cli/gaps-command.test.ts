@@ -9,12 +9,16 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { parseQuestionFile } from '../../src/cli/evaluation.js';
 import { gapsCommand } from '../../src/cli/gaps-command.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, type ListeningTestService } from '../support/service.js';
 
 const writer = 'writer-token-handbook-0001';
 const reader = 'reader-token-handbook-0001';
 
-async function gaps(service: TestService, args: string[], cwd = tmpdir()): Promise<{ code: number; stdout: string; stderr: string }> {
+async function gaps(
+  service: ListeningTestService,
+  args: string[],
+  cwd = tmpdir(),
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
@@ -30,12 +34,14 @@ async function gaps(service: TestService, args: string[], cwd = tmpdir()): Promi
 }
 
 describe('knowledge-agent gaps', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let folder: string;
 
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'knowledge-agent-gaps-'));
+    // Listening: the gaps command talks to the service over HTTP, as from a terminal.
     service = await startService({
+      listen: true,
       apiKey: undefined,
       environment: {
         KNOWLEDGE_AGENT_MODEL: 'extractive',

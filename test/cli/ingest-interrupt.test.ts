@@ -10,18 +10,19 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { packageRoot } from '../../src/package-root.js';
 import { compiledCliEntryPoint } from '../support/compiled-entry.js';
 import { startEndlessSite, type EndlessSite } from '../support/endless-site.js';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 import { until } from '../support/until.js';
 
 /** Variables of the test process that must not reach the command line. */
 const configurationVariable = /^(KNOWLEDGE_AGENT_|LLM_|KNOWLEDGE_DIR$|TEMPERATURE$|HOST$|PORT$)/;
 
 describe('knowledge-agent ingest --crawl interrupted with Ctrl-C', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let site: EndlessSite;
 
   before(async () => {
-    ({ service } = await startServiceWithProvider());
+    // Listening: the spawned CLI process crawls through the service over HTTP.
+    ({ service } = await startServiceWithProvider({ listen: true }));
     site = await startEndlessSite({ delayMs: 10 });
   });
 

@@ -3,17 +3,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HttpAgent } from '@ag-ui/client';
 import type { ProviderDouble } from '../support/provider-double.js';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
 
 type Event = { type: string; [key: string]: unknown };
 
 describe('POST /agent (AG-UI)', () => {
   let provider: ProviderDouble;
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
-    ({ provider, service } = await startServiceWithProvider());
+    // Listening: the official AG-UI HttpAgent client speaks HTTP itself.
+    ({ provider, service } = await startServiceWithProvider({ listen: true }));
     await service.post('/tools/ingest', {
       namespace: 'ops',
       sources: [

@@ -63,9 +63,9 @@ describe('tokens', () => {
     const form = new FormData();
     form.append('namespace', 'private');
     form.append('file', new Blob(['# Leak\n\nshould not be stored']), 'leak.md');
-    const anonymous = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form });
+    const anonymous = await service.request('/api/tools/ingest', { method: 'POST', body: form });
     assert.equal(anonymous.status, 401);
-    const forbidden = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+    const forbidden = await service.request('/api/tools/ingest', {
       method: 'POST',
       body: form,
       headers: bearer('alpha-token-for-tests'),
@@ -104,7 +104,7 @@ describe('tokens', () => {
   }
 
   it('leaves /health open, without naming the namespaces', async () => {
-    const health = await fetch(`${service.baseUrl}/health`);
+    const health = await service.get('/health');
     assert.equal(health.status, 200);
     assert.equal(((await health.json()) as { namespaces?: unknown }).namespaces, undefined);
   });

@@ -103,7 +103,7 @@ describe('upsert, listing and deleting', () => {
     });
     for (const prefix of ['/tools', '/api']) {
       const listed = await json<{ namespaces: { name: string; documents: number; chunks: number; embedding_model: string | null }[] }>(
-        fetch(`${service.baseUrl}${prefix}/namespaces`),
+        service.get(`${prefix}/namespaces`),
       );
       assert.deepEqual(
         listed.namespaces.find((namespace) => namespace.name === 'listing'),
@@ -112,7 +112,7 @@ describe('upsert, listing and deleting', () => {
       const documents = await json<{
         namespace: string;
         documents: { title: string; source: string; file: string; chunks: number; hash: string; ingested_at: string }[];
-      }>(fetch(`${service.baseUrl}${prefix}/documents?namespace=listing`));
+      }>(service.get(`${prefix}/documents?namespace=listing`));
       assert.deepEqual(
         documents.documents.map((document) => [document.file, document.title, document.source, document.chunks]),
         [
@@ -123,7 +123,7 @@ describe('upsert, listing and deleting', () => {
       assert.match(documents.documents[0]?.hash ?? '', /^sha256:[0-9a-f]{64}$/);
       assert.ok(!Number.isNaN(Date.parse(documents.documents[0]?.ingested_at ?? '')));
     }
-    await json(fetch(`${service.baseUrl}/tools/documents?namespace=no-such-namespace`), 404);
+    await json(service.get('/tools/documents?namespace=no-such-namespace'), 404);
   });
 
   it('deletes a document by file or by source: its file, chunks and vectors go at once', async () => {
@@ -137,7 +137,7 @@ describe('upsert, listing and deleting', () => {
       ],
     });
     const byFile = await json<{ deleted: { file: string }[] }>(
-      fetch(`${service.baseUrl}/tools/documents`, {
+      service.request('/tools/documents', {
         method: 'DELETE',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ namespace: 'deleting', file: 'drop.md' }),
@@ -148,7 +148,7 @@ describe('upsert, listing and deleting', () => {
       ['drop.md'],
     );
     const bySource = await json<{ deleted: { file: string }[] }>(
-      fetch(`${service.baseUrl}/api/documents?namespace=deleting&source=${encodeURIComponent(`${site.url}/remove-me.html`)}`, {
+      service.request(`/api/documents?namespace=deleting&source=${encodeURIComponent(`${site.url}/remove-me.html`)}`, {
         method: 'DELETE',
       }),
     );
@@ -176,7 +176,7 @@ describe('upsert, listing and deleting', () => {
 
   it('answers 404 when nothing matches and 400 without exactly one of file and source', async () => {
     const remove = (body: unknown) =>
-      fetch(`${service.baseUrl}/tools/documents`, {
+      service.request('/tools/documents', {
         method: 'DELETE',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -195,15 +195,15 @@ describe('upsert, listing and deleting', () => {
 
   it('deletes a whole namespace', async () => {
     await service.post('/tools/ingest', { namespace: 'doomed', sources: [{ type: 'text', title: 'Gone', value: 'soon gone' }] });
-    assert.deepEqual(await json(fetch(`${service.baseUrl}/api/namespaces/doomed`, { method: 'DELETE' })), {
+    assert.deepEqual(await json(service.request('/api/namespaces/doomed', { method: 'DELETE' })), {
       namespace: 'doomed',
       deleted: true,
     });
     await assert.rejects(stat(join(service.storageRoot, 'doomed')), { code: 'ENOENT' });
-    const listed = await json<{ namespaces: { name: string }[] }>(fetch(`${service.baseUrl}/tools/namespaces`));
+    const listed = await json<{ namespaces: { name: string }[] }>(service.get('/tools/namespaces'));
     assert.ok(!listed.namespaces.some((namespace) => namespace.name === 'doomed'));
     assert.deepEqual((await search('doomed', 'gone')).results, []);
-    await json(fetch(`${service.baseUrl}/tools/namespaces/doomed`, { method: 'DELETE' }), 404);
+    await json(service.request('/tools/namespaces/doomed', { method: 'DELETE' }), 404);
     // The name can be used again from scratch.
     const again = await json<{ documents: { status: string }[] }>(
       service.post('/tools/ingest', { namespace: 'doomed', sources: [{ type: 'text', title: 'Gone', value: 'soon gone' }] }),
@@ -246,17 +246,17 @@ describe('catalog routes and tokens', () => {
         },
       });
       try {
-        assert.equal((await fetch(`${restarted.baseUrl}/tools/namespaces`)).status, 401);
-        const listed = (await (
-          await fetch(`${restarted.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer reader-token-for-tests' } })
-        ).json()) as { namespaces: { name: string }[] };
+        assert.equal((await restarted.get('/tools/namespaces')).status, 401);
+        const listed = (await (await restarted.get('/tools/namespaces', { authorization: 'Bearer reader-token-for-tests' })).json()) as {
+          namespaces: { name: string }[];
+        };
         assert.deepEqual(
           listed.namespaces.map((namespace) => namespace.name),
           ['alpha'],
         );
         assert.equal(
           (
-            await fetch(`${restarted.baseUrl}/tools/documents?namespace=beta`, {
+            await restarted.request('/tools/documents?namespace=beta', {
               headers: { authorization: 'Bearer reader-token-for-tests' },
             })
           ).status,
@@ -264,7 +264,7 @@ describe('catalog routes and tokens', () => {
         );
         assert.equal(
           (
-            await fetch(`${restarted.baseUrl}/tools/documents?namespace=alpha&file=a.md`, {
+            await restarted.request('/tools/documents?namespace=alpha&file=a.md', {
               method: 'DELETE',
               headers: { authorization: 'Bearer reader-token-for-tests' },
             })
@@ -273,7 +273,7 @@ describe('catalog routes and tokens', () => {
         );
         assert.equal(
           (
-            await fetch(`${restarted.baseUrl}/tools/namespaces/beta`, {
+            await restarted.request('/tools/namespaces/beta', {
               method: 'DELETE',
               headers: { authorization: 'Bearer writer-token-for-tests' },
             })
@@ -282,7 +282,7 @@ describe('catalog routes and tokens', () => {
         );
         assert.equal(
           (
-            await fetch(`${restarted.baseUrl}/tools/documents?namespace=alpha&file=a.md`, {
+            await restarted.request('/tools/documents?namespace=alpha&file=a.md', {
               method: 'DELETE',
               headers: { authorization: 'Bearer writer-token-for-tests' },
             })

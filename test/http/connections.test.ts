@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startService, type TestService } from '../support/service.js';
+import { startService, type ListeningTestService } from '../support/service.js';
 
 /** A raw connection that collects what the server sends and notes when the server closes it. */
 function rawConnection(baseUrl: string): { socket: Socket; received: () => string; closed: Promise<number> } {
@@ -30,10 +30,12 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
 const statusLines = (text: string) => text.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
 
 describe('connections', () => {
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
+    // Listening: raw connections (refused bodies, trickling clients, idle and keep-alive time-outs) are the subject.
     service = await startService({
+      listen: true,
       apiKey: undefined,
       environment: {
         KNOWLEDGE_AGENT_HEADERS_TIMEOUT_MS: '600',

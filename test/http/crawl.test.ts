@@ -58,7 +58,7 @@ describe('crawling a doc site', () => {
   });
 
   it('streams progress as NDJSON when asked, ending with the usual response', async () => {
-    const response = await fetch(`${service.baseUrl}/api/tools/ingest?progress=ndjson`, {
+    const response = await service.request('/api/tools/ingest?progress=ndjson', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -139,7 +139,7 @@ describe('pruning safety', () => {
       const down = (await (await crawl(true)).json()) as { errors: { code: string }[]; removed?: unknown[] };
       assert.equal(down.errors[0]?.code, 'fetch_failed');
       assert.equal(down.removed, undefined);
-      const listed = (await (await fetch(`${service.baseUrl}/tools/documents?namespace=safe`)).json()) as { documents: unknown[] };
+      const listed = (await (await service.get('/tools/documents?namespace=safe')).json()) as { documents: unknown[] };
       assert.equal(listed.documents.length, 2, 'the site being down deleted nothing');
       const invalid = await service.post('/tools/ingest', {
         namespace: 'safe',

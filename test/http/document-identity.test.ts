@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { renderDocument } from '../../src/store/front-matter.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
 import { encodeForm, type FormPart } from '../support/multipart-body.js';
-import { makeStorageRoot, startServiceWithProvider, type TestService } from '../support/service.js';
+import { makeStorageRoot, startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 
 const runFile = promisify(execFile);
 
@@ -36,7 +36,7 @@ interface DocumentListing {
 const pagesPerRequest = 40;
 
 describe('document identity: uploads keep their folders', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let curlAvailable = false;
 
   before(async () => {
@@ -54,7 +54,8 @@ describe('document identity: uploads keep their folders', () => {
         '# Middleware\n\nThe old middleware page.',
       ),
     );
-    ({ service } = await startServiceWithProvider({ storageRoot }));
+    // Listening: curl, where the machine has one, uploads as another process over HTTP.
+    ({ service } = await startServiceWithProvider({ listen: true, storageRoot }));
   });
 
   after(async () => {
@@ -80,7 +81,7 @@ describe('document identity: uploads keep their folders', () => {
     for (const { path, name } of files)
       parts.push({ name: 'file', fileName: name, contentType: 'text/markdown', value: await readFile(path) });
     const form = encodeForm(parts, { boundary: '------------------------curlstyleboundary', quoting: 'raw', malformation: 'none' });
-    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+    const response = await service.request('/api/tools/ingest', {
       method: 'POST',
       headers: { 'content-type': form.contentType },
       body: form.body,
@@ -90,7 +91,7 @@ describe('document identity: uploads keep their folders', () => {
   }
 
   async function listing(namespace: string): Promise<DocumentListing['documents']> {
-    const response = await fetch(`${service.baseUrl}/tools/documents?namespace=${namespace}`);
+    const response = await service.get(`/tools/documents?namespace=${namespace}`);
     assert.equal(response.status, 200);
     return ((await response.json()) as DocumentListing).documents;
   }
@@ -103,7 +104,7 @@ describe('document identity: uploads keep their folders', () => {
   }
 
   async function upload(form: FormData, query = ''): Promise<Response> {
-    const response = await fetch(`${service.baseUrl}/api/tools/ingest${query}`, { method: 'POST', body: form });
+    const response = await service.request(`/api/tools/ingest${query}`, { method: 'POST', body: form });
     assert.equal(response.status, 200, await response.clone().text());
     return response;
   }
@@ -283,7 +284,7 @@ describe('document identity: uploads keep their folders', () => {
       'https://docs.example.com/v2/guide/install',
       'https://docs.example.com/v2/manual.html',
     ]);
-    const search = await fetch(`${service.baseUrl}/api/tools/searchDocs`, {
+    const search = await service.request('/api/tools/searchDocs', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ namespace: 'published', query: 'installer' }),
@@ -302,7 +303,7 @@ describe('document identity: uploads keep their folders', () => {
     for (const base of ['docs.example.com', 'ftp://docs.example.com/', 'https://docs.example.com/?v=2']) {
       const refused = uploadForm('published', files);
       refused.append('base_url', base);
-      const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: refused });
+      const response = await service.request('/api/tools/ingest', { method: 'POST', body: refused });
       assert.equal(response.status, 400, base);
       assert.match(
         ((await response.json()) as { error: { message: string } }).error.message,

@@ -73,7 +73,7 @@ describe('extractive answers without a provider', () => {
   });
 
   it('reports the models in /health', async () => {
-    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as {
+    const health = (await (await service.get('/health')).json()) as {
       agent: string;
       chat_model: string;
       embedding_model: string;

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 
 const downloadMs = 3_000;
 
 describe('an ingest longer than the idle time-out', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let slowSite: Server;
   let slowUrl: string;
 
@@ -26,7 +26,9 @@ describe('an ingest longer than the idle time-out', () => {
     });
     await new Promise<void>((resolve) => slowSite.listen(0, '127.0.0.1', resolve));
     slowUrl = `http://127.0.0.1:${(slowSite.address() as { port: number }).port}`;
+    // Listening: the connection's idle time-out, and the progress lines that keep it open, are the subject.
     ({ service } = await startServiceWithProvider({
+      listen: true,
       environment: { KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS: '1200', KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'true' },
     }));
   });
@@ -63,7 +65,7 @@ describe('an ingest longer than the idle time-out', () => {
     await assert.rejects(ingest('', 'without-progress', 'other'));
     // The page arrives after the connection closed: the stopped ingest must not store it.
     await sleep(downloadMs);
-    const listed = await fetch(`${service.baseUrl}/tools/documents?namespace=without-progress`);
+    const listed = await service.get('/tools/documents?namespace=without-progress');
     if (listed.status === 200) assert.deepEqual(((await listed.json()) as { documents: unknown[] }).documents, []);
     else assert.equal(listed.status, 404);
   });

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ingestGraceMs } from '../../src/lifecycle/graceful-shutdown.js';
 import { startEndlessSite, type EndlessSite } from '../support/endless-site.js';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService, type TestService } from '../support/service.js';
 import { until } from '../support/until.js';
 
 /** The issue's bound: once the client has left, the site sees no new request after this long. */
@@ -42,7 +42,7 @@ interface OpenRequest {
 }
 
 /** Sends the request and reads NDJSON progress lines from the answer, if any come, until the client leaves. */
-function openRequest(service: TestService, path: string, headers: Record<string, string>, body: Uint8Array): OpenRequest {
+function openRequest(service: ListeningTestService, path: string, headers: Record<string, string>, body: Uint8Array): OpenRequest {
   const request = httpRequest(`${service.baseUrl}${path}`, {
     method: 'POST',
     headers: { ...headers, 'content-length': String(body.length) },
@@ -77,7 +77,7 @@ const ndjsonHeaders = { 'content-type': 'application/json', accept: 'application
 
 interface LeavingClient {
   readonly name: string;
-  open(service: TestService, namespace: string, site: EndlessSite): Promise<OpenRequest>;
+  open(service: ListeningTestService, namespace: string, site: EndlessSite): Promise<OpenRequest>;
 }
 
 const leavingClients: LeavingClient[] = [
@@ -116,11 +116,12 @@ const leavingClients: LeavingClient[] = [
 ];
 
 describe('a client that leaves in the middle of a crawl', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   const sites: EndlessSite[] = [];
 
   before(async () => {
-    ({ service } = await startServiceWithProvider());
+    // Listening: a client that closes its connection is the subject.
+    ({ service } = await startServiceWithProvider({ listen: true }));
   });
 
   after(async () => {
@@ -159,11 +160,12 @@ describe('a client that leaves in the middle of a crawl', () => {
 });
 
 describe('a shutdown during a crawl', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let site: EndlessSite;
 
   before(async () => {
-    ({ service } = await startServiceWithProvider());
+    // Listening: the progress stream is read while the service shuts down under it.
+    ({ service } = await startServiceWithProvider({ listen: true }));
     site = await startEndlessSite({ delayMs: 10 });
   });
 

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { GapsReport } from '../../src/insights/index.js';
 import { parseSseData } from '../support/sse.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, type ListeningTestService, type TestService } from '../support/service.js';
 
 const writer = 'writer-token-handbook-0001';
 const otherWriter = 'writer-token-other-00000001';
@@ -27,7 +27,7 @@ const singleSignOn = [
 const unrelatedGaps = ['Which Python versions are supported?', 'Does it support webhooks?'];
 
 describe('question log, feedback and gaps report over HTTP', () => {
-  let service: TestService;
+  let service: ListeningTestService;
 
   const inject = async (method: 'GET' | 'POST', url: string, token: string, payload?: unknown) =>
     service.app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
@@ -44,7 +44,9 @@ describe('question log, feedback and gaps report over HTTP', () => {
   const feedback = (path: string, body: unknown, token = reader) => inject('POST', path, token, body);
 
   before(async () => {
+    // Listening: the MCP SDK client of the feedback tool's test speaks HTTP itself.
     service = await startService({
+      listen: true,
       apiKey: undefined,
       environment: {
         KNOWLEDGE_AGENT_MODEL: 'extractive',

@@ -4,17 +4,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadMastraClient, type LoadedMastraClient, type MastraChunk, type MastraClient } from '../support/mastra-client.js';
 import type { ProviderDouble } from '../support/provider-double.js';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 
 describe('Mastra client SDK', () => {
   let provider: ProviderDouble;
-  let service: TestService;
+  let service: ListeningTestService;
   let mastra: LoadedMastraClient;
   let client: MastraClient;
 
   before(async () => {
     mastra = await loadMastraClient();
+    // Listening: the Mastra client speaks HTTP itself.
     ({ provider, service } = await startServiceWithProvider({
+      listen: true,
       environment: {
         KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook',
         KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs',

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[] };
@@ -31,7 +31,7 @@ function textOf(result: unknown): string {
 }
 
 describe('MCP server', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   const clients: Client[] = [];
 
   async function connect(token?: string): Promise<Client> {
@@ -45,7 +45,9 @@ describe('MCP server', () => {
   }
 
   before(async () => {
+    // Listening: the MCP SDK client speaks HTTP itself.
     ({ service } = await startServiceWithProvider({
+      listen: true,
       environment: {
         KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:handbook;omni-token-for-tests:*',
         KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs',
@@ -248,7 +250,7 @@ describe('MCP server', () => {
 
   it('refuses a client without a token before any MCP message is handled', async () => {
     await assert.rejects(connect(), /401|unauthorized/i);
-    const response = await fetch(`${service.baseUrl}/mcp`, { method: 'GET', headers: { authorization: 'Bearer reader-token-for-tests' } });
+    const response = await service.get('/mcp', { authorization: 'Bearer reader-token-for-tests' });
     assert.equal(response.status, 405);
   });
 });

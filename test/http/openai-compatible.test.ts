@@ -4,15 +4,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import type { ProviderDouble } from '../support/provider-double.js';
-import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 
 describe('OpenAI-compatible API', () => {
   let provider: ProviderDouble;
-  let service: TestService;
+  let service: ListeningTestService;
   let client: OpenAI;
 
   before(async () => {
+    // Listening: the OpenAI SDK client speaks HTTP itself.
     ({ provider, service } = await startServiceWithProvider({
+      listen: true,
       environment: {
         KNOWLEDGE_AGENT_WRITE_TOKENS: 'writer-token-for-tests:*',
         KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:handbook,docs',

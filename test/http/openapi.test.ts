@@ -148,7 +148,7 @@ describe('API reference', () => {
         KNOWLEDGE_AGENT_READ_TOKENS: 'reader-token-for-tests:*;narrow-token-for-tests:elsewhere',
       },
     }));
-    const response = await fetch(`${service.baseUrl}/openapi.json`);
+    const response = await service.get('/openapi.json');
     assert.equal(response.status, 200, 'public even though tokens are required elsewhere');
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     document = (await response.json()) as JsonObject;
@@ -209,7 +209,7 @@ describe('API reference', () => {
 
   function request(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
     const hasBody = options.body !== undefined;
-    return fetch(`${service.baseUrl}${path}`, {
+    return service.request(path, {
       method: method.toUpperCase(),
       headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
       ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
@@ -251,7 +251,7 @@ describe('API reference', () => {
       // Left out otherwise: only static files, which answer GET with something other than JSON.
       assert.equal(route.method, 'get', `${key} is in the reference`);
       if (route.path.includes('*')) continue;
-      const response = await fetch(`${service.baseUrl}${route.path}`);
+      const response = await service.get(route.path);
       await response.arrayBuffer();
       assert.doesNotMatch(response.headers.get('content-type') ?? '', /json/, `${key} answers JSON, so it belongs in the reference`);
     }
@@ -497,7 +497,7 @@ describe('API reference', () => {
     await assertDocumented(
       'post',
       '/api/tools/ingest',
-      await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form, headers: writer }),
+      await service.request('/api/tools/ingest', { method: 'POST', body: form, headers: writer }),
     );
     await assertDocumented(
       'post',
@@ -586,7 +586,7 @@ describe('API reference', () => {
     await assertDocumented(
       'post',
       '/tools/search',
-      await fetch(`${service.baseUrl}/tools/search`, { method: 'POST', headers: { 'content-type': 'text/csv', ...reader }, body: 'a,b' }),
+      await service.request('/tools/search', { method: 'POST', headers: { 'content-type': 'text/csv', ...reader }, body: 'a,b' }),
     );
     await assertDocumented(
       'post',
@@ -653,14 +653,15 @@ describe('API reference', () => {
 
   it('serves /docs as HTML whose scripts and styles all come from this server, with no other host named', async () => {
     for (const page of ['/docs', '/docs/']) {
-      const response = await fetch(`${service.baseUrl}${page}`);
+      const response = await service.get(page);
       assert.equal(response.status, 200, `${page} is public`);
       assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
       const policy = response.headers.get('content-security-policy') ?? '';
       assert.match(policy, /default-src 'self'/, 'the browser is told to load from this server only');
       assert.doesNotMatch(policy, /https?:|\*/);
       const html = await response.text();
-      const base = new URL(page, service.baseUrl);
+      // In-process, requests name the host localhost (light-my-request's Host header): the page's address.
+      const base = new URL(page, 'http://localhost');
       const references = [...html.matchAll(/<(?:script|link)\b[^>]*?\b(?:src|href)="([^"]+)"/g)].map(
         (match) => new URL(match[1] ?? '', base),
       );
@@ -670,7 +671,7 @@ describe('API reference', () => {
       );
       for (const url of references) {
         assert.equal(url.origin, base.origin, `${url.href} is served by this server`);
-        const asset = await fetch(url);
+        const asset = await service.get(`${url.pathname}${url.search}`);
         assert.equal(asset.status, 200, `${url.pathname} is served`);
         assert.ok((await asset.arrayBuffer()).byteLength > 0);
       }
@@ -678,11 +679,11 @@ describe('API reference', () => {
         assert.equal(new URL(address).origin, base.origin, `${page} names no other host (${address})`);
     }
     // The page's script loads the document from ./json next to it, with the online validator turned off.
-    const initializer = await (await fetch(`${service.baseUrl}/docs/static/swagger-initializer.js`)).text();
+    const initializer = await (await service.get('/docs/static/swagger-initializer.js')).text();
     assert.match(initializer, /resolveUrl\('\.\/json'\)/);
     assert.match(initializer, /validatorUrl: null/);
     assert.doesNotMatch(initializer.replace(/^\s*\/\/.*$/gm, ''), /https?:\/\//, 'no address outside comments');
-    const fromPage = await fetch(`${service.baseUrl}/docs/json`);
+    const fromPage = await service.get('/docs/json');
     assert.equal(fromPage.status, 200);
     assert.deepEqual(await fromPage.json(), document, 'the page shows the same document as /openapi.json');
   });

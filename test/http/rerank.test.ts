@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ProviderDouble, RerankScript } from '../support/provider-double.js';
-import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type ListeningTestService, type TestService } from '../support/service.js';
 
 const namespace = 'rerank';
 const query = 'how do I rotate api tokens';
@@ -49,14 +49,16 @@ describe('reranking', () => {
    * Reranks with the default 40 candidates and a 1 s time limit: short for the slow reranker's test, long enough to
    * read the first megabyte of a 5 MB answer on a loaded machine (250 ms was not, under a full CI run beside others).
    */
-  let reranked: TestService;
+  let reranked: ListeningTestService;
   /** Reranks 5 candidates. */
   let fewCandidates: TestService;
   /** No reranker: the fused order, for comparison. */
   let plain: TestService;
 
   before(async () => {
+    // Listening: the MCP SDK client of the search_docs test speaks HTTP itself.
     ({ provider, service: reranked } = await startServiceWithProvider({
+      listen: true,
       environment: { KNOWLEDGE_AGENT_RERANK_MODEL: 'test-reranker', KNOWLEDGE_AGENT_RERANK_TIMEOUT_MS: '1000' },
     }));
     fewCandidates = await startService({

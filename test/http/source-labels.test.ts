@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { askCommand } from '../../src/cli/ask-command.js';
 import { parseSseData, variant1Answer } from '../support/sse.js';
-import { startServiceWithProvider, type TestService } from '../support/service.js';
+import { startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 
 const question = 'How often do tokens rotate?';
@@ -18,13 +18,14 @@ function sourcesLine(answer: string): string | undefined {
 }
 
 describe('source labels across channels', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let site: StaticSite;
   let linkedTitle: string;
   let fileName: string;
 
   before(async () => {
-    ({ service } = await startServiceWithProvider());
+    // Listening: the CLI's ask talks to the service over HTTP, as from a terminal.
+    ({ service } = await startServiceWithProvider({ listen: true }));
     site = await startStaticSite({ '/guide/tokens.html': { contentType: 'text/html', body: page } });
     const url = `${site.url}/guide/tokens.html`;
     const ingested = await service.post('/tools/ingest', { namespace: 'labels', sources: [{ type: 'url', value: url }] });

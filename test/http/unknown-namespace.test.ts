@@ -142,7 +142,7 @@ describe('a namespace that does not exist', () => {
 
   it('creates nothing: no folder, and no namespace in the listing', async () => {
     assert.deepEqual(await namespaceFolders(), ['secret-team']);
-    const listing = await json<{ namespaces: { name: string }[] }>(fetch(`${service.baseUrl}/tools/namespaces`));
+    const listing = await json<{ namespaces: { name: string }[] }>(service.get('/tools/namespaces'));
     assert.deepEqual(
       listing.namespaces.map((namespace) => namespace.name),
       ['secret-team'],

@@ -4,17 +4,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderDouble } from '../support/provider-double.js';
-import { startService, startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, testApiKey, type ListeningTestService } from '../support/service.js';
 import { parseSseData, variant1Answer } from '../support/sse.js';
 
 type Event = { type?: string; [key: string]: unknown };
 
 describe('POST /agent (Variant 1)', () => {
   let provider: ProviderDouble;
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
-    ({ provider, service } = await startServiceWithProvider());
+    // Listening: a client that disconnects in the middle of the stream, stopping the provider call, is one test's subject.
+    ({ provider, service } = await startServiceWithProvider({ listen: true }));
     const response = await service.post('/tools/ingest', {
       namespace: 'handbook',
       sources: [
@@ -112,10 +113,7 @@ describe('POST /agent (Variant 1)', () => {
       sources: [{ type: 'text', title: 'Brief', value: 'Soon deleted.' }],
     });
     assert.equal(stored.status, 200);
-    assert.equal(
-      (await fetch(`${service.baseUrl}/tools/documents?namespace=empty-namespace&file=brief.md`, { method: 'DELETE' })).status,
-      200,
-    );
+    assert.equal((await service.request('/tools/documents?namespace=empty-namespace&file=brief.md', { method: 'DELETE' })).status, 200);
     const chatBefore = provider.chatRequests().length;
     const { events } = await run(ask('@knowledge anything?', { tool_params: { namespace: 'empty-namespace' } }));
     const answer = variant1Answer(events);
@@ -247,7 +245,7 @@ describe('without a provider key', () => {
       assert.equal(result.mode, 'embedding');
       assert.equal(result.matches[0]?.title, 'Plain');
       assert.ok((result.matches[0]?.score ?? 0) > 0.5, 'a cosine from the local model');
-      const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { embedding_model: string; chat_model: string | null };
+      const health = (await (await service.get('/health')).json()) as { embedding_model: string; chat_model: string | null };
       assert.equal(health.embedding_model, 'local:all-MiniLM-L6-v2-int8');
       assert.equal(health.chat_model, null);
     } finally {

@@ -205,7 +205,7 @@ describe('POST /tools/ingest', () => {
       assert.equal(error.error.code, 'invalid_request');
       assert.match(error.error.message, new RegExp(`^${field}`));
     }
-    const broken = await fetch(`${service.baseUrl}/tools/ingest`, {
+    const broken = await service.request('/tools/ingest', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"sources": [',
@@ -243,7 +243,7 @@ describe('POST /tools/ingest', () => {
         'namespace',
       ]);
       assert.deepEqual(await refusal(service.post('/tools/search', { namespace, query: 'long' })), [400, 'invalid_namespace', 'namespace']);
-      assert.deepEqual(await refusal(fetch(`${service.baseUrl}/tools/namespaces/${namespace}`, { method: 'DELETE' })), [
+      assert.deepEqual(await refusal(service.request(`/tools/namespaces/${namespace}`, { method: 'DELETE' })), [
         400,
         'invalid_namespace',
         'name',
@@ -321,11 +321,11 @@ describe('POST /tools/ingest', () => {
       ['file_not_found', 'source_invalid'],
     );
     assert.ok(!(await readdir(service.storageRoot)).includes('never-made'), 'no folder');
-    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { namespaces: string[] };
+    const health = (await (await service.get('/health')).json()) as { namespaces: string[] };
     assert.ok(!health.namespaces.includes('never-made'), '/health does not list it');
-    const listed = (await (await fetch(`${service.baseUrl}/tools/namespaces`)).json()) as { namespaces: { name: string }[] };
+    const listed = (await (await service.get('/tools/namespaces')).json()) as { namespaces: { name: string }[] };
     assert.ok(!listed.namespaces.some((namespace) => namespace.name === 'never-made'), '/tools/namespaces does not list it');
-    assert.equal((await fetch(`${service.baseUrl}/tools/documents?namespace=never-made`)).status, 404);
+    assert.equal((await service.get('/tools/documents?namespace=never-made')).status, 404);
   });
 });
 

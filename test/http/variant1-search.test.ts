@@ -85,7 +85,7 @@ describe('POST /tools/search', () => {
     const result = await search({ namespace: 'nothing-here', query: 'anything' });
     assert.deepEqual(result.matches, []);
     assert.match((result as { notice?: string }).notice ?? '', /^the namespace "nothing-here" does not exist/);
-    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { namespaces: string[] };
+    const health = (await (await service.get('/health')).json()) as { namespaces: string[] };
     assert.ok(!health.namespaces.includes('nothing-here'));
   });
 

@@ -50,7 +50,7 @@ describe('POST /api/tools/ingest', () => {
   }
 
   function upload(form: FormData): Promise<Response> {
-    return fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form });
+    return service.request('/api/tools/ingest', { method: 'POST', body: form });
   }
 
   async function uploadOk(form: FormData): Promise<IngestResponse> {
@@ -209,7 +209,7 @@ describe('POST /api/tools/ingest', () => {
     form.append('namespace', 'types');
     form.append('files', new Blob([Buffer.from('GIF89a-not-a-document')], { type: 'image/gif' }), 'animation.gif');
     form.append('files', new Blob([Buffer.from([0x50, 0x4b, 0x03, 0x04])], { type: 'application/zip' }), 'archive.zip');
-    const response = await fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', body: form });
+    const response = await service.request('/api/tools/ingest', { method: 'POST', body: form });
     assert.equal(response.status, 415);
     const error = (await response.json()) as { error: { code: string; message: string } };
     assert.equal(error.error.code, 'unsupported_media_type');
@@ -247,7 +247,7 @@ describe('POST /api/tools/ingest', () => {
         '',
       ].join('\r\n');
     const send = (body: string, type = contentType) =>
-      fetch(`${service.baseUrl}/api/tools/ingest`, { method: 'POST', headers: { 'content-type': type }, body });
+      service.request('/api/tools/ingest', { method: 'POST', headers: { 'content-type': type }, body });
 
     const accepted = await send(formWithJsonSources('["Raw form sources arrive as JSON parts."]'));
     assert.equal(accepted.status, 200, await accepted.clone().text());
@@ -298,7 +298,7 @@ describe('POST /api/tools/ingest', () => {
 
   it('answers 415 for a body that is neither JSON nor multipart', async () => {
     for (const contentType of ['application/xml', 'text/plain']) {
-      const response = await fetch(`${service.baseUrl}/api/tools/ingest`, {
+      const response = await service.request('/api/tools/ingest', {
         method: 'POST',
         headers: { 'content-type': contentType },
         body: '<sources/>',
@@ -339,7 +339,7 @@ describe('POST /api/tools/ingest/execute', () => {
     assert.match(((await response.json()) as ErrorResponse).error.message, /^data\.sources: /);
     const form = new FormData();
     form.append('files', new Blob(['x']), 'x.txt');
-    const multipart = await fetch(`${service.baseUrl}/api/tools/ingest/execute`, { method: 'POST', body: form });
+    const multipart = await service.request('/api/tools/ingest/execute', { method: 'POST', body: form });
     assert.equal(multipart.status, 415);
   });
 });

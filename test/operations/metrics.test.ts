@@ -5,12 +5,12 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { register as globalRegistry } from 'prom-client';
 import type { ProviderDouble } from '../support/provider-double.js';
-import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type ListeningTestService, type TestService } from '../support/service.js';
 import { readStream } from './stream-reader.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from './prometheus-text.js';
 
 async function scrape(service: TestService, headers: Record<string, string> = {}): Promise<Sample[]> {
-  const response = await fetch(`${service.baseUrl}/metrics`, { headers });
+  const response = await service.get('/metrics', headers);
   const text = await response.text();
   assert.equal(response.status, 200, text);
   assert.equal(response.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
@@ -19,10 +19,11 @@ async function scrape(service: TestService, headers: Record<string, string> = {}
 
 describe('GET /metrics', () => {
   let provider: ProviderDouble;
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
-    ({ provider, service } = await startServiceWithProvider());
+    // Listening: a client that walks away from a streamed answer is one test's subject.
+    ({ provider, service } = await startServiceWithProvider({ listen: true }));
   });
 
   after(async () => {
@@ -35,8 +36,8 @@ describe('GET /metrics', () => {
       const response = await service.post('/tools/search', { namespace: 'metered', query, mode: 'lexical' });
       assert.equal(response.status, 200, await response.text());
     }
-    await (await fetch(`${service.baseUrl}/no/such/page-4711`)).text();
-    await (await fetch(`${service.baseUrl}/tools/namespaces/ghost-4711`, { method: 'DELETE' })).text();
+    await (await service.get('/no/such/page-4711')).text();
+    await (await service.request('/tools/namespaces/ghost-4711', { method: 'DELETE' })).text();
     const after = await scrape(service);
 
     const search = { method: 'POST', route: '/tools/search', status_code: '200' };
@@ -153,7 +154,7 @@ describe('GET /metrics', () => {
   });
 
   it('reports the documents, chunks and vectors of every namespace at scrape time', async () => {
-    const listing = (await (await fetch(`${service.baseUrl}/tools/namespaces`)).json()) as {
+    const listing = (await (await service.get('/tools/namespaces')).json()) as {
       namespaces: { name: string; documents: number; chunks: number }[];
     };
     const samples = await scrape(service);
@@ -163,7 +164,7 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'index_chunks', { namespace: 'metered' }), metered.chunks);
     assert.equal(valueOf(samples, 'index_vectors', { namespace: 'metered' }), metered.chunks, 'every chunk was embedded at ingest');
 
-    const removed = await fetch(`${service.baseUrl}/tools/namespaces/metered`, { method: 'DELETE' });
+    const removed = await service.request('/tools/namespaces/metered', { method: 'DELETE' });
     assert.equal(removed.status, 200, await removed.text());
     assert.deepEqual(
       samplesOf(await scrape(service), 'index_documents', { namespace: 'metered' }),
@@ -213,7 +214,7 @@ describe('GET /metrics with tokens', () => {
   });
 
   async function scrapeText(token: string): Promise<string> {
-    const response = await fetch(`${service.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await service.request('/metrics', { headers: { authorization: `Bearer ${token}` } });
     const text = await response.text();
     assert.equal(response.status, 200, text);
     return text;
@@ -224,7 +225,7 @@ describe('GET /metrics with tokens', () => {
 
   it('needs a token: the metrics token, or a read or write token; 401 without one', async () => {
     const statusWith = async (headers: Record<string, string>) => {
-      const response = await fetch(`${service.baseUrl}/metrics`, { headers });
+      const response = await service.get('/metrics', headers);
       const text = await response.text();
       return [response.status, response.status === 200 ? 'metrics' : (JSON.parse(text) as { error: { code: string } }).error.code];
     };
@@ -277,7 +278,7 @@ describe('GET /metrics with tokens', () => {
       { authorization: 'Bearer scrape-token-for-tests' },
     );
     assert.equal(search.status, 401);
-    const listing = await fetch(`${service.baseUrl}/tools/namespaces`, { headers: { authorization: 'Bearer scrape-token-for-tests' } });
+    const listing = await service.get('/tools/namespaces', { authorization: 'Bearer scrape-token-for-tests' });
     assert.equal(listing.status, 401);
   });
 });

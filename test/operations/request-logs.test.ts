@@ -5,7 +5,7 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServiceWithProvider, testApiKey, type TestService } from '../support/service.js';
+import { startServiceWithProvider, testApiKey, type ListeningTestService } from '../support/service.js';
 
 interface LogLine {
   level: number;
@@ -17,10 +17,11 @@ interface LogLine {
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('request logs', () => {
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
-    ({ service } = await startServiceWithProvider());
+    // Listening: a body that arrives on the socket well after the headers is one test's subject.
+    ({ service } = await startServiceWithProvider({ listen: true }));
   });
 
   after(async () => {
@@ -98,7 +99,7 @@ describe('request logs', () => {
 
   it('echoes a safe client request id and logs it', async () => {
     const from = service.logs.length;
-    const response = await fetch(`${service.baseUrl}/health`, { headers: { 'x-request-id': 'lb-7f3a:9.b_c-d' } });
+    const response = await service.get('/health', { 'x-request-id': 'lb-7f3a:9.b_c-d' });
     await response.text();
     assert.equal(response.headers.get('x-request-id'), 'lb-7f3a:9.b_c-d');
     assert.ok(parsedLogs(from).some((line) => line.reqId === 'lb-7f3a:9.b_c-d'));
@@ -107,7 +108,7 @@ describe('request logs', () => {
   it('replaces a hostile or oversized request id with a generated one', async () => {
     for (const hostile of ['has spaces', '{"json":1}', 'x'.repeat(65), '<script>', 'a\tb']) {
       const from = service.logs.length;
-      const response = await fetch(`${service.baseUrl}/health`, { headers: { 'x-request-id': hostile } });
+      const response = await service.get('/health', { 'x-request-id': hostile });
       await response.text();
       const echoed = response.headers.get('x-request-id') ?? '';
       assert.match(echoed, uuid, `${JSON.stringify(hostile)} is replaced`);
@@ -121,7 +122,7 @@ describe('request logs', () => {
   });
 
   it('gives every request its own generated id when none is sent, on streamed responses too', async () => {
-    const first = await fetch(`${service.baseUrl}/health`);
+    const first = await service.get('/health');
     const second = await service.post('/agent', { messages: [{ role: 'user', content: 'no mention, so only [DONE]' }] });
     await Promise.all([first.text(), second.text()]);
     const ids = [first.headers.get('x-request-id'), second.headers.get('x-request-id')];
@@ -140,7 +141,7 @@ describe('request logs', () => {
   it('never writes the provider key or a presented token, even when a message carries them', async () => {
     const from = service.logs.length;
     service.app.log.error({ err: new Error(`provider said: Incorrect API key provided: ${testApiKey}`) }, `echo of ${testApiKey}`);
-    const response = await fetch(`${service.baseUrl}/tools/namespaces`, {
+    const response = await service.request('/tools/namespaces', {
       headers: { authorization: 'Bearer secret-reader-token-123', 'x-api-key': 'secret-reader-token-123' },
     });
     await response.text();

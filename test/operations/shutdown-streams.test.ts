@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isKnowledgeError } from '../../src/errors.js';
 import { abortAfterShutdownGrace, unlessStopped } from '../../src/lifecycle/graceful-shutdown.js';
 import { startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
-import { makeStorageRoot, startService, type TestService } from '../support/service.js';
+import { makeStorageRoot, startService, type ListeningTestService } from '../support/service.js';
 import { parseSseData } from '../support/sse.js';
 import { until } from '../support/until.js';
 import { readStream } from './stream-reader.js';
@@ -21,7 +21,7 @@ const question = '@knowledge how often do tokens rotate?';
 describe('closing the app with streams and requests open', () => {
   let provider: ProviderDouble;
   let storageRoot: string;
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
     provider = await startProviderDouble({ embeddingDelayMs: 300 });
@@ -30,7 +30,8 @@ describe('closing the app with streams and requests open', () => {
 
   beforeEach(async () => {
     // One storage root for all, so the document ingested first is there for every answer.
-    service = await startService({ providerUrl: provider.baseUrl, storageRoot });
+    // Listening: streams read as they arrive and requests on a socket while the app closes under them.
+    service = await startService({ listen: true, providerUrl: provider.baseUrl, storageRoot });
     const seeded = await service.post('/tools/ingest', {
       namespace: 'ops',
       sources: [{ type: 'text', title: 'Token rotation', value: 'Tokens rotate every ninety days.' }],

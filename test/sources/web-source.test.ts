@@ -159,7 +159,8 @@ describe('docs sites as registered sources', () => {
   });
 
   it('is driven by the CLI: add, list, refresh and remove', async () => {
-    const restarted = await startService({ storageRoot: service.storageRoot });
+    // Listening: the sources command talks to the service over HTTP, as from a terminal.
+    const restarted = await startService({ listen: true, storageRoot: service.storageRoot });
     const output: string[] = [];
     const stream = { write: (text: string) => output.push(text) > 0 } as unknown as NodeJS.WritableStream;
     const context = { stdout: stream, stderr: stream, env: { KNOWLEDGE_AGENT_URL: restarted.baseUrl }, cwd: process.cwd() };

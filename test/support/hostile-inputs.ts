@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startService, type TestService } from './service.js';
+import { startService, type ListeningTestService } from './service.js';
 
 export interface IngestResponse {
   documents: { source: string; status: string; chunks: number }[];
@@ -130,7 +130,7 @@ function measureHealthWhile<Result>(baseUrl: string, work: () => Promise<Result>
 
 /** The service (its provider and the hostile site each in a process of its own), warmed up, and the two workloads. */
 export interface HostileScenario {
-  readonly service: TestService;
+  readonly service: ListeningTestService;
   readonly siteUrl: string;
   /** What the warm-up ingest (two ordinary pages and the spans page) answered. */
   readonly warmUp: IngestResponse;
@@ -154,7 +154,8 @@ export async function startHostileScenario(): Promise<HostileScenario> {
   await writeFile(markdownFile, pathologicalMarkdown());
   const site = await startHelperProcess(siteServer, folder);
   const siteUrl = `http://127.0.0.1:${site.firstLine}`;
-  const service = await startService({ providerUrl: provider.firstLine });
+  // Listening: the upload comes from a process of its own, and /health is polled over HTTP as a load balancer would.
+  const service = await startService({ listen: true, providerUrl: provider.firstLine });
   const pageSources = (paths: string[]) => paths.map((path) => ({ type: 'url', value: `${siteUrl}${path}` }));
 
   // Before measuring, the first fetch sets up the client and two pages at once start both conversion workers (under

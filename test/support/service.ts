@@ -1,12 +1,13 @@
-// Starts the real service on a free loopback port, with its own storage folder, for HTTP-level tests; with
-// `startServiceWithProvider`, together with the provider double it uses. `post` and `get` answer in-process through
-// Fastify's inject (the same routes, hooks and serialisation, whole answers, no socket); tests whose subject is the
-// socket (a stream read as it arrives, a client leaving, connections, shutdown) fetch from `baseUrl`.
+// Starts the real service, with its own storage folder, for HTTP-level tests; with `startServiceWithProvider`,
+// together with the provider double it uses. Requests answer in-process through Fastify's inject (the same routes,
+// hooks and serialisation, whole answers, no socket). Only a test whose subject needs a socket (a stream read as it
+// arrives, a client leaving, connections, shutdown, a client library or another process speaking HTTP itself) starts
+// it with `listen: true`, on a free loopback port, and fetches from its `baseUrl`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startProviderDouble, type ProviderDouble, type ProviderDoubleOptions } from './provider-double.js';
@@ -17,7 +18,6 @@ export { fixturesDirectory };
 export const testApiKey = 'sk-test-key-0123456789abcdef';
 
 export interface TestService {
-  readonly baseUrl: string;
   readonly app: FastifyInstance;
   readonly config: Config;
   readonly storageRoot: string;
@@ -33,6 +33,13 @@ export interface TestService {
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   /** Any method in-process, with a JSON body when `body` is given. */
   send(method: InjectedMethod, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Any request in-process, given as fetch takes it (method, headers, a string, bytes or form data as body). */
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** A service listening on a loopback port (`listen: true`), for a test whose subject needs a socket. */
+export interface ListeningTestService extends TestService {
+  readonly baseUrl: string;
 }
 
 type InjectedMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -47,20 +54,28 @@ export interface StartOptions {
   readonly apiKey?: string | undefined;
   readonly storageRoot?: string;
   readonly environment?: Record<string, string>;
+  /** Listens on a free loopback port, which gives the service a `baseUrl`; without it, requests go in-process only. */
+  readonly listen?: boolean;
 }
 
-export interface ServiceWithProvider {
-  readonly provider: ProviderDouble;
-  readonly service: TestService;
+interface Listening {
+  readonly listen: true;
 }
+
+export interface ServiceWithProvider<Service extends TestService = TestService> {
+  readonly provider: ProviderDouble;
+  readonly service: Service;
+}
+
+type WithProviderOptions = Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions };
 
 /**
- * Starts the provider double (with `provider`'s options) and the service using it, each on a free loopback port.
- * The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
+ * Starts the provider double (with `provider`'s options) on a free loopback port and the service using it (listening
+ * only with `listen: true`). The service's `dispose` stops the double too; `close` leaves it running, for a restart on the same storage.
  */
-export async function startServiceWithProvider(
-  options: Omit<StartOptions, 'providerUrl'> & { readonly provider?: ProviderDoubleOptions } = {},
-): Promise<ServiceWithProvider> {
+export function startServiceWithProvider(options: WithProviderOptions & Listening): Promise<ServiceWithProvider<ListeningTestService>>;
+export function startServiceWithProvider(options?: WithProviderOptions): Promise<ServiceWithProvider>;
+export async function startServiceWithProvider(options: WithProviderOptions = {}): Promise<ServiceWithProvider> {
   const { provider: providerOptions, ...serviceOptions } = options;
   const provider = await startProviderDouble(providerOptions);
   try {
@@ -81,7 +96,9 @@ export async function startServiceWithProvider(
   }
 }
 
-export async function startService(options: StartOptions = {}): Promise<TestService> {
+export function startService(options: StartOptions & Listening): Promise<ListeningTestService>;
+export function startService(options?: StartOptions): Promise<TestService>;
+export async function startService(options: StartOptions = {}): Promise<TestService | ListeningTestService> {
   const storageRoot = options.storageRoot ?? (await makeStorageRoot());
   const apiKey = 'apiKey' in options ? options.apiKey : testApiKey;
   const config = loadConfig({
@@ -111,18 +128,23 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     },
   });
   const app = await buildApp(config, { logger: { level: 'debug', stream: logStream } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  const baseUrl = `http://127.0.0.1:${address.port}`;
+  // Ready as listening makes it (its onReady hooks start the scheduled source refreshes), listening or not.
+  await app.ready();
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await app.close();
   };
-  return {
-    baseUrl,
+  const send = (method: InjectedMethod, path: string, body: unknown, headers: Record<string, string>) =>
+    injectRequest(
+      app,
+      path,
+      body === undefined
+        ? { method, headers }
+        : { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) },
+    );
+  const service: TestService = {
     app,
     config,
     storageRoot,
@@ -132,29 +154,44 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       await close();
       await rm(storageRoot, { recursive: true, force: true });
     },
-    post(path, body, headers = {}) {
-      return injectRequest(app, 'POST', path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
-    },
-    get(path, headers = {}) {
-      return injectRequest(app, 'GET', path, headers);
-    },
-    send(method, path, body, headers = {}) {
-      return body === undefined
-        ? injectRequest(app, method, path, headers)
-        : injectRequest(app, method, path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
-    },
+    post: (path, body, headers = {}) => send('POST', path, body, headers),
+    get: (path, headers = {}) => send('GET', path, undefined, headers),
+    send: (method, path, body, headers = {}) => send(method, path, body, headers),
+    request: (path, init = {}) => injectRequest(app, path, init),
   };
+  if (options.listen !== true) return service;
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no port');
+  return { ...service, baseUrl: `http://127.0.0.1:${address.port}` };
 }
 
-/** Sends a request to `app` without a socket (Fastify's inject) and gives its answer as fetch would. */
-async function injectRequest(
-  app: FastifyInstance,
-  method: InjectedMethod,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Response> {
-  const answer = await app.inject({ method, url: path, headers, ...(body === undefined ? {} : { payload: body }) });
+/**
+ * Sends a request, given as fetch takes it, to `app` without a socket (Fastify's inject) and gives its answer as
+ * fetch would (without following redirects, and without the headers only a connection makes: connection,
+ * keep-alive, transfer-encoding).
+ */
+async function injectRequest(app: FastifyInstance, path: string, init: RequestInit): Promise<Response> {
+  // A Request turns the path (dot segments, escapes) and the body (a string, bytes, form data...) into what fetch would
+  // send, with the body's content-type.
+  const request = new Request(new URL(path, 'http://localhost'), init);
+  const { pathname, search } = new URL(request.url);
+  // As fetch does, a signal (a time limit on an answer that might never come) rejects the answer.
+  const { signal } = request;
+  signal.throwIfAborted();
+  const injected = app.inject({
+    method: request.method as HTTPMethods,
+    url: `${pathname}${search}`,
+    headers: Object.fromEntries(request.headers),
+    ...(request.body === null ? {} : { payload: Buffer.from(await request.arrayBuffer()) }),
+  });
+  let stopWaiting = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    stopWaiting = () => signal.removeEventListener('abort', abort);
+  });
+  const answer = await Promise.race([injected, aborted]).finally(stopWaiting);
   const answerHeaders = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
     for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) answerHeaders.append(name, String(item));

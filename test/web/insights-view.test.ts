@@ -11,21 +11,22 @@ import type { GapsReport } from '../../src/insights/index.js';
 import { packageRoot } from '../../src/package-root.js';
 import { launchChromium } from '../support/chromium.js';
 import { ensurePlaygroundBuilt } from '../support/compiled-entry.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, type ListeningTestService } from '../support/service.js';
 
 const stepTimeout = { timeout: 60_000 };
 const missingTopic = ['How do I set up single sign-on with Okta?', 'Is SAML SSO supported?', 'configure SSO login for my team'];
 
 describe('playground feedback and Insights', () => {
   let browser: Browser;
-  let service: TestService;
+  let service: ListeningTestService;
   let page: Page;
   const pageProblems: string[] = [];
 
   before(async () => {
     ensurePlaygroundBuilt();
     browser = await launchChromium();
-    service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    // Listening: Chromium loads the playground from the service.
+    service = await startService({ listen: true, apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     const ingested = await service.post('/tools/ingest', {
       namespace: 'handbook',
       sources: [

@@ -14,7 +14,7 @@ import { playgroundRoute } from '../../src/routes/playground-route.js';
 import { launchChromium } from '../support/chromium.js';
 import { ensurePlaygroundBuilt } from '../support/compiled-entry.js';
 import { fastapiDocsDirectory, fastapiPagePaths } from '../support/fastapi-docs.js';
-import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type ListeningTestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 import { packageRoot } from '../../src/package-root.js';
 
@@ -114,14 +114,15 @@ after(async () => {
 });
 
 describe('web playground', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let site: StaticSite;
   let page: Page;
   let workDirectory: string;
   const pageProblems: string[] = [];
 
   before(async () => {
-    service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    // Listening: Chromium loads the playground from the service.
+    service = await startService({ listen: true, apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     site = await startStaticSite({ '/caching.html': { body: cachingPage }, '/cdn.html': { body: cdnPage } });
     workDirectory = await mkdtemp(join(tmpdir(), 'playground-test-'));
     await writeFile(join(workDirectory, 'deployment.md'), deploymentGuide);
@@ -142,15 +143,15 @@ describe('web playground', () => {
   });
 
   it('serves the page at / with a same-origin-only policy, next to the API routes', async () => {
-    const response = await fetch(`${service.baseUrl}/`);
+    const response = await service.get('/');
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'self'/);
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
     assert.match(await response.text(), /<title>Knowledge Agent · Playground<\/title>/);
-    assert.match((await fetch(`${service.baseUrl}/main.js`)).headers.get('content-type') ?? '', /javascript/);
-    assert.equal((await fetch(`${service.baseUrl}/health`)).status, 200);
-    const missing = await fetch(`${service.baseUrl}/no/such/page`);
+    assert.match((await service.get('/main.js')).headers.get('content-type') ?? '', /javascript/);
+    assert.equal((await service.get('/health')).status, 200);
+    const missing = await service.get('/no/such/page');
     assert.equal(missing.status, 404);
     assert.deepEqual(await missing.json(), { error: { code: 'not_found', message: 'no route GET /no/such/page' } });
   });
@@ -412,13 +413,14 @@ describe('web playground', () => {
 });
 
 describe('web playground: a folder of documents', () => {
-  let service: TestService;
+  let service: ListeningTestService;
   let page: Page;
   const pageProblems: string[] = [];
 
   before(async () => {
     // Embeddings from the loopback provider double: the 62 pages would keep the bundled model busy for minutes.
-    ({ service } = await startServiceWithProvider({ environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } }));
+    // Listening: Chromium loads the playground from the service.
+    ({ service } = await startServiceWithProvider({ listen: true, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } }));
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(60_000);
     page.on('pageerror', (error) => pageProblems.push(`page error: ${error.message}`));
@@ -430,7 +432,7 @@ describe('web playground: a folder of documents', () => {
   });
 
   async function documentSources(namespace: string): Promise<{ source: string; file: string }[]> {
-    const response = await fetch(`${service.baseUrl}/tools/documents?namespace=${namespace}`);
+    const response = await service.get(`/tools/documents?namespace=${namespace}`);
     assert.equal(response.status, 200);
     return ((await response.json()) as { documents: { source: string; file: string }[] }).documents;
   }
@@ -523,10 +525,12 @@ describe('web playground: a folder of documents', () => {
 });
 
 describe('web playground with access tokens', () => {
-  let service: TestService;
+  let service: ListeningTestService;
 
   before(async () => {
+    // Listening: Chromium loads the playground from the service.
     service = await startService({
+      listen: true,
       apiKey: undefined,
       environment: {
         KNOWLEDGE_AGENT_MODEL: 'extractive',

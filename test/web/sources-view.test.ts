@@ -9,14 +9,14 @@ import type { Browser, Page } from 'playwright-core';
 import { packageRoot } from '../../src/package-root.js';
 import { launchChromium } from '../support/chromium.js';
 import { ensurePlaygroundBuilt } from '../support/compiled-entry.js';
-import { startService, type TestService } from '../support/service.js';
+import { startService, type ListeningTestService } from '../support/service.js';
 import { startStaticSite, type StaticSite } from '../support/static-site.js';
 
 const stepTimeout = { timeout: 60_000 };
 
 describe('playground Sources view', () => {
   let browser: Browser;
-  let service: TestService;
+  let service: ListeningTestService;
   let site: StaticSite;
   let page: Page;
   const pageProblems: string[] = [];
@@ -30,7 +30,8 @@ describe('playground Sources view', () => {
       '/broken': { status: 500, body: 'down' },
     });
     browser = await launchChromium();
-    service = await startService({ apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    // Listening: Chromium loads the playground from the service.
+    service = await startService({ listen: true, apiKey: undefined, environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(30_000);
     page.on('console', (message) => {
