@@ -246,13 +246,8 @@ export class LexicalIndex {
     this.adopt(this.compactedState());
   }
 
-  /** The index as plain data, compacted, in new arrays that later changes to the index leave alone. */
-  toSnapshot(): LexicalSnapshot {
-    return this.compactedState();
-  }
-
   /**
-   * The same data as `toSnapshot`, its two large arrays (postings and slotTerms) produced in pieces as they are
+   * The index as plain data, compacted, its two large arrays (postings and slotTerms) produced in pieces as they are
    * consumed, so that saving a large index does not hold a second copy of them. Consume it before the index changes.
    */
   toSnapshotInPieces(): LexicalSnapshotInPieces {
@@ -320,7 +315,7 @@ export class LexicalIndex {
   }
 
   /**
-   * Restores an index saved by `toSnapshot`, taking over the snapshot's typed arrays: later changes to the index
+   * Restores an index saved from `toSnapshotInPieces`, taking over the snapshot's typed arrays: later changes to the index
    * write into them. Checks cheaply that the parts fit together and throws an Error saying what does not; the
    * caller then rebuilds the index from the documents.
    */
