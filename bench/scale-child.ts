@@ -1,10 +1,11 @@
 // The measuring processes of the scale benchmark, started by bench/scale.ts (one process per step, so each step's
 // memory figures are its own): `build` ingests generated documents into a fresh namespace; `measure` loads it as the
 // service does at start-up and times searches, the MiniSearch and brute-force cosine baselines and single ingests;
-// `agent` starts the real app over the same folder and times POST /agent. Each prints one JSON line on stdout.
-// Run by hand: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent> '<options as JSON>'
+// `agent` starts the real app over the same folder and times POST /agent; `verify` reopens a namespace whose build was
+// killed (bench/scale-kill.ts) and checks it holds every acknowledged document. Each prints one JSON line on stdout.
+// Run by hand: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent|verify> '<options as JSON>'
 import { request, Agent } from 'node:http';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import MiniSearch from 'minisearch';
@@ -112,6 +113,32 @@ export interface ChildOptions {
   /** Milliseconds each search mode is timed for, at least one pass over the queries. */
   readonly budgetMs?: number;
   readonly providerUrl?: string;
+  /** build: print each ingest call's acknowledged documents, as they are acknowledged (for the kill -9 check). */
+  readonly acknowledge?: boolean;
+  /** verify: a file of the acknowledged documents' hashes, one a line. */
+  readonly acknowledgedFile?: string;
+}
+
+/** What `build` prints after each ingest call when asked to acknowledge: the documents stored by that call. */
+export interface Acknowledgement {
+  readonly acknowledged: readonly string[];
+  /** Chunks stored so far. */
+  readonly chunks: number;
+}
+
+export interface VerifyResult {
+  /** Opening the namespace as the service does at start-up, reconciling it with its folder included. */
+  readonly loadSeconds: number;
+  readonly documents: number;
+  readonly chunks: number;
+  readonly markdownFiles: number;
+  readonly acknowledged: number;
+  /** Acknowledged documents the namespace does not hold. */
+  readonly lost: number;
+  /** Hits of a lexical and a vector search over the reopened namespace. */
+  readonly lexicalHits: number;
+  readonly vectorHits: number;
+  readonly memory: Memory;
 }
 
 const megabytes = (bytes: number): number => bytes / 1024 / 1024;
@@ -260,12 +287,15 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     const report = await ingest.ingest(sanitizeNamespace(options.namespace), sources);
     ingestMilliseconds += performance.now() - started;
     calls++;
+    const acknowledged: string[] = [];
     for (const outcome of report.outcomes) {
       if (outcome.status === 'failed') throw new Error(`ingest of ${outcome.source} failed: ${outcome.error.message}`);
       if (outcome.status !== 'saved') throw new Error(`document ${outcome.document.title} was ${outcome.status}, expected a new document`);
       chunks += outcome.document.chunks.length;
       documents++;
+      acknowledged.push(outcome.document.hash);
     }
+    if (options.acknowledge === true) process.stdout.write(`${JSON.stringify({ acknowledged, chunks } satisfies Acknowledgement)}\n`);
     // At fixed marks, so each tenth is about a tenth (the last one too).
     if (chunks >= ((tenths.length + 1) * target) / 10) {
       const tenth = {
@@ -297,6 +327,44 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     memory: memory(),
     tenths,
   };
+}
+
+/** Opens the namespace a killed build left, as a restarted service does, and checks that every acknowledged document is there. */
+async function verify(options: ChildOptions): Promise<VerifyResult> {
+  if (options.acknowledgedFile === undefined) throw new Error('verify needs acknowledgedFile');
+  const hashes = (await readFile(options.acknowledgedFile, 'utf8')).split('\n').filter((line) => line !== '');
+  const started = performance.now();
+  const store = createStore(options.root);
+  await store.initialize();
+  try {
+    return await store.withExistingNamespace(sanitizeNamespace(options.namespace), async (namespace) => {
+      if (namespace === undefined) throw new Error(`the killed build left no namespace ${options.namespace}`);
+      const loadSeconds = (performance.now() - started) / 1000;
+      const query = loadScaleCorpus().queries[0] as string;
+      return {
+        loadSeconds,
+        documents: namespace.documentCount,
+        chunks: namespace.chunkCount,
+        markdownFiles: await markdownFileCount(join(options.root, options.namespace)),
+        acknowledged: hashes.length,
+        lost: hashes.filter((hash) => namespace.findByHash(hash) === undefined).length,
+        lexicalHits: namespace.searchLexical(query, 10).length,
+        vectorHits: namespace.searchVectors(hashEmbed(query), 10).length,
+        memory: memory(),
+      };
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+async function markdownFileCount(directory: string): Promise<number> {
+  let count = 0;
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    if (entry.isDirectory() && !entry.name.startsWith('.')) count += await markdownFileCount(join(directory, entry.name));
+    else if (entry.isFile() && entry.name.endsWith('.md')) count++;
+  }
+  return count;
 }
 
 /** Top 10 of a plain loop over one Float32Array of unit rows, kept by insertion into a sorted array. */
@@ -575,11 +643,11 @@ async function agent(options: ChildOptions): Promise<AgentResult> {
   }
 }
 
-const steps = { build, measure, agent } as const;
+const steps = { build, measure, agent, verify } as const;
 const [step, optionsText] = process.argv.slice(2);
 if (step === undefined || !(step in steps)) {
   process.stderr.write(
-    'usage: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent> \'{"root":"…","namespace":"…"}\'\n',
+    'usage: node --expose-gc --import tsx bench/scale-child.ts <build|measure|agent|verify> \'{"root":"…","namespace":"…"}\'\n',
   );
   process.exit(2);
 }
