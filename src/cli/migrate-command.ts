@@ -9,9 +9,10 @@ import { parseCommandLine, type Command, type CommandContext } from './command-o
 
 const help = `Usage: knowledge-agent migrate --from <storage root | postgres URL> --to <postgres URL | storage root>
 
-Copies every namespace (documents, their Markdown and file names, chunks and vectors) from a storage root
-(KNOWLEDGE_AGENT_STORAGE_PATH) into a PostgreSQL database (KNOWLEDGE_AGENT_DATABASE_URL), or back. Nothing is
-re-embedded. Documents already at the destination (same content) are skipped, so it can be run again.
+Copies every namespace (documents, their Markdown and file names, chunks and vectors, registered sources with their
+refresh state, the question log) from a storage root (KNOWLEDGE_AGENT_STORAGE_PATH) into a PostgreSQL database
+(KNOWLEDGE_AGENT_DATABASE_URL), or back. Nothing is re-embedded. Documents and log records already at the destination
+are skipped and sources replaced, so it can be run again.
 Stop the service that writes to the source first: changes made while copying may be missed.
 
 Options:
@@ -68,7 +69,7 @@ export const migrateCommand: Command = {
       await to.initialize();
       const copied = await copyNamespaces(from, to, (namespace) =>
         context.stdout.write(
-          `${namespace.name}: ${namespace.documents} documents (${namespace.saved} copied, ${namespace.documents - namespace.saved} already there), ${namespace.vectors} vectors\n`,
+          `${namespace.name}: ${namespace.documents} documents (${namespace.saved} copied, ${namespace.documents - namespace.saved} already there), ${namespace.vectors} vectors, ${namespace.sources} registered sources, ${namespace.logRecords} question log records copied\n`,
         ),
       );
       context.stdout.write(`copied ${copied.length} namespaces\n`);

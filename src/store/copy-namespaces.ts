@@ -1,7 +1,12 @@
 // Copies every namespace of one store into another (a storage root into PostgreSQL, or back): documents with their
-// Markdown, file names and vectors, so moving between the two layouts needs no re-ingest and no re-embedding.
+// Markdown, file names and vectors, so moving between the two layouts needs no re-ingest and no re-embedding; and what
+// is kept with a namespace beside its documents: its registered sources with their refresh state, and its question
+// log. Copying again copies nothing twice.
 import type { KnowledgeStore } from './knowledge-store.js';
+import type { NamespaceName } from './namespace-name.js';
 import type { Namespace } from './namespace.js';
+import type { QuestionLog, QuestionLogRecord } from './question-log.js';
+import type { SourceRegistry } from './source-registry.js';
 import type { DocumentDraft } from './stored-document.js';
 
 /** Documents committed together: one journal append or one transaction each. */
@@ -12,6 +17,10 @@ export interface CopiedNamespace {
   readonly documents: number;
   readonly saved: number;
   readonly vectors: number;
+  /** Registered sources, each with its refresh state (a source already there is replaced). */
+  readonly sources: number;
+  /** Question log records the target did not hold yet. */
+  readonly logRecords: number;
 }
 
 export async function copyNamespaces(
@@ -22,14 +31,19 @@ export async function copyNamespaces(
   const copied: CopiedNamespace[] = [];
   for (const name of await from.namespaceNames()) {
     const source = await from.namespace(name);
-    const result = await copyNamespace(source, await to.namespace(name));
+    const documents = await copyNamespace(source, await to.namespace(name));
+    const result = {
+      ...documents,
+      sources: await copySources(from.sourceRegistry, to.sourceRegistry, name),
+      logRecords: await copyQuestionLog(from.questionLog, to.questionLog, name),
+    };
     copied.push(result);
     onCopied(result);
   }
   return copied;
 }
 
-async function copyNamespace(source: Namespace, target: Namespace): Promise<CopiedNamespace> {
+async function copyNamespace(source: Namespace, target: Namespace): Promise<Omit<CopiedNamespace, 'sources' | 'logRecords'>> {
   const model = source.embeddingModel;
   const documents = source.documents;
   let saved = 0;
@@ -60,4 +74,23 @@ async function copyNamespace(source: Namespace, target: Namespace): Promise<Copi
   }
   await target.settle();
   return { name: source.name, documents: documents.length, saved, vectors };
+}
+
+async function copySources(from: SourceRegistry, to: SourceRegistry, name: NamespaceName): Promise<number> {
+  const sources = await from.list(name);
+  for (const source of sources) {
+    await to.save(source);
+    await to.writeState(name, source.id, await from.readState(name, source.id));
+  }
+  return sources.length;
+}
+
+const recordKey = (record: QuestionLogRecord) => `${record.kind} ${record.runId} ${record.at}`;
+
+async function copyQuestionLog(from: QuestionLog, to: QuestionLog, name: NamespaceName): Promise<number> {
+  const everything = new Date(0);
+  const present = new Set((await to.read(name, everything)).map(recordKey));
+  const missing = (await from.read(name, everything)).filter((record) => !present.has(recordKey(record)));
+  if (missing.length > 0 && !(await to.append(name, missing))) return 0;
+  return missing.length;
 }

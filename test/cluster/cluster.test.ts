@@ -19,6 +19,8 @@ import { ingestTexts, searchDocs } from '../support/ingest-client.js';
 import { embedText, startProviderDouble, type ProviderDouble } from '../support/provider-double.js';
 import { makeStorageRoot } from '../support/service.js';
 import { sanitizeNamespace } from '../../src/store/namespace-name.js';
+import type { QuestionLogRecord } from '../../src/store/question-log.js';
+import type { RegisteredSource, SourceState } from '../../src/store/source-registry.js';
 
 const seed = 0xc105e;
 const namespace = 'shared';
@@ -250,7 +252,7 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
     }
   });
 
-  it('migrate copies namespaces with their file names and vectors into PostgreSQL and back', async () => {
+  it('migrate copies namespaces with their file names, vectors, registered sources and question log into PostgreSQL and back', async () => {
     const folderRoot = join(storageRoot, 'migrate-from');
     const backRoot = join(storageRoot, 'migrate-back');
     const migrateUrl = await postgres.createDatabase('migrate_test');
@@ -276,6 +278,46 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
         };
       }),
     );
+    const handbook = sanitizeNamespace('handbook');
+    const registered: RegisteredSource = {
+      kind: 'crawl',
+      url: 'https://docs.example.com/handbook/',
+      crawl: { maxPages: 50, maxDepth: 3, prune: true },
+      everySeconds: 21_600,
+      id: 'handbook-crawl',
+      namespace: handbook,
+      createdAt: '2030-01-01T00:00:00.000Z',
+      lastRefresh: null,
+      nextRunAt: '2030-01-01T06:00:00.000Z',
+    };
+    const refreshState: SourceState = {
+      pages: {
+        'https://docs.example.com/handbook/': {
+          origin: 'https://docs.example.com/handbook/',
+          etag: '"v7"',
+          links: ['https://docs.example.com/handbook/keys'],
+          goneCount: 0,
+          checkedAt: '2030-01-01T00:00:00.000Z',
+        },
+      },
+    };
+    await folderStore.sourceRegistry.save(registered);
+    await folderStore.sourceRegistry.writeState(handbook, registered.id, refreshState);
+    const logged: QuestionLogRecord[] = [
+      {
+        kind: 'question',
+        runId: 'run-1',
+        at: new Date().toISOString(),
+        channel: 'generate',
+        question: 'How do I rotate keys?',
+        pageCount: 0,
+        answerLength: 80,
+        covered: false,
+        latencyMs: 9,
+      },
+      { kind: 'feedback', runId: 'run-1', at: new Date().toISOString(), rating: 'down', comment: 'nothing on keys' },
+    ];
+    assert.equal(await folderStore.questionLog.append(handbook, logged), true);
     await folderStore.close();
 
     const run = async (from: string, to: string) => {
@@ -285,10 +327,13 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
       assert.equal(code, 0, output);
       return output;
     };
-    assert.match(await run(folderRoot, migrateUrl), /handbook: 3 documents \(3 copied, 0 already there\), \d+ vectors/);
     assert.match(
       await run(folderRoot, migrateUrl),
-      /handbook: 3 documents \(0 copied, 3 already there\)/,
+      /handbook: 3 documents \(3 copied, 0 already there\), \d+ vectors, 1 registered sources, 2 question log records copied/,
+    );
+    assert.match(
+      await run(folderRoot, migrateUrl),
+      /handbook: 3 documents \(0 copied, 3 already there\), \d+ vectors, 1 registered sources, 0 question log records copied/,
       'copying again copies nothing twice',
     );
     await run(migrateUrl, backRoot);
@@ -305,13 +350,17 @@ describe('cluster mode: replicas over one PostgreSQL database', () => {
         })),
       );
       const model = namespace.embeddingModel;
+      const sources = await store.sourceRegistry.list(handbook);
+      const states = await Promise.all(sources.map((source) => store.sourceRegistry.readState(handbook, source.id)));
+      const log = await store.questionLog.read(handbook, new Date(0));
       await store.close();
-      return { model, documents: documents.sort((a, b) => a.file.localeCompare(b.file)) };
+      return { model, documents: documents.sort((a, b) => a.file.localeCompare(b.file)), sources, states, log };
     };
     const expected = await describeNamespace(
       new KnowledgeStore({ root: folderRoot, embeddingModel: null, chunkBody: (body) => chunkMarkdown(body), warn: () => undefined }),
     );
     assert.equal(expected.documents.length, 3);
+    assert.deepEqual([expected.sources, expected.states, expected.log], [[registered], [refreshState], logged]);
     assert.ok(expected.documents.every((document) => document.vectors.every((vector) => vector.length === 8)));
     const inDatabase = await describeNamespace(
       new KnowledgeStore({
