@@ -3,6 +3,8 @@
 // time per source across replicas (a lease in the registry), and never hold up searches.
 import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { linkSignals } from '../concurrency.js';
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { IngestService } from '../ingest/ingest-service.js';
@@ -53,6 +55,12 @@ const leaseRenewMs = 30_000;
 /** How often a refresh asked for while another replica runs one checks whether it has ended. */
 const leaseWaitMs = 500;
 
+/**
+ * How often mirrors of sources no longer registered are deleted (and at start-up); a mirror changed more recently than
+ * this is kept, so that one a refresh is making right now is never taken from under it.
+ */
+const mirrorPruneMs = 3_600_000;
+
 /** A git command (a fetch, most of all) may take this long. */
 const gitTimeoutMs = 120_000;
 /** What one fetch of a repository may add to its mirror. */
@@ -92,6 +100,7 @@ export class SourcesService {
   private readonly askedAgain = new Set<string>();
   private readonly stopping = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  private lastMirrorPrune = Number.NEGATIVE_INFINITY;
   /** By namespace: when each document origin was last confirmed current by a refresh, and when that was read. */
   private readonly confirmedTimes = new Map<string, { readAt: number; byOrigin: Map<string, string>; reading?: boolean }>();
 
@@ -281,6 +290,12 @@ export class SourcesService {
   }
 
   private async runDue(): Promise<void> {
+    if (Date.now() - this.lastMirrorPrune >= mirrorPruneMs) {
+      this.lastMirrorPrune = Date.now();
+      await this.pruneMirrors().catch((error: unknown) =>
+        this.options.warn(`unused git mirrors could not be removed (${(error as Error).message}); trying again in an hour`),
+      );
+    }
     const free = (this.options.concurrency ?? 2) - this.running.size;
     if (free <= 0) return;
     try {
@@ -392,6 +407,26 @@ export class SourcesService {
       signal,
     });
     return { pages: Object.fromEntries(tally.pages) };
+  }
+
+  /**
+   * Deletes the mirrors no registered git source uses and nothing changed for an hour: those of a namespace that was
+   * deleted, or of a source removed on another replica (each replica keeps its own mirrors).
+   */
+  private async pruneMirrors(): Promise<void> {
+    const root = this.options.gitCacheRoot;
+    const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+    if (entries.length === 0) return;
+    const used = new Set<string>();
+    for (const name of await this.options.store.namespaceNames()) {
+      for (const source of await this.registry.list(name)) if (source.kind === 'git') used.add(basename(this.mirrorOf(source).directory));
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory() || !entry.name.endsWith('.git') || used.has(entry.name)) continue;
+      const directory = join(root, entry.name);
+      if (Date.now() - (await stat(directory)).mtimeMs < mirrorPruneMs) continue;
+      await rm(directory, { recursive: true, force: true });
+    }
   }
 
   /** The source's local mirror of its repository: by namespace and id, as two namespaces may follow one repository. */

@@ -3,6 +3,9 @@
 // and kept across a restart.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.js';
 import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
@@ -135,14 +138,29 @@ describe('a git repository as a registered source', () => {
     assert.ok(!service.logs.some((line) => line.includes(secret)), 'the secret is never logged');
   });
 
-  it('keeps the source and its last refresh across a restart', async () => {
+  it('keeps the source and its last refresh across a restart, and deletes mirrors no source uses', async () => {
     await service.close();
-    const restarted = await startService({ storageRoot: service.storageRoot, apiKey: undefined });
+    // Untouched for two hours: the source's own mirror, and one a deleted namespace's source left behind.
+    const mirrors = join(service.storageRoot, '.git-mirrors');
+    const mirrorsIn = async () => (await readdir(mirrors)).filter((name) => name.endsWith('.git'));
+    const [used] = await mirrorsIn();
+    assert.ok(used !== undefined, 'the source has its mirror');
+    const orphan = join(mirrors, '0123456789abcdef01234567.git');
+    await mkdir(join(orphan, 'objects'), { recursive: true });
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const directory of [orphan, join(mirrors, used)]) await utimes(directory, twoHoursAgo, twoHoursAgo);
+    const restarted = await startService({
+      storageRoot: service.storageRoot,
+      apiKey: undefined,
+      environment: { KNOWLEDGE_AGENT_SOURCE_CHECK_MS: '100' },
+    });
     try {
       const listed = await json<{ sources: SourceAnswer[] }>(restarted.get('/api/sources/handbook'));
       assert.equal(listed.sources.length, 1);
       assert.equal(listed.sources[0]?.url, repository.url);
       assert.equal(listed.sources[0]?.last_refresh?.trigger, 'webhook');
+      await until(() => !existsSync(orphan), 'the unused mirror is deleted');
+      assert.deepEqual(await mirrorsIn(), [used], 'the mirror of the registered source stays');
     } finally {
       await restarted.close();
     }
