@@ -401,7 +401,7 @@ describe('API reference', () => {
 
   it('documents the contract fields of the answers and the sources of both ingest routes', () => {
     const match = resolvePointer(document, '#/components/schemas/Match') as JsonObject;
-    assert.deepEqual(Object.keys(match.properties as JsonObject).sort(), ['chunk_id', 'preview', 'score', 'source', 'title']);
+    assert.deepEqual(Object.keys(match.properties as JsonObject).sort(), ['as_of', 'chunk_id', 'preview', 'score', 'source', 'title']);
     const source = resolvePointer(document, '#/components/schemas/Variant1SourceInput') as JsonObject;
     assert.deepEqual(((source.properties as JsonObject).type as JsonObject).enum, ['url', 'file', 'text']);
     const variant1Body = mediaSchema(

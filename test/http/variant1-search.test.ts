@@ -7,7 +7,7 @@ import { startService, startServiceWithProvider, type TestService } from '../sup
 interface SearchResponse {
   namespace: string;
   query: string;
-  matches: { chunk_id: string; score: number; source: string; title: string; preview: string }[];
+  matches: { chunk_id: string; score: number; source: string; title: string; preview: string; as_of: string }[];
 }
 
 const documents = [
@@ -52,7 +52,8 @@ describe('POST /tools/search', () => {
     assert.equal(result.matches.length, 4, 'KNOWLEDGE_AGENT_TOP_K defaults to 4');
     const [best] = result.matches;
     assert.equal(best?.title, 'Authentication');
-    assert.deepEqual(Object.keys(best ?? {}).sort(), ['chunk_id', 'preview', 'score', 'source', 'title']);
+    assert.deepEqual(Object.keys(best ?? {}).sort(), ['as_of', 'chunk_id', 'preview', 'score', 'source', 'title']);
+    assert.ok(Date.parse(best?.as_of ?? '') > Date.now() - 600_000, 'as of the ingest');
     assert.match(best?.source ?? '', /manual\/authentication\.md$/);
     assert.match(best?.preview ?? '', /bearer token/);
     for (let index = 1; index < result.matches.length; index++) {

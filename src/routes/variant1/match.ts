@@ -9,6 +9,8 @@ export interface Match {
   readonly source: string;
   readonly title: string;
   readonly preview: string;
+  /** When the document was last confirmed current (fetched, or found unchanged by a refresh); ISO 8601. */
+  readonly as_of: string;
 }
 
 /** Where Variant 1 says a document is stored: its file under the storage root as configured (`knowledge/docs/x.md`). */
@@ -16,7 +18,7 @@ export function storedFilePath(storagePath: string, namespace: string, file: str
   return join(storagePath, namespace, file);
 }
 
-/** Exactly the seed's fields; `source` is the snippet's stored file in `namespace`. */
+/** The seed's fields, and `as_of` (added by registered sources); `source` is the snippet's stored file in `namespace`. */
 export function toMatch(snippet: Snippet, storagePath: string, namespace: string): Match {
   return {
     chunk_id: snippet.chunkId,
@@ -24,5 +26,6 @@ export function toMatch(snippet: Snippet, storagePath: string, namespace: string
     source: storedFilePath(storagePath, namespace, snippet.file),
     title: snippet.title,
     preview: snippet.preview,
+    as_of: snippet.asOf,
   };
 }

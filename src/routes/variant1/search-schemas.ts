@@ -18,10 +18,20 @@ export const variant1SearchBodySchema = closedBody(
   { limit: 'Variant 1 names it top_k' },
 );
 
-const matchSchema = z.object({ chunk_id: z.string(), score: z.number(), source: z.string(), title: z.string(), preview: z.string() }).meta({
-  id: 'Match',
-  description: '`score` is the cosine similarity (embedding), the BM25 score (lexical) or the fused score (hybrid).',
-});
+const matchSchema = z
+  .object({
+    chunk_id: z.string(),
+    score: z.number(),
+    source: z.string(),
+    title: z.string(),
+    preview: z.string(),
+    as_of: z.string().describe('When its content was last fetched, or found unchanged by a refresh of its registered source (ISO 8601).'),
+  })
+  .meta({
+    id: 'Match',
+    description:
+      "The seed's fields, and `as_of` (registered sources). `score` is the cosine similarity (embedding), the BM25 score (lexical) or the fused score (hybrid).",
+  });
 
 export const variant1SearchResponseSchema = z.object({
   namespace: z.string(),
