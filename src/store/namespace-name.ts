@@ -18,6 +18,11 @@ export type NamespaceName = string & { readonly [validNamespaceName]: true };
  */
 export const namespaceNamePattern = `^[^A-Za-z0-9_-]*(?:[A-Za-z0-9_-][^A-Za-z0-9_-]*){1,${maxNamespaceLength}}$`;
 
+/** Whether `text` is a namespace name as sanitizing leaves one (a folder's name, a notification's payload). */
+export function isNamespaceName(text: string): text is NamespaceName {
+  return text.length <= maxNamespaceLength && /^[A-Za-z0-9_-]+$/.test(text);
+}
+
 /** Sanitizes a requested namespace; an empty or over-long result is an `invalid_namespace` error naming the field. */
 export function sanitizeNamespace(requested: string, field = 'namespace'): NamespaceName {
   const name = requested.replace(/[^A-Za-z0-9_-]/g, '');

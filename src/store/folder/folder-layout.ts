@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { maxNamespaceLength, sanitizeNamespace, type NamespaceName } from '../namespace-name.js';
+import { isNamespaceName, type NamespaceName } from '../namespace-name.js';
 import type { NamespaceStorage } from '../namespace-storage.js';
 import type { QuestionLog } from '../question-log.js';
 import type { SourceRegistry } from '../source-registry.js';
@@ -38,13 +38,8 @@ export class FolderLayout implements StorageLayout {
 
   async namespaceNames(): Promise<NamespaceName[]> {
     const entries = await readdir(this.options.root, { withFileTypes: true });
-    return (
-      entries
-        // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
-        .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name) && entry.name.length <= maxNamespaceLength)
-        .map((entry) => sanitizeNamespace(entry.name))
-        .sort()
-    );
+    // Folders whose name is not a namespace name (another character, over 64 long) are not namespaces.
+    return entries.flatMap((entry) => (entry.isDirectory() && isNamespaceName(entry.name) ? [entry.name] : [])).sort();
   }
 
   /**

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LayoutEvents, NamespaceCounts, StorageLayout } from '../storage-layout.js';
-import { sanitizeNamespace, type NamespaceName } from '../namespace-name.js';
+import { isNamespaceName, sanitizeNamespace, type NamespaceName } from '../namespace-name.js';
 import { backgroundWorkerLock, changeChannel, createSchema } from './cluster-schema.js';
 import { pruneLog, reportPositions } from './log-pruning.js';
 import { PostgresQuestionLog } from './postgres-question-log.js';
@@ -232,7 +232,8 @@ export class ClusterLayout implements StorageLayout {
     client.on('end', () => reconnect());
     client.on('notification', (message) => {
       // A notification is a hint: the namespace reads the log itself, so a replica's own commits cost one query.
-      if (message.payload !== undefined) this.events?.changed(sanitizeNamespace(message.payload));
+      // Anything else on the channel (another client's NOTIFY) is not ours to act on.
+      if (message.payload !== undefined && isNamespaceName(message.payload)) this.events?.changed(message.payload);
     });
     this.listener = client;
     this.reconnectDelay = reconnectDelayMs.first;
