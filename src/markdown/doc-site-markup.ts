@@ -24,6 +24,7 @@ import {
   type BlockMarker,
 } from './doc-site-lines.js';
 import { labelText, titleCase } from './inline-constructs.js';
+import { withoutAutorefTargets } from './autorefs.js';
 import { reduceInline } from './inline-markup.js';
 import {
   closesFence,
@@ -394,7 +395,8 @@ class DocSiteNormalizer {
       for (; this.index < tag.lastLine; this.index++) this.nextOffset += (this.lines[this.index + 1] as string).length + 1;
       result = reduceInline(tag.text, this.options);
     }
-    const text = result.text;
+    // Text quoted to a reader reads an autoref as its text.
+    const text = this.options.plainCodeLinks === true ? withoutAutorefTargets(result.text) : result.text;
     if (text !== line) {
       if (isBlank(text)) {
         this.output.push('');

@@ -72,6 +72,38 @@ describe('extractive answers without a provider', () => {
     assert.deepEqual(generate.sources, ['caching.md']);
   });
 
+  it('reads MkDocs autorefs as their text in answers and previews, and leaves code alone', async () => {
+    const ingested = await service.post('/tools/ingest', {
+      namespace: 'autorefs',
+      sources: [
+        {
+          type: 'text',
+          title: 'Validators',
+          value:
+            '# Validators\n\nA [`field_validator`][pydantic.functional_validators.field_validator] runs after parsing, ' +
+            'and [`model_validator`][] checks the whole model.\n\n```py\nrows[0][row.key] = 1\n```\n',
+        },
+      ],
+    });
+    assert.equal(ingested.status, 200);
+    const search = (await (
+      await service.post('/api/tools/searchDocs', { namespace: 'autorefs', query: 'field_validator after parsing', mode: 'lexical' })
+    ).json()) as { results: { excerpt: string }[] };
+    assert.equal(
+      search.results[0]?.excerpt,
+      '# Validators A `field_validator` runs after parsing, and `model_validator` checks the whole model. ```py rows[0][row.key] = 1 ```',
+    );
+    const generate = (await (
+      await service.post('/api/agents/knowledge/generate', {
+        messages: [{ role: 'user', content: 'when does a field_validator run?' }],
+        toolParams: { namespace: 'autorefs' },
+      })
+    ).json()) as { text: string };
+    assert.match(generate.text, /A `field_validator` runs after parsing/);
+    assert.doesNotMatch(generate.text, /\]\[(?:pydantic|\])/);
+    assert.match(generate.text, /rows\[0\]\[row\.key\] = 1/, 'code keeps its brackets');
+  });
+
   it('reports the models in /health', async () => {
     const health = (await (await service.get('/health')).json()) as {
       agent: string;

@@ -1,0 +1,47 @@
+// MkDocs' autorefs: `[text][python.path]` and `[text][]` link to an API page the site resolves when it is built
+// (Pydantic's docs hold over 800). In text quoted to a reader (answers, previews) they read as their text; an ingested
+// page keeps them, because the words of the target help ranking it.
+import { codeSpans } from './code-context.js';
+import { closesFence, MarkdownLineClassifier, type FenceOpening } from './markdown-lines.js';
+
+/** `[text][target]` or `[text][]`: the text holds no bracket, the target is a name (checked to be dotted when given). */
+const reference = /\[([^[\]\n]+)\]\[([A-Za-z_][\w.]*)?\]/g;
+
+const isDottedPath = (target: string): boolean => target.includes('.') && !target.endsWith('.') && !target.includes('..');
+
+/** One line of prose with its autorefs read as their text; code spans, and autorefs a code span cuts into, stay. */
+export function withoutAutorefTargets(line: string): string {
+  if (!line.includes('][')) return line;
+  const spans = codeSpans(line);
+  return line.replace(reference, (whole: string, text: string, target: string | undefined, offset: number) => {
+    if (target !== undefined && !isDottedPath(target)) return whole;
+    const textEnd = offset + 1 + text.length;
+    // A code span that overlaps the match must lie inside its text (`[`Literal`][typing.Literal]`).
+    const cut = spans.some(
+      (span) => span.start < offset + whole.length && span.end > offset && (span.start < offset + 1 || span.end > textEnd),
+    );
+    return cut ? whole : text;
+  });
+}
+
+/** Markdown with the autorefs of its lines of prose read as their text; fenced code stays as it is. */
+export function markdownWithoutAutorefTargets(markdown: string): string {
+  if (!markdown.includes('][')) return markdown;
+  const classifier = new MarkdownLineClassifier();
+  let fence: FenceOpening | undefined;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      if (fence !== undefined) {
+        if (closesFence(line, fence)) fence = undefined;
+        return line;
+      }
+      const classified = classifier.classify(line);
+      if (classified.kind === 'fence') {
+        fence = classified.fence;
+        return line;
+      }
+      return withoutAutorefTargets(line);
+    })
+    .join('\n');
+}

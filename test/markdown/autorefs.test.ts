@@ -1,0 +1,24 @@
+// MkDocs autorefs read as their text where text is quoted to a reader; code, code spans and other brackets stay.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { markdownWithoutAutorefTargets, withoutAutorefTargets } from '../../src/markdown/autorefs.js';
+
+describe('withoutAutorefTargets', () => {
+  const cases: [name: string, line: string, expected: string][] = [
+    ['a dotted target', 'Use [`TypeAdapter`][pydantic.type_adapter.TypeAdapter] here.', 'Use `TypeAdapter` here.'],
+    ['an empty target', 'An [`int`][] or a [typing][].', 'An `int` or a typing.'],
+    ['a reference label that is no dotted name', 'See [the docs][docs] and m[i][j].', 'See [the docs][docs] and m[i][j].'],
+    ['brackets inside a code span', 'Write `x[0][obj.attr]` to set it.', 'Write `x[0][obj.attr]` to set it.'],
+    ['a code span cutting into the brackets', 'Odd [a `b][c.d]` e].', 'Odd [a `b][c.d]` e].'],
+    ['a target ending in a dot', 'Not [this][a.b.] one.', 'Not [this][a.b.] one.'],
+    ['two on one line', '[`A`][m.A] and [`B`][m.B]', '`A` and `B`'],
+  ];
+  for (const [name, line, expected] of cases) it(name, () => assert.equal(withoutAutorefTargets(line), expected));
+});
+
+describe('markdownWithoutAutorefTargets', () => {
+  it('reads the prose lines and leaves fenced code as it is', () => {
+    const markdown = 'A [`field`][pydantic.Field].\n\n```py\nrows[0][row.key] = 1\n```\n\n- an [`int`][] item';
+    assert.equal(markdownWithoutAutorefTargets(markdown), 'A `field`.\n\n```py\nrows[0][row.key] = 1\n```\n\n- an `int` item');
+  });
+});
