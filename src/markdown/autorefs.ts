@@ -4,17 +4,21 @@
 import { codeSpans } from './code-context.js';
 import { closesFence, MarkdownLineClassifier, type FenceOpening } from './markdown-lines.js';
 
-/** `[text][target]` or `[text][]`: the text holds no bracket, the target is a name (checked to be dotted when given). */
-const reference = /\[([^[\]\n]+)\]\[([A-Za-z_][\w.]*)?\]/g;
+/**
+ * `[text][target]` or `[text][]`: the text holds no bracket, the target is a Python name or dotted path
+ * (`[class method][classmethod]`, `[Field][pydantic.fields.Field]`), and the `[` does not follow a word, a `]` or a
+ * `)`, where it would index something (`rows[i][j]`).
+ */
+const reference = /(?<![\w\])])\[([^[\]\n]+)\]\[([A-Za-z_][\w.]*)?\]/g;
 
-const isDottedPath = (target: string): boolean => target.includes('.') && !target.endsWith('.') && !target.includes('..');
+const isNamePath = (target: string): boolean => !target.endsWith('.') && !target.includes('..');
 
 /** One line of prose with its autorefs read as their text; code spans, and autorefs a code span cuts into, stay. */
 export function withoutAutorefTargets(line: string): string {
   if (!line.includes('][')) return line;
   const spans = codeSpans(line);
   return line.replace(reference, (whole: string, text: string, target: string | undefined, offset: number) => {
-    if (target !== undefined && !isDottedPath(target)) return whole;
+    if (target !== undefined && !isNamePath(target)) return whole;
     const textEnd = offset + 1 + text.length;
     // A code span that overlaps the match must lie inside its text (`[`Literal`][typing.Literal]`).
     const cut = spans.some(
