@@ -2,7 +2,7 @@
 import type TurndownService from 'turndown';
 import { linkedom, readability, turndown, turndownGfm } from './html-libraries.js';
 import { KnowledgeError } from '../errors.js';
-import { atxHeading, closesFence, codeFence, MarkdownLineClassifier, type FenceOpening } from '../markdown/markdown-lines.js';
+import { atxHeading, codeFence, linesAndFences } from '../markdown/markdown-lines.js';
 import { defaultHtmlLimits, measureHtml, type HtmlLimits } from './html-complexity.js';
 
 export interface HtmlMarkdown {
@@ -342,16 +342,11 @@ function codeLanguage(pre: DomElement): string {
 
 function tidy(markdown: string): string {
   const lines: string[] = [];
-  const classifier = new MarkdownLineClassifier();
-  let fence: FenceOpening | undefined;
-  for (const raw of markdown.split('\n')) {
-    if (fence !== undefined) {
+  for (const { line: raw, inFence } of linesAndFences(markdown)) {
+    if (inFence) {
       lines.push(raw);
-      if (closesFence(raw, fence)) fence = undefined;
       continue;
     }
-    const classified = classifier.classify(raw);
-    if (classified.kind === 'fence') fence = classified.fence;
     // Dropped images and inline chrome leave runs of spaces between words; indentation stays.
     const line = raw
       .replace(/\u00a0/g, ' ')

@@ -2,7 +2,7 @@
 // (Pydantic's docs hold over 800). In text quoted to a reader (answers, previews) they read as their text; an ingested
 // page keeps them, because the words of the target help ranking it.
 import { codeSpans } from './code-context.js';
-import { closesFence, MarkdownLineClassifier, type FenceOpening } from './markdown-lines.js';
+import { linesAndFences } from './markdown-lines.js';
 
 /**
  * `[text][target]` or `[text][]`: the text holds no bracket, the target is a Python name or dotted path
@@ -31,21 +31,5 @@ export function withoutAutorefTargets(line: string): string {
 /** Markdown with the autorefs of its lines of prose read as their text; fenced code stays as it is. */
 export function markdownWithoutAutorefTargets(markdown: string): string {
   if (!markdown.includes('][')) return markdown;
-  const classifier = new MarkdownLineClassifier();
-  let fence: FenceOpening | undefined;
-  return markdown
-    .split('\n')
-    .map((line) => {
-      if (fence !== undefined) {
-        if (closesFence(line, fence)) fence = undefined;
-        return line;
-      }
-      const classified = classifier.classify(line);
-      if (classified.kind === 'fence') {
-        fence = classified.fence;
-        return line;
-      }
-      return withoutAutorefTargets(line);
-    })
-    .join('\n');
+  return Array.from(linesAndFences(markdown), ({ line, inFence }) => (inFence ? line : withoutAutorefTargets(line))).join('\n');
 }

@@ -121,6 +121,25 @@ export function endsFenceItem(line: string, opening: FenceOpening): boolean {
   return opening.itemContent !== undefined && !isBlank(line) && indentation(line).columns < opening.itemContent;
 }
 
+/**
+ * The lines of `markdown` in order, each with whether it is inside fenced code (after its opening fence, up to and
+ * including its closing one); the lines outside are read by one classifier, so a fence in a list item is found.
+ */
+export function* linesAndFences(markdown: string): Generator<{ readonly line: string; readonly inFence: boolean }> {
+  const classifier = new MarkdownLineClassifier();
+  let fence: FenceOpening | undefined;
+  for (const line of markdown.split('\n')) {
+    if (fence !== undefined) {
+      if (closesFence(line, fence)) fence = undefined;
+      yield { line, inFence: true };
+      continue;
+    }
+    const classified = classifier.classify(line);
+    if (classified.kind === 'fence') fence = classified.fence;
+    yield { line, inFence: false };
+  }
+}
+
 /** A backtick fence to put around `code` that none of its lines closes: three backticks, or one more than its longest closing line. */
 export function codeFence(code: string): string {
   const threeBackticks: FenceOpening = { indent: '', marker: '```', info: '', container: 0 };
