@@ -4,18 +4,15 @@
 // (`verify`) and checks that every acknowledged document is there, that the index loads and answers, and that it agrees
 // with the Markdown files in the folder. Prints the figures and PASS or MISS; exits 1 on a loss.
 // Run: npm run bench:scale-kill   or   npx tsx bench/scale-kill.ts [--kill-at 900000] [--target 1000000] [--keep]
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { seededRandom } from '../test/support/durability-documents.js';
-import type { Acknowledgement, ChildOptions, VerifyResult } from './scale-child.js';
+import type { Acknowledgement, VerifyResult } from './scale-child.js';
+import { runScaleChild, spawnScaleChild } from './scale-child-process.js';
 
-const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
-const childScript = fileURLToPath(new URL('./scale-child.ts', import.meta.url));
 const namespace = 'scale';
 
 const { values: flags } = parseArgs({
@@ -34,17 +31,12 @@ const killAt = wholeNumber('kill-at', flags['kill-at']);
 const target = wholeNumber('target', flags.target);
 if (killAt >= target) throw new Error('--kill-at must be below --target: the build is killed before it ends');
 
-const childArguments = (step: string, options: ChildOptions) => ['--import', 'tsx', childScript, step, JSON.stringify(options)];
-
 /**
  * Runs the build and kills it with SIGKILL a random 0-500 ms after it acknowledged `killAt` chunks (inside the next
  * ingest call's commits, most likely). Returns the hashes of every document it acknowledged before it died.
  */
 async function buildAndKill(root: string): Promise<{ hashes: string[]; chunks: number; killedAfterMs: number }> {
-  const child = spawn(process.execPath, childArguments('build', { root, namespace, chunks: target, batch: 100, acknowledge: true }), {
-    cwd: repositoryRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawnScaleChild('build', { root, namespace, chunks: target, batch: 100, acknowledge: true });
   const hashes: string[] = [];
   let chunks = 0;
   const killedAfterMs = Math.floor(seededRandom(killAt)() * 500);
@@ -71,22 +63,6 @@ async function buildAndKill(root: string): Promise<{ hashes: string[]; chunks: n
   return { hashes, chunks, killedAfterMs };
 }
 
-function verify(root: string, acknowledgedFile: string): Promise<VerifyResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, childArguments('verify', { root, namespace, acknowledgedFile }), {
-      cwd: repositoryRoot,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`verify exited with ${code}`));
-      else resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '') as VerifyResult);
-    });
-  });
-}
-
 const root = await mkdtemp(join(tmpdir(), 'knowledge-agent-scale-kill-'));
 console.error(`storage root ${root}; building towards ${target.toLocaleString('en')} chunks, kill -9 past ${killAt.toLocaleString('en')}`);
 try {
@@ -95,7 +71,7 @@ try {
   const buildSeconds = (performance.now() - started) / 1000;
   const acknowledgedFile = join(root, 'acknowledged.txt');
   await writeFile(acknowledgedFile, `${killed.hashes.join('\n')}\n`);
-  const reopened = await verify(root, acknowledgedFile);
+  const reopened = await runScaleChild<VerifyResult>('verify', { root, namespace, acknowledgedFile });
   const whole = (value: number) => Math.round(value).toLocaleString('en');
   console.log(
     `killed ${killed.killedAfterMs} ms after ${whole(killed.chunks)} chunks (${whole(killed.hashes.length)} documents) were acknowledged, ${buildSeconds.toFixed(0)} s into the build (load ${loadavg()[0]?.toFixed(1)})`,

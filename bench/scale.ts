@@ -7,7 +7,6 @@
 // per target, and writes bench/.cache/scale-results.json.
 // Run: npm run bench   or   npx tsx bench/scale.ts [--sizes 10000,100000] [--keep] [--budget-ms 6000]
 //      [--batch 200] [--concurrency 200] [--single-ingests 20] [--agent-requests 50]
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startProviderDouble } from '../test/support/provider-double.js';
 import { hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
-import type { AgentResult, BuildResult, BuildStretch, ChildOptions, MeasureResult, QueryTimings } from './scale-child.js';
+import type { AgentResult, BuildResult, BuildStretch, MeasureResult, QueryTimings } from './scale-child.js';
+import { runScaleChild } from './scale-child-process.js';
 
-const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
-const childScript = fileURLToPath(new URL('./scale-child.ts', import.meta.url));
 const resultsFile = fileURLToPath(new URL('./.cache/scale-results.json', import.meta.url));
 const namespace = 'scale';
 
@@ -63,43 +61,19 @@ interface SizeResult {
   readonly wallSeconds: number;
 }
 
-/** Runs one step of bench/scale-child.ts in its own Node process and returns the JSON line it prints. */
-function runChild<T>(step: string, options: ChildOptions): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', childScript, step, JSON.stringify(options)], {
-      cwd: repositoryRoot,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = output.trim().split('\n').at(-1) ?? '';
-      if (code !== 0) reject(new Error(`scale-child ${step} exited with ${code}`));
-      else {
-        try {
-          resolve(JSON.parse(line) as T);
-        } catch {
-          reject(new Error(`scale-child ${step} printed no result: ${output.slice(-300)}`));
-        }
-      }
-    });
-  });
-}
-
 async function runSize(target: number): Promise<SizeResult> {
   const started = performance.now();
   const root = await mkdtemp(join(tmpdir(), 'knowledge-agent-scale-'));
   console.error(`\n${target.toLocaleString('en')} chunks: storage root ${root}`);
   const base = { root, namespace, budgetMs: wholeNumber('budget-ms', flags['budget-ms']) };
   try {
-    const build = await runChild<BuildResult>('build', {
+    const build = await runScaleChild<BuildResult>('build', {
       ...base,
       chunks: target,
       batch,
       ...(flags.concurrency === undefined ? {} : { concurrency: wholeNumber('concurrency', flags.concurrency) }),
     });
-    const measure = await runChild<MeasureResult>('measure', {
+    const measure = await runScaleChild<MeasureResult>('measure', {
       ...base,
       singleIngests: wholeNumber('single-ingests', flags['single-ingests']),
     });
@@ -108,7 +82,7 @@ async function runSize(target: number): Promise<SizeResult> {
     const provider = await startProviderDouble({ embeddingDimensions: hashEmbeddingDimensions, embed: hashEmbed });
     let agent: AgentResult;
     try {
-      agent = await runChild<AgentResult>('agent', {
+      agent = await runScaleChild<AgentResult>('agent', {
         ...base,
         providerUrl: provider.baseUrl,
         agentRequests: wholeNumber('agent-requests', flags['agent-requests']),
