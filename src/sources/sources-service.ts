@@ -56,8 +56,9 @@ const leaseRenewMs = 30_000;
 const leaseWaitMs = 500;
 
 /**
- * How often mirrors of sources no longer registered are deleted (and at start-up); a mirror changed more recently than
- * this is kept, so that one a refresh is making right now is never taken from under it.
+ * How often mirrors of sources no longer registered are deleted (first at the first schedule check after start-up); a
+ * mirror changed more recently than this is kept, so that one a refresh is making right now is never taken from under
+ * it.
  */
 const mirrorPruneMs = 3_600_000;
 
