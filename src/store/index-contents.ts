@@ -1,4 +1,5 @@
 // A namespace's index as plain data: what index.json, the snapshot and an index.json of an earlier version are read into.
+import type { InvertedListsSnapshot } from '../indexes/inverted-lists.js';
 import type { EmbeddingInfo } from './index-ops.js';
 import type { StoredDocument } from './stored-document.js';
 
@@ -6,6 +7,8 @@ import type { StoredDocument } from './stored-document.js';
 export interface StoredVectors {
   readonly keys: readonly string[];
   readonly rows: Float32Array;
+  /** The vector index's inverted lists over these rows, once it is large enough to have them (snapshots only). */
+  readonly lists?: InvertedListsSnapshot;
 }
 
 export interface IndexContents {

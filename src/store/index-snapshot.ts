@@ -49,7 +49,13 @@ const headerSchema = z.object({
     lengthTotals: z.array(z.number()),
     arrays: z.record(z.string(), sectionSchema.extend({ type: z.enum(['u32', 'f32']) })),
   }),
-  vectors: sectionSchema.extend({ keys: z.array(z.string()) }).nullable(),
+  vectors: sectionSchema
+    .extend({
+      keys: z.array(z.string()),
+      // The vector index's inverted lists, once it has them; older versions ignore them and scan every row.
+      lists: z.object({ centroids: sectionSchema, listOfRow: sectionSchema }).optional(),
+    })
+    .nullable(),
 });
 
 /** Writes the snapshot to `path`, all or nothing. */
@@ -80,8 +86,21 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
         throw new Error(`the ${name} array gave ${position - offset} bytes, not ${array.length * 4}`);
       arrays[name] = { offset, length: position - offset, crc, type: array.type };
     }
+    const stored = contents.vectors;
     const vectors =
-      contents.vectors === null ? null : { ...(await writeBytes(bytesOf(contents.vectors.rows))), keys: contents.vectors.keys };
+      stored === null
+        ? null
+        : {
+            ...(await writeBytes(bytesOf(stored.rows))),
+            keys: stored.keys,
+            lists:
+              stored.lists === undefined
+                ? undefined
+                : {
+                    centroids: await writeBytes(bytesOf(stored.lists.centroids)),
+                    listOfRow: await writeBytes(bytesOf(stored.lists.listOfRow)),
+                  },
+          };
     const header = Buffer.from(
       JSON.stringify({
         format: 2,
@@ -134,7 +153,12 @@ export async function readSnapshot(
     if (documents.length !== header.documents.count)
       throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
     const arrays: Record<string, Uint32Array | Float32Array> = {};
-    for (const section of [...Object.values(header.lexical.arrays), ...(header.vectors === null ? [] : [header.vectors])]) {
+    const listSections = header.vectors?.lists === undefined ? [] : [header.vectors.lists.centroids, header.vectors.lists.listOfRow];
+    for (const section of [
+      ...Object.values(header.lexical.arrays),
+      ...(header.vectors === null ? [] : [header.vectors]),
+      ...listSections,
+    ]) {
       if (section.offset + section.length > size)
         throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
     }
@@ -143,12 +167,21 @@ export async function readSnapshot(
         section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
       arrays[name] = await readArray(file, section, values, size);
     }
+    const lists = header.vectors?.lists;
     const vectors =
       header.vectors === null
         ? null
         : {
             keys: header.vectors.keys,
             rows: await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size),
+            ...(lists === undefined
+              ? {}
+              : {
+                  lists: {
+                    centroids: await readArray(file, lists.centroids, new Float32Array(lists.centroids.length / 4), size),
+                    listOfRow: await readArray(file, lists.listOfRow, new Uint32Array(lists.listOfRow.length / 4), size),
+                  },
+                }),
           };
     if (vectors !== null && (header.embedding === null || vectors.rows.length !== vectors.keys.length * header.embedding.dimensions)) {
       throw new Error('vector rows do not match their keys and dimensions');

@@ -211,7 +211,7 @@ export class NamespaceIndex {
   private adoptVectors(vectors: StoredVectors | null): void {
     if (vectors === null || this.currentEmbedding === null || vectors.keys.length === 0) return;
     if (vectors.keys.some((key) => !this.chunksById.has(key))) throw new Error('vectors of chunks that no document has');
-    this.vectors = VectorIndex.fromRows(this.currentEmbedding.dimensions, vectors.keys, vectors.rows);
+    this.vectors = VectorIndex.fromRows(this.currentEmbedding.dimensions, vectors.keys, vectors.rows, vectors.lists);
   }
 
   private addVectors(ids: readonly string[], rows: Float32Array): void {

@@ -95,16 +95,28 @@ export class QuantizedRows {
 
   /** Approximate cosines of rows 0 to rowCount - 1 with a unit query, and their error bound. */
   score(unitQuery: Float32Array, rowCount: number): ApproximateScores {
+    return this.scoreRuns(unitQuery, [{ first: 0, count: rowCount }]);
+  }
+
+  /**
+   * Approximate cosines with a unit query of the rows of each run (rows first to first + count - 1), run after run,
+   * and their error bound. Runs may not overlap.
+   */
+  scoreRuns(unitQuery: Float32Array, runs: readonly { readonly first: number; readonly count: number }[]): ApproximateScores {
     const { scale, error } = this.writeQuery(unitQuery);
-    this.kernel.scoreRows({
-      query: this.queryOffset,
-      rows: this.rowsOffset,
-      rowCount,
-      rowBytes: this.rowBytes,
-      rowScales: this.scalesOffset,
-      scores: this.scoresOffset,
-      queryScaleInverse: scale === 0 ? 0 : 1 / scale,
-    });
+    let scored = 0;
+    for (const { first, count } of runs) {
+      this.kernel.scoreRows({
+        query: this.queryOffset,
+        rows: this.rowsOffset + first * this.rowBytes,
+        rowCount: count,
+        rowBytes: this.rowBytes,
+        rowScales: this.scalesOffset + first * bytesPerFloat,
+        scores: this.scoresOffset + scored * bytesPerFloat,
+        queryScaleInverse: scale === 0 ? 0 : 1 / scale,
+      });
+      scored += count;
+    }
     // exact - approximate = rowError . query + dequantizedRow . queryError: Cauchy-Schwarz on each, with |query| = 1
     // and the largest row error and dequantized row norm the kernel has seen (kept, never lowered, so always safe).
     const stats = this.errorStatsOffset / bytesPerFloat;
@@ -112,7 +124,7 @@ export class QuantizedRows {
     const largestRowNorm = Math.sqrt(this.floats[stats + 1] as number);
     const margin = largestRowError + largestRowNorm * error + roundingSlack;
     const scores = this.scoresOffset / bytesPerFloat;
-    return { scores: this.floats.subarray(scores, scores + rowCount), margin };
+    return { scores: this.floats.subarray(scores, scores + scored), margin };
   }
 
   /** Writes the query as 16-bit integers; returns their scale and the L2 norm of the rounding error. */

@@ -37,7 +37,8 @@ export function detachedSnapshot(index: NamespaceIndex): SnapshotSource {
   return {
     ...live,
     lexical: { ...live.lexical, lengthTotals: [...live.lexical.lengthTotals], arrays },
-    vectors: live.vectors === null ? null : { keys: live.vectors.keys, rows: live.vectors.rows.slice() },
+    // The lists are copies already; the rows are a view of the live index's.
+    vectors: live.vectors === null ? null : { ...live.vectors, rows: live.vectors.rows.slice() },
     derivedFrom: null,
   };
 }

@@ -5,6 +5,7 @@ import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { appendRecord, encodeRecord, readJournal } from '../../../src/store/folder/index-journal.js';
+import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
 import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../../src/store/folder/index-files.js';
@@ -119,6 +120,36 @@ describe('index snapshot', () => {
       await assert.rejects(readSnapshot(path), Error);
     }
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
+  });
+
+  it("carries the vector index's inverted lists, so a large namespace opens without training them", async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2)]);
+    await namespace.settle();
+    const index = (await readIndexFiles(directory)).index;
+    const vectors = new VectorIndex(8, 64, {
+      fromRows: 40,
+      probes: 2,
+      scannedRows: 0,
+      training: { listCount: 4, samplePerList: 8, iterations: 2 },
+    });
+    for (let row = 0; row < 50; row++) vectors.add(`c${row}`, vectorFor(`chunk ${row}`).slice(0, 8));
+    const live = vectors.liveRows();
+    assert.ok(live.lists !== undefined);
+    const path = join(directory, 'lists.snapshot');
+    await writeSnapshot(path, { ...index.toSnapshot(), embedding: { model: 'test', dimensions: 8 }, vectors: live, derivedFrom: null });
+    const read = await readSnapshot(path);
+    assert.deepEqual(read?.vectors?.lists, live.lists);
+    assert.deepEqual(read?.vectors?.keys, live.keys);
+    const withoutLists = { keys: live.keys, rows: live.rows };
+    await writeSnapshot(path, {
+      ...index.toSnapshot(),
+      embedding: { model: 'test', dimensions: 8 },
+      vectors: withoutLists,
+      derivedFrom: null,
+    });
+    assert.equal((await readSnapshot(path))?.vectors?.lists, undefined);
   });
 });
 
