@@ -25,12 +25,12 @@ export interface TrainingOptions {
 
 export const defaultTraining: TrainingOptions = { listCount: 1024, samplePerList: 32, iterations: 6 };
 
-export interface ListedScores extends ApproximateScores {
+interface ListedScores extends ApproximateScores {
   /** rows[i] is the row of scores[i]; `noRow` for a slot that holds none. */
   readonly rows: Uint32Array;
 }
 
-export const noRow = 0xffffffff;
+const noRow = 0xffffffff;
 /** The first segment of a list; a full segment moves to one half as large again. */
 const firstSegmentSlots = 16;
 
