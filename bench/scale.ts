@@ -131,7 +131,7 @@ function printSize(result: SizeResult): void {
   const fallbacks = search.lexical.fallbacks + search.embedding.fallbacks + search.hybrid.fallbacks;
   if (fallbacks > 0) console.log(`WARNING: ${fallbacks} searches fell back to another mode`);
   console.log(
-    `  vector recall@10 against brute force: ${measure.bruteForce.recallAt10.toFixed(3)} over ${measure.bruteForce.recallQueries} queries; MiniSearch timed on ${measure.miniSearch?.count ?? 0} of them; query embedding ${measure.queryEmbeddingMicroseconds.toFixed(0)} µs (in the vector and hybrid times)`,
+    `  vector recall@10 against brute force: the index ${measure.bruteForce.indexRecallAt10.toFixed(3)}, the service's results (diversified by document) ${measure.bruteForce.recallAt10.toFixed(3)}, over ${measure.bruteForce.recallQueries} queries; MiniSearch timed on ${measure.miniSearch?.count ?? 0} of them; query embedding ${measure.queryEmbeddingMicroseconds.toFixed(0)} µs (in the vector and hybrid times)`,
   );
   console.log(
     `  build (all modes' indexes): ${build.seconds.toFixed(1)} s in IngestService, ${whole(build.chunksPerSecond)} chunks/s (hash embedding ${build.embedSeconds.toFixed(1)} s of it; step CPU ${build.cpuSeconds.toFixed(1)} s), ` +
@@ -183,8 +183,8 @@ function checkTargets(result: SizeResult): TargetCheck[] {
     { target: 'lexical p50 <= 1 ms', measured: `${milliseconds(measure.search.lexical.p50)} ms`, pass: measure.search.lexical.p50 <= 1 },
     {
       target: 'vector p50 <= 10 ms, recall@10 >= 0.95',
-      measured: `${milliseconds(measure.search.embedding.p50)} ms, recall@10 ${measure.bruteForce.recallAt10.toFixed(3)}`,
-      pass: measure.search.embedding.p50 <= 10 && measure.bruteForce.recallAt10 >= 0.95,
+      measured: `${milliseconds(measure.search.embedding.p50)} ms, recall@10 ${measure.bruteForce.indexRecallAt10.toFixed(3)}`,
+      pass: measure.search.embedding.p50 <= 10 && measure.bruteForce.indexRecallAt10 >= 0.95,
     },
     { target: 'hybrid p50 <= 12 ms', measured: `${milliseconds(measure.search.hybrid.p50)} ms`, pass: measure.search.hybrid.p50 <= 12 },
     {
