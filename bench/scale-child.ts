@@ -509,7 +509,13 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
     }
   });
   const mean = (total: number) => (recallQueries === 0 ? 0 : total / recallQueries);
-  const bruteForce = { ...bruteSamples, setupSeconds, recallAt10: mean(recallTotal), indexRecallAt10: mean(indexRecallTotal), recallQueries };
+  const bruteForce = {
+    ...bruteSamples,
+    setupSeconds,
+    recallAt10: mean(recallTotal),
+    indexRecallAt10: mean(indexRecallTotal),
+    recallQueries,
+  };
   progress(
     `brute force: p50 ${bruteForce.p50.toFixed(2)} ms, recall@10 of the vector index ${bruteForce.indexRecallAt10.toFixed(3)}, of the service's diversified results ${bruteForce.recallAt10.toFixed(3)}`,
   );
