@@ -5,7 +5,6 @@
 // read where the rows lie, a scan was eight times slower per row (it waited on memory for every row), and split in
 // blocks of 64 rows scattered over the memory, twice as slow.
 import { normalize } from './cosine.js';
-import { grown } from './growable-array.js';
 import type { ApproximateScores } from './simd/quantized-rows.js';
 import { QuantizedRows } from './simd/quantized-rows.js';
 import { TopK } from './top-k.js';
@@ -31,7 +30,7 @@ interface ListedScores extends ApproximateScores {
 }
 
 const noRow = 0xffffffff;
-/** The first segment of a list; a full segment moves to one half as large again. */
+/** The first segment of a list; a full segment moves to one half as large again (see segmentSlotsFor). */
 const firstSegmentSlots = 16;
 
 /** The centroids, quantized, so that ranking them against a row or a query is one kernel scan. */
@@ -76,8 +75,6 @@ export class InvertedLists {
   private readonly freeSegments = new Map<number, number[]>();
   /** Slots handed out so far: the arena's end. */
   private slotsUsed = 0;
-  private listOfRow = new Uint32Array(64);
-  private rowCount = 0;
 
   private constructor(centroids: Centroids) {
     this.centroids = centroids;
@@ -190,8 +187,6 @@ export class InvertedLists {
    * list's remaining rows to the front of its segment.
    */
   renumber(newRow: Int32Array): void {
-    const listOfRow = new Uint32Array(Math.max(64, this.listOfRow.length));
-    let rowCount = 0;
     for (let list = 0; list < this.listCount; list++) {
       const start = this.segmentStart[list] as number;
       const end = start + (this.rowsInList[list] as number);
@@ -201,29 +196,35 @@ export class InvertedLists {
         if (row < 0) continue;
         if (target !== slot) this.codes.copyRow(slot, target);
         this.rowOfSlot[target] = row;
-        listOfRow[row] = list;
-        rowCount = Math.max(rowCount, row + 1);
         target++;
       }
       this.rowOfSlot.fill(noRow, target, end);
       this.rowsInList[list] = target - start;
     }
-    this.listOfRow = listOfRow;
-    this.rowCount = rowCount;
   }
 
-  /** The lists of rows 0 to rowCount - 1, for a snapshot; copies, so later changes do not reach them. */
+  /**
+   * The list of each of rows 0 to rowCount - 1, read from the lists, and the centroids: copies, for a snapshot.
+   * Throws unless the lists hold exactly those rows.
+   */
   toSnapshot(rowCount: number): InvertedListsSnapshot {
-    if (rowCount !== this.rowCount) throw new RangeError(`lists of ${this.rowCount} rows asked for ${rowCount}`);
-    return { centroids: this.centroids.values.slice(), listOfRow: this.listOfRow.slice(0, rowCount) };
+    const listOfRow = new Uint32Array(rowCount).fill(noRow);
+    for (let list = 0; list < this.listCount; list++) {
+      const start = this.segmentStart[list] as number;
+      for (let slot = start; slot < start + (this.rowsInList[list] as number); slot++) {
+        const row = this.rowOfSlot[slot] as number;
+        if (row >= rowCount) throw new RangeError(`list ${list} holds row ${row} of ${rowCount}`);
+        listOfRow[row] = list;
+      }
+    }
+    const missing = listOfRow.indexOf(noRow);
+    if (missing !== -1) throw new RangeError(`row ${missing} of ${rowCount} is in no list`);
+    return { centroids: this.centroids.values.slice(), listOfRow };
   }
 
   private put(row: number, list: number, unitVector: Float32Array): void {
-    if (row >= this.listOfRow.length) this.listOfRow = grown(this.listOfRow, Math.max(row + 1, this.listOfRow.length * 2));
-    this.listOfRow[row] = list;
-    this.rowCount = Math.max(this.rowCount, row + 1);
     const count = this.rowsInList[list] as number;
-    if (count === this.segmentSlots[list]) this.moveToSegment(list, Math.max(firstSegmentSlots, Math.ceil((count * 1.5) / 16) * 16));
+    if (count === this.segmentSlots[list]) this.moveToSegment(list, segmentSlotsFor(count, 1.5));
     const slot = (this.segmentStart[list] as number) + count;
     this.codes.set(slot, unitVector);
     this.rowOfSlot[slot] = row;
@@ -237,7 +238,7 @@ export class InvertedLists {
       const list = listOfEachRow[index] as number;
       counts[list] = (counts[list] as number) + 1;
     }
-    counts.forEach((count, list) => this.moveToSegment(list, Math.max(firstSegmentSlots, Math.ceil((count * 1.25) / 16) * 16)));
+    counts.forEach((count, list) => this.moveToSegment(list, segmentSlotsFor(count, 1.25)));
   }
 
   /** Moves a list's rows to a segment of `slots` slots, leaving its old segment to the next list that grows to its size. */
@@ -271,6 +272,11 @@ export class InvertedLists {
     }
     return start;
   }
+}
+
+/** Slots for a segment of `rows` rows and room to grow by `growth`, in steps of 16 slots. */
+function segmentSlotsFor(rows: number, growth: number): number {
+  return Math.max(firstSegmentSlots, Math.ceil((rows * growth) / 16) * 16);
 }
 
 function rowOf(rows: Float32Array, row: number, dimensions: number): Float32Array {
