@@ -89,8 +89,7 @@ export class VectorIndex {
       index.rowsAtTraining = keys.length;
       index.flat = undefined;
     } else {
-      index.flat = new QuantizedRows(dimensions, keys.length);
-      index.flat.set(0, rows);
+      index.scanWhole();
       index.trainWhenDue();
     }
     return index;
@@ -226,7 +225,7 @@ export class VectorIndex {
     this.flat = undefined;
   }
 
-  /** Drops the inverted lists for a whole scan again, once the index has shrunk to where that is as fast. */
+  /** Quantizes every row for whole scans, dropping the inverted lists (loading, or once the index has shrunk). */
   private scanWhole(): void {
     this.lists = undefined;
     this.flat = new QuantizedRows(this.dimensions, this.matrix.length / this.dimensions);
