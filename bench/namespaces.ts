@@ -21,6 +21,7 @@ import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { createHashEmbeddingModel, hashEmbeddingId } from './hash-embedding.js';
 import { loadScaleCorpus } from './scale-corpus.js';
 import { sanitizeNamespace } from '../src/store/namespace-name.js';
+import { percentile } from './percentile.js';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 const cache = fileURLToPath(new URL('./.cache/', import.meta.url));
@@ -82,11 +83,6 @@ function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function percentile(samples: readonly number[], share: number): number {
-  const sorted = [...samples].sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
 }
 
 const summary = (samples: readonly number[]) => ({

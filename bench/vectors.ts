@@ -13,6 +13,7 @@ import { embeddingText } from '../src/embedding/embedding-text.js';
 import { defaultApproximateSearch, VectorIndex } from '../src/indexes/vector-index.js';
 import { hashEmbed, hashEmbeddingDimensions as dimensions } from './hash-embedding.js';
 import { loadScaleCorpus } from './scale-corpus.js';
+import { percentile } from './percentile.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -43,11 +44,6 @@ const queries = corpus.queries.slice(0, queryCount).map(hashEmbed);
 progress(
   `${vectors.length} chunk vectors and ${queries.length} queries embedded in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
-
-function percentile(samples: number[], fraction: number): number {
-  const sorted = samples.slice().sort((left, right) => left - right);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] as number;
-}
 
 function timed<T>(run: (query: Float32Array) => T): { results: T[]; p50: number; p95: number } {
   for (const query of queries.slice(0, 20)) run(query); // warm-up

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvertedLists } from '../../src/indexes/inverted-lists.js';
 import { type ApproximateSearch, VectorIndex } from '../../src/indexes/vector-index.js';
+import { seededRandom } from '../support/durability-documents.js';
 
 const dimensions = 32;
 const listCount = 24;
@@ -17,23 +18,14 @@ const approximate: ApproximateSearch = {
 /** Scans every list: then the lists must give exactly what a whole scan gives. */
 const everyList: ApproximateSearch = { ...approximate, probes: listCount };
 
-/** A seeded generator, so that every run sees the same vectors. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 function centres(count: number, seed: number): Float32Array[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => Float32Array.from({ length: dimensions }, () => next() * 2 - 1));
 }
 
 /** `count` vectors around the centres in turn, each component of the noise up to `spread`. */
 function around(centres: readonly Float32Array[], count: number, spread: number, seed: number): Float32Array[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, (_, row) =>
     Float32Array.from(centres[row % centres.length] as Float32Array, (value) => value + (next() * 2 - 1) * spread),
   );
