@@ -38,6 +38,37 @@ export const leansOnPrevious = (block: MarkdownBlock): boolean =>
 export const isProse = (block: MarkdownBlock | undefined): boolean =>
   block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');
 
+/**
+ * The `count` blocks after `index`, not counting the labels that title a code block (a tab's or a file's name,
+ * "**greet**"): they belong to the code, which is as near as the block before them.
+ */
+export function blocksAhead(blocks: readonly MarkdownBlock[], index: number, count: number): MarkdownBlock[] {
+  const ahead: MarkdownBlock[] = [];
+  for (let next = index + 1; next < blocks.length && ahead.length < count; next++) {
+    const block = blocks[next] as MarkdownBlock;
+    if (!(isLabel(block) && blocks[next + 1]?.kind === 'code')) ahead.push(block);
+  }
+  return ahead;
+}
+
+/**
+ * Of the code blocks a run of tabs shows at `index` (a label, its code, the next label, its code: "**Bash**", "**Zsh**"),
+ * the index of the label that names most words of the question the other labels do not all share ("in zsh", "in
+ * pyproject.toml" beside "mypy.ini"), or of the first when none does. Undefined when `index` does not start a labelled
+ * code block.
+ */
+export function chosenTab(blocks: readonly MarkdownBlock[], index: number, question: ReadonlySet<string>): number | undefined {
+  const labelled = (at: number) => blocks[at] !== undefined && isLabel(blocks[at]) && blocks[at + 1]?.kind === 'code';
+  if (!labelled(index)) return undefined;
+  const tabs: { at: number; named: string[] }[] = [];
+  for (let at = index; labelled(at); at += 2)
+    tabs.push({ at, named: tokenize((blocks[at] as MarkdownBlock).text).filter((term) => question.has(term)) });
+  const distinct = (term: string) => !tabs.every((tab) => tab.named.includes(term));
+  let chosen = tabs[0] as { at: number; named: string[] };
+  for (const tab of tabs) if (tab.named.filter(distinct).length > chosen.named.filter(distinct).length) chosen = tab;
+  return chosen.at;
+}
+
 /** A sentence ending in a colon introduces the block after it ("You can set the following fields:"). */
 export const introduces = (block: MarkdownBlock | undefined): boolean => block?.kind === 'paragraph' && block.text.trimEnd().endsWith(':');
 

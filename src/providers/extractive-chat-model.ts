@@ -9,6 +9,8 @@ import { queryTerms, tokenize } from '../indexes/tokenize.js';
 import { atxHeading } from '../markdown/markdown-lines.js';
 import type { ChatModel, ChatRequest, ChatStreamPart, GroundingSnippet } from './chat-model.js';
 import {
+  blocksAhead,
+  chosenTab,
   continuesSentence,
   introduces,
   instructs,
@@ -122,7 +124,7 @@ function candidates(request: ChatRequest, question: readonly string[]): Candidat
       if (!(isProse(block) || isIntroducedTable(blocks, index)) || isLabel(block) || continuesSentence(block)) return [];
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
-      const codeFollows = blocks.slice(index + 1, index + 3).some((next) => next.kind === 'code');
+      const codeFollows = blocksAhead(blocks, index, reach).some((next) => next.kind === 'code');
       const blockCoverage = coverage(weights, blockTerms);
       const headingCoverage = coverage(weights, block.heading);
       const instructsHow = instructs(block);
@@ -210,8 +212,12 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
     // A label right before a code block is the tab or caption of that code ("**Python 3.10+**"); before prose it titles
     // an aside, which the passage does not run into.
     if (isLabel(block)) {
-      if (!hasCode && blocks[index + 1]?.kind === 'code') continue;
-      break;
+      const tab = hasCode ? undefined : chosenTab(blocks, index, question);
+      if (tab === undefined) break;
+      // Of a run of tabs, the one the question names ("in zsh") is shown, under its label when it is not the first.
+      if (tab > index) parts.push((blocks[tab] as SnippetBlock).text);
+      index = tab;
+      continue;
     }
     if (block.kind === 'code') {
       if (!hasCode && block.text.length <= maxCodeChars) {
@@ -246,7 +252,7 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
     quote(block);
     // A sentence ending in a colon introduces what follows; otherwise the passage goes on to reach the code block or,
     // when it has not said how yet, the instruction ("use `x`") that follows what it describes.
-    const ahead = blocks.slice(index + 1, index + 1 + reach);
+    const ahead = blocksAhead(blocks, index, reach);
     const showsHowAhead = ahead.some((next) => next.kind === 'code' || (!shown && isProse(next) && instructs(next)));
     if (index >= start && !lastIntroduces && !showsHowAhead) break;
   }

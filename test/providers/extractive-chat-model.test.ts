@@ -128,6 +128,29 @@ describe('extractive chat model, passages across chunk edges', () => {
     assert.doesNotMatch(text, /\*\*(Tip|Python 3\.10\+)\*\*/);
   });
 
+  it('shows the tab the question names, under its label, and the first tab when it names none', async () => {
+    const page =
+      '## Shell autocompletion\n\nTo enable shell autocompletion for uv, run one of the following:\n\n**Bash**\n\n```bash\necho \'eval "$(uv generate-shell-completion bash)"\' >> ~/.bashrc\n```\n\n**Zsh**\n\n```bash\necho \'eval "$(uv generate-shell-completion zsh)"\' >> ~/.zshrc\n```';
+    const zsh = await answer('how do I enable shell autocompletion for uv in zsh?', [page]);
+    assert.match(zsh, /one of the following \[1\]:\n\n\*\*Zsh\*\*\n\n```bash\necho 'eval "\$\(uv generate-shell-completion zsh\)"'/);
+    assert.doesNotMatch(zsh, /bashrc/);
+    const any = await answer('how do I enable shell autocompletion for uv?', [page]);
+    assert.match(any, /one of the following \[1\]:\n\n```bash\necho 'eval "\$\(uv generate-shell-completion bash\)"'/);
+    // A word every tab's label shares ("mypy") chooses none of them.
+    const config =
+      "## Enabling the plugin\n\nTo enable the plugin, add `pydantic.mypy` to the plugins of your mypy config file:\n\n**`mypy.ini`**\n\n```ini\n[mypy]\nplugins = pydantic.mypy\n```\n\n**`pyproject.toml`**\n\n```toml\n[tool.mypy]\nplugins = ['pydantic.mypy']\n```";
+    assert.match(await answer('how do I enable the mypy plugin in pyproject.toml?', [config]), /\*\*`pyproject\.toml`\*\*\n\n```toml/);
+  });
+
+  it('reaches the code a sentence shows across the file name that titles it', async () => {
+    const text = await answer('how do I make a script executable?', [
+      '## Using a shebang\n\nA shebang makes a script executable without typing `uv run` first.\n\nFor example, create a file called `greet` with the following contents\n\n**greet**\n\n```python\n#!/usr/bin/env -S uv run --script\nprint("Hello")\n```',
+    ]);
+    assert.match(
+      text,
+      /create a file called `greet` with the following contents \[1\]\.\n\n```python\n#!\/usr\/bin\/env -S uv run --script/,
+    );
+  });
   it('quotes a block once when two snippets reach it', async () => {
     const shared = 'Use `dependency_overrides` to replace a dependency in tests.';
     const text = await answer('how do I replace a dependency in tests?', [
