@@ -92,8 +92,9 @@ export function tableRows(table: string, question: ReadonlySet<string>): string 
 const listItemStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
 
 /**
- * The items of a list too long to quote whole, cut at item boundaries to about `budget` characters: the items that hold
- * words of the question, in order, or the first ones when none does; at least one.
+ * The items of a list too long to quote whole, cut at item boundaries to about `budget` characters: those that name
+ * the most words of the question first (in the list's order when quoted), or the first ones when none does; at least
+ * one.
  */
 export function listItems(list: string, question: ReadonlySet<string>, budget: number): string {
   const items: string[] = [];
@@ -101,16 +102,25 @@ export function listItems(list: string, question: ReadonlySet<string>, budget: n
     if (items.length === 0 || listItemStart.test(line)) items.push(line);
     else items[items.length - 1] += `\n${line}`;
   }
-  const trimmed = items.map((item) => item.trimEnd());
-  const matching = trimmed.filter((item) => tokenize(item).some((term) => question.has(term)));
-  const kept: string[] = [];
+  const named = items.map((item, position) => ({
+    item: item.trimEnd(),
+    position,
+    words: new Set(tokenize(item).filter((term) => question.has(term))).size,
+  }));
+  const matching = named.filter((entry) => entry.words > 0);
+  const candidates =
+    matching.length > 0 ? [...matching].sort((left, right) => right.words - left.words || left.position - right.position) : named;
+  const kept: typeof named = [];
   let length = 0;
-  for (const item of matching.length > 0 ? matching : trimmed) {
-    if (kept.length > 0 && length + item.length > budget) break;
-    kept.push(item);
-    length += item.length;
+  for (const entry of candidates) {
+    if (kept.length > 0 && length + entry.item.length > budget) continue;
+    kept.push(entry);
+    length += entry.item.length;
   }
-  return kept.join('\n');
+  return kept
+    .sort((left, right) => left.position - right.position)
+    .map((entry) => entry.item)
+    .join('\n');
 }
 
 /** The blocks of a snippet's text and of the text before and after it, each with the words of its headings. */

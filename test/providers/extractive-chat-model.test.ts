@@ -238,6 +238,17 @@ describe('extractive chat model, context a passage needs', () => {
     assert.doesNotMatch(text, /--reinstall/);
   });
 
+  it('quotes first the items that name the most words of the question when not all of them fit', async () => {
+    const filler = 'word '.repeat(50).trim();
+    const text = await answer('how do I remove unused cache entries?', [
+      `There are a few ways to remove entries from the cache:\n\n- \`tool cache clean\` removes all cache entries, ${filler}.\n- \`tool cache clean <name>\` removes the cache entries of one package, ${filler}.\n- \`tool cache prune\` removes the unused cache entries, ${filler}.`,
+    ]);
+    assert.match(
+      text,
+      /from the cache \[1\]:\n\n- `tool cache clean` removes all cache entries, [^\n]+\n- `tool cache prune` removes the unused cache entries/,
+    );
+    assert.doesNotMatch(text, /clean <name>/);
+  });
   it('does not run a passage past a thematic break', async () => {
     const text = await answer('how do I await the client call?', [
       'You can await the client call with `await client.get()` like this:\n\n---\n\nUnrelated closing words.',
