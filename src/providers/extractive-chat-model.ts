@@ -190,6 +190,20 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
   // A paragraph that leans on the one before it ("But if you need...", "This is useful...") starts with that one.
   while (first > 0 && leansOnPrevious(blocks[first] as SnippetBlock)) {
     const previous = blocks[first - 1] as SnippetBlock;
+    // Naming what a code block showed ("This setting makes PyPI reject..."), it leans on the code and the sentence that
+    // introduced it; a contrast after code ("However, ...") goes on without them.
+    const introduced = blocks[first - 2];
+    const namesTheCode = /^(?:This|That|These|Those|It)\b/.test((blocks[first] as SnippetBlock).text);
+    if (
+      previous.kind === 'code' &&
+      namesTheCode &&
+      first === start &&
+      introduces(introduced) &&
+      !quoted.has((introduced as SnippetBlock).text)
+    ) {
+      first -= 2;
+      break;
+    }
     if (previous.kind !== 'paragraph' || isLabel(previous) || quoted.has(previous.text) || first <= start - maxLeanBack) break;
     first--;
   }
@@ -225,6 +239,8 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
         quoted.add(block.text);
         hasCode = true;
         lastIntroduces = false;
+        // Code the passage's own block leans on comes before that block, which is still to be quoted.
+        if (index < start) continue;
       }
       break;
     }

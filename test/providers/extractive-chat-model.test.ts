@@ -207,6 +207,16 @@ describe('extractive chat model, context a passage needs', () => {
     assert.match(text, /Celery \[1\]\.\n\nBut if you need small background jobs/);
   });
 
+  it('starts a passage that names the code before it ("This setting...") with that code and the sentence introducing it', async () => {
+    const text = await answer('how do I make PyPI reject uploads of an internal package?', [
+      '## Preventing publish\n\nIf you have internal packages that you do not want to be published, you can mark them as private:\n\n```toml\n[project]\nclassifiers = ["Private :: Do Not Upload"]\n```\n\nThis setting makes PyPI reject your uploaded package.',
+    ]);
+    assert.match(
+      text,
+      /mark them as private \[1\]:\n\n```toml\n\[project\]\nclassifiers = \["Private :: Do Not Upload"\]\n```\n\nThis setting makes PyPI reject/,
+    );
+  });
+
   it('quotes the rows of an introduced table that the question names, under its header', async () => {
     const text = await answer('how do I set the title and version of the API?', [
       '## Metadata\n\nYou can set the following fields of the API:\n\n| Parameter | Type | Description |\n|---|---|---|\n| `title` | `str` | The title of the API. |\n| `contact` | `dict` | Who to ask. |\n| `version` | `str` | The version of the API. |',
