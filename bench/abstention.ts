@@ -134,16 +134,26 @@ function grid(lexicalOnly: boolean): RelevanceFloor[] {
   const steps = (from: number, to: number, step: number) =>
     Array.from({ length: Math.round((to - from) / step) + 1 }, (_, index) => Number((from + index * step).toFixed(3)));
   if (lexicalOnly) return steps(0, 1, 0.02).map((lexical) => ({ ...relevanceFloor, lexical }));
+  // The similarity floor varies fastest and from the bottom, so that of floors that refuse the same questions the fit
+  // keeps the lowest.
   return [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1].flatMap((termWeight) =>
-    steps(-0.3, 1.2, 0.005).map((combined) => ({ ...relevanceFloor, combined, termWeight })),
+    steps(-0.3, 1.2, 0.005).flatMap((combined) =>
+      steps(0, 0.4, 0.02).map((similarity) => ({ ...relevanceFloor, combined, termWeight, similarity })),
+    ),
   );
 }
 
-/** The floor that refuses the most out-of-scope questions while keeping every training site's in-scope refusals low. */
+/**
+ * The floor that refuses the most out-of-scope questions while keeping every training site's in-scope refusals low. Its
+ * similarity floor stays below every in-scope question of the training sites: on its own it refuses only questions
+ * further from the docs than any answerable one seen.
+ */
 function fit(rows: readonly Observation[], candidates: readonly RelevanceFloor[]): RelevanceFloor {
   const names = [...new Set(rows.map((row) => row.site))];
+  const lowestAnswerable = Math.min(...rows.flatMap((row) => (row.outOfScope ? [] : [row.evidence.similarity ?? Infinity])));
   let best: { floor: RelevanceFloor; refused: number; inScopeRefused: number } | undefined;
   for (const floor of candidates) {
+    if (floor.similarity >= lowestAnswerable) continue;
     const perSite = names.map((name) =>
       score(
         floor,
@@ -179,7 +189,7 @@ function report(title: string, rows: readonly Observation[], lexicalOnly: boolea
     );
     return [
       name,
-      lexicalOnly ? floor.lexical.toFixed(2) : `${floor.combined.toFixed(2)} / ${floor.termWeight}`,
+      lexicalOnly ? floor.lexical.toFixed(2) : `${floor.combined.toFixed(3)} / ${floor.termWeight} / ${floor.similarity.toFixed(2)}`,
       percent(held.outOfScopeRefused, held.outOfScope),
       percent(held.inScopeRefused, held.inScope),
       percent(held.goodLost, held.good),
@@ -190,15 +200,21 @@ function report(title: string, rows: readonly Observation[], lexicalOnly: boolea
   console.log(`\n${title}: each site held out (its floor fitted on the others)`);
   console.log(
     formatTable(
-      ['held-out site', lexicalOnly ? 'floor' : 'floor / term weight', 'out-of-scope refused', 'in-scope refused', 'good answers lost'],
+      [
+        'held-out site',
+        lexicalOnly ? 'floor' : 'floor / term weight / similarity',
+        'out-of-scope refused',
+        'in-scope refused',
+        'good answers lost',
+      ],
       table,
     ),
   );
   console.log(
-    `fitted on every site: ${JSON.stringify(lexicalOnly ? { lexical: all.lexical } : { combined: all.combined, termWeight: all.termWeight })}; ` +
+    `fitted on every site: ${JSON.stringify(lexicalOnly ? { lexical: all.lexical } : { combined: all.combined, termWeight: all.termWeight, similarity: all.similarity })}; ` +
       `out-of-scope refused ${percent(overall.outOfScopeRefused, overall.outOfScope)}, in-scope refused ${percent(overall.inScopeRefused, overall.inScope)}`,
   );
 }
 
-report('Hybrid ranking with embeddings (similarity margin + weight x term coverage)', observations, false);
+report('Hybrid ranking with embeddings (similarity margin + weight x term coverage, and a similarity floor)', observations, false);
 report('Lexical ranking, no embeddings (term coverage)', lexicalObservations, true);

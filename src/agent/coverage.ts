@@ -12,20 +12,26 @@ export interface RelevanceFloor {
    */
   readonly combined: number;
   readonly termWeight: number;
+  /**
+   * With that model, the question is not covered either when no hit's similarity reaches `similarity`, however much
+   * the best one stands out: a question of another field altogether ("a recipe for banana bread") finds only chunks
+   * far from it, one of them a little less far than the rest.
+   */
+  readonly similarity: number;
   /** Without embeddings, or with a model whose similarities were not fitted (their scale differs), when the term coverage reaches `lexical`. */
   readonly lexical: number;
 }
 
 /** Fitted by leave-one-site-out over the development sets (bench/abstention.ts prints the fit and each held-out site). */
-export const relevanceFloor: RelevanceFloor = { combined: 0.155, termWeight: 0.8, lexical: 0.18 };
+export const relevanceFloor: RelevanceFloor = { combined: 0.175, termWeight: 1, similarity: 0.28, lexical: 0.18 };
 
 /** The embedding models whose similarities the floor was fitted on. */
 const fittedModels: ReadonlySet<string> = new Set([localEmbeddingModelId]);
 
 export function passesRelevanceFloor(evidence: RelevanceEvidence, floor: RelevanceFloor = relevanceFloor): boolean {
-  if (evidence.similarityMargin === undefined || !fittedModels.has(evidence.embeddingModel ?? ''))
+  if (evidence.similarityMargin === undefined || evidence.similarity === undefined || !fittedModels.has(evidence.embeddingModel ?? ''))
     return evidence.termCoverage >= floor.lexical;
-  return evidence.similarityMargin + floor.termWeight * evidence.termCoverage >= floor.combined;
+  return evidence.similarity >= floor.similarity && evidence.similarityMargin + floor.termWeight * evidence.termCoverage >= floor.combined;
 }
 
 /**

@@ -35,6 +35,13 @@ describe('relevance floor', () => {
     assert.equal(passesRelevanceFloor(fitted(combined - 0.05, 0.05 / termWeight)), true);
   });
 
+  it('refuses a question no hit comes near, however much the best hit stands out', () => {
+    const { combined, similarity } = relevanceFloor;
+    const standsOut = { ...fitted(combined + 0.2, 1), similarity };
+    assert.equal(passesRelevanceFloor(standsOut), true);
+    assert.equal(passesRelevanceFloor({ ...standsOut, similarity: similarity - 0.01 }), false);
+  });
+
   it('uses the term coverage alone without embeddings, or with a model whose similarities were not fitted', () => {
     const { lexical } = relevanceFloor;
     assert.equal(passesRelevanceFloor({ termCoverage: lexical }), true);
