@@ -29,6 +29,7 @@ export const relevanceFloor: RelevanceFloor = { combined: 0.175, termWeight: 1, 
 const fittedModels: ReadonlySet<string> = new Set([localEmbeddingModelId]);
 
 export function passesRelevanceFloor(evidence: RelevanceEvidence, floor: RelevanceFloor = relevanceFloor): boolean {
+  if (evidence.unknownOptions !== undefined && evidence.unknownOptions.length > 0) return false;
   if (evidence.similarityMargin === undefined || evidence.similarity === undefined || !fittedModels.has(evidence.embeddingModel ?? ''))
     return evidence.termCoverage >= floor.lexical;
   return evidence.similarity >= floor.similarity && evidence.similarityMargin + floor.termWeight * evidence.termCoverage >= floor.combined;
@@ -48,8 +49,15 @@ export function saysNotCovered(answer: string, citedCount: number): boolean {
   return notCoveredOpening.test(opening);
 }
 
-/** The answer when the floor decides the docs do not cover the question: one plain sentence. */
-export function notCoveredSentence(namespace: string): string {
+/**
+ * The answer when the floor decides the docs do not cover the question: one plain sentence, which names the options
+ * the question asks about that the docs never mention.
+ */
+export function notCoveredSentence(namespace: string, unknownOptions: readonly string[] = []): string {
+  if (unknownOptions.length > 0) {
+    const named = unknownOptions.map((option) => `\`${option}\``).join(', ');
+    return `The "${namespace}" documentation never mentions ${named}: none of the passages I found answers this.`;
+  }
   return `The "${namespace}" documentation does not seem to cover this: none of the passages I found answers it.`;
 }
 

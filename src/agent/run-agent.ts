@@ -87,7 +87,8 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
   const belowFloor =
     input.coverageCheck && snippets.length > 0 && retrieval.relevance !== undefined && !passesRelevanceFloor(retrieval.relevance);
   if ((snippets.length === 0 || belowFloor) && input.platformTools.length === 0) {
-    const text = [snippets.length === 0 ? emptyAnswer : notCoveredSentence(input.namespace), closestPages(snippets), formatSourcesLine([])]
+    const notCovered = notCoveredSentence(input.namespace, retrieval.relevance?.unknownOptions);
+    const text = [snippets.length === 0 ? emptyAnswer : notCovered, closestPages(snippets), formatSourcesLine([])]
       .filter((part) => part !== '')
       .join('\n\n');
     yield { type: 'text-start', messageId };

@@ -23,6 +23,11 @@ export interface RelevanceEvidence {
   readonly similarityMargin?: number;
   /** The embedding model the similarity comes from: similarities of different models are on different scales. */
   readonly embeddingModel?: string;
+  /**
+   * The command-line options the question names ("--deep-verify") that no chunk of the namespace mentions, when there
+   * are any: docs that never name an option cannot say what it does.
+   */
+  readonly unknownOptions?: readonly string[];
 }
 
 /** What the evidence is measured against: the namespace's statistics and the hits' vectors. */
@@ -30,6 +35,18 @@ export interface RelevanceContext {
   readonly chunkCount: number;
   readonly chunksWithTerm: (term: string) => number;
   readonly vectorOf: (chunkId: string) => Float32Array | undefined;
+}
+
+/** An option as a command line spells it: two dashes, then its name ("--older-than", not "it--so" or "---"). */
+const commandLineOption = /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*/gi;
+
+/** The options of `query` that no chunk of the namespace holds: an option's name is one term ("deep-verify"). */
+function unknownOptionsOf(query: string, context: RelevanceContext): string[] {
+  const options = new Set(query.match(commandLineOption) ?? []);
+  return [...options].filter((option) => {
+    const [name] = tokenize(option);
+    return name !== undefined && context.chunksWithTerm(name) === 0;
+  });
 }
 
 /** Nearest chunks the similarity margin is measured against. */
@@ -59,8 +76,10 @@ export function relevanceEvidence(
     const vector = queryVector === undefined ? undefined : context.vectorOf(chunk.id);
     if (queryVector !== undefined && vector !== undefined) similarity = Math.max(similarity ?? -1, cosineSimilarity(queryVector, vector));
   }
-  if (similarity === undefined || embedded === undefined) return { termCoverage };
+  const unknownOptions = unknownOptionsOf(query, context);
+  const lexical = unknownOptions.length === 0 ? { termCoverage } : { termCoverage, unknownOptions };
+  if (similarity === undefined || embedded === undefined) return lexical;
   const background = embedded.nearest.slice(0, backgroundSize);
   const backgroundMean = background.reduce((sum, hit) => sum + hit.score, 0) / Math.max(1, background.length);
-  return { termCoverage, similarity, similarityMargin: similarity - backgroundMean, embeddingModel: embedded.model };
+  return { ...lexical, similarity, similarityMargin: similarity - backgroundMean, embeddingModel: embedded.model };
 }

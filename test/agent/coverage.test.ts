@@ -2,7 +2,7 @@
 // answer, and how the closest pages are offered instead of cited.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closestPages, passesRelevanceFloor, relevanceFloor, saysNotCovered } from '../../src/agent/coverage.js';
+import { closestPages, notCoveredSentence, passesRelevanceFloor, relevanceFloor, saysNotCovered } from '../../src/agent/coverage.js';
 import { noAnswer } from '../../src/providers/extractive-chat-model.js';
 import { localEmbeddingModelId } from '../../src/providers/local-embedding-model.js';
 import type { Snippet } from '../../src/search/snippet.js';
@@ -40,6 +40,17 @@ describe('relevance floor', () => {
     const standsOut = { ...fitted(combined + 0.2, 1), similarity };
     assert.equal(passesRelevanceFloor(standsOut), true);
     assert.equal(passesRelevanceFloor({ ...standsOut, similarity: similarity - 0.01 }), false);
+  });
+
+  it('refuses a question that names an option the docs never mention, whatever else matches', () => {
+    const { combined } = relevanceFloor;
+    assert.equal(passesRelevanceFloor({ ...fitted(combined + 0.5, 1), unknownOptions: ['--deep-verify'] }), false);
+    assert.equal(passesRelevanceFloor({ termCoverage: 1, unknownOptions: ['--deep-verify'] }), false);
+    assert.equal(passesRelevanceFloor({ ...fitted(combined + 0.5, 1), unknownOptions: [] }), true);
+    assert.equal(
+      notCoveredSentence('uv', ['--deep-verify', '--older-than']),
+      'The "uv" documentation never mentions `--deep-verify`, `--older-than`: none of the passages I found answers this.',
+    );
   });
 
   it('uses the term coverage alone without embeddings, or with a model whose similarities were not fitted', () => {

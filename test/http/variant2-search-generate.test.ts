@@ -195,6 +195,13 @@ describe('Variant 2 search and generate', () => {
     assert.deepEqual(unrelated.sources, []);
     assert.match(unrelated.text, /^The "guide" documentation does not seem to cover this/);
     assert.doesNotMatch(unrelated.text, /\[\d+\]/);
+
+    // An option the docs never mention: however well the rest matches, the answer says which one, the model unasked.
+    const madeUp = await ask('What is the default for max_connections with --turbo-pool?');
+    assert.equal(provider.chatRequests().length, requests, 'the model was not asked');
+    assert.equal(madeUp.covered, false);
+    assert.match(madeUp.text, /^The "guide" documentation never mentions `--turbo-pool`: none of the passages I found answers this\./);
+    assert.match(madeUp.text, /The closest pages, in case they help:\n[\s\S]*- Configuration/);
   });
 
   it('generate drops unknown roles and client system messages, and caps the history', async () => {

@@ -48,6 +48,17 @@ describe('relevanceEvidence', () => {
     assert.equal(common.similarity, undefined);
   });
 
+  it('names the command-line options of the question that no chunk of the namespace holds', () => {
+    const options: RelevanceContext = { ...namespace(), chunksWithTerm: (term) => (term === 'timeout' || term === 'dry-run' ? 3 : 0) };
+    const asked = (question: string) => relevanceEvidence(question, [hit('Servers', 'the server')], options).unknownOptions;
+    assert.deepEqual(asked('what does `server --timeout 5 --deep-verify --dry-run` check?'), ['--deep-verify']);
+    assert.deepEqual(asked('is --max-requests=1000 the same as --max-requests 1000?'), ['--max-requests']);
+    // Options the docs name, dashes in prose, and no options at all: nothing to report.
+    assert.equal(asked('what does --timeout do with --dry-run?'), undefined);
+    assert.equal(asked('it failed--again--and again, even with ---'), undefined);
+    assert.equal(asked('configure the server timeout'), undefined);
+  });
+
   it("measures the best hit's similarity against the mean of the nearest chunks, naming the model", () => {
     const vector = (x: number, y: number) => Float32Array.from([x, y]);
     const evidence = relevanceEvidence(
