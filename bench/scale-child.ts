@@ -69,7 +69,7 @@ export interface BuildResult {
 
 export interface BuildStretch {
   readonly chunks: number;
-  /** Time spent inside IngestService.ingest, and the process's CPU time over the same stretch. */
+  /** Time spent inside the ingest calls (IngestService.ingest, or POST /tools/ingest), and the process's CPU time over the same stretch. */
   readonly seconds: number;
   readonly cpuSeconds: number;
 }
@@ -124,6 +124,11 @@ export interface ChildOptions {
   /** Milliseconds each search mode is timed for, at least one pass over the queries. */
   readonly budgetMs?: number;
   readonly providerUrl?: string;
+  /**
+   * build: store the documents through the app's `POST /tools/ingest` (one process, its embeddings from the provider
+   * double at `providerUrl`) instead of calling IngestService.
+   */
+  readonly overHttp?: boolean;
   /** build: print each ingest call's acknowledged documents, as they are acknowledged (for the kill -9 check). */
   readonly acknowledge?: boolean;
   /** verify: a file of the acknowledged documents' hashes, one a line. */
@@ -262,12 +267,18 @@ function textSource(document: { title: string; text: string }): IngestSource {
   return { kind: 'text', text: document.text, title: document.title };
 }
 
-async function build(options: ChildOptions): Promise<BuildResult> {
-  const cpuStarted = process.cpuUsage();
-  const target = options.chunks ?? 10_000;
-  const batch = options.batch ?? 200;
-  const concurrency = options.concurrency ?? batch;
-  const corpus = loadScaleCorpus();
+/** What one ingest call of the build stored: each document's chunk count and content hash (in-process only). */
+type StoredDocuments = { readonly chunks: number; readonly hash?: string }[];
+
+/** How the build stores its documents, and how much of its time went to embedding them in this process. */
+interface BuildIngest {
+  ingest(sources: IngestSource[]): Promise<StoredDocuments>;
+  close(): Promise<void>;
+  readonly embedSeconds: number;
+}
+
+/** Through IngestService, embedding with the benchmark's own function in this process. */
+async function serviceIngest(options: ChildOptions, concurrency: number): Promise<BuildIngest> {
   let embedMilliseconds = 0;
   const embeddings: EmbeddingModel = {
     id: hashEmbeddingId,
@@ -282,6 +293,72 @@ async function build(options: ChildOptions): Promise<BuildResult> {
   const store = createStore(options.root);
   await store.initialize();
   const ingest = createIngest(store, embeddings, concurrency);
+  return {
+    async ingest(sources) {
+      const report = await ingest.ingest(sanitizeNamespace(options.namespace), sources);
+      return report.outcomes.map((outcome) => {
+        if (outcome.status === 'failed') throw new Error(`ingest of ${outcome.source} failed: ${outcome.error.message}`);
+        if (outcome.status !== 'saved')
+          throw new Error(`document ${outcome.document.title} was ${outcome.status}, expected a new document`);
+        return { chunks: outcome.document.chunks.length, hash: outcome.document.hash };
+      });
+    },
+    close: () => store.close(),
+    get embedSeconds() {
+      return embedMilliseconds / 1000;
+    },
+  };
+}
+
+/** Through the app's `POST /tools/ingest` over one kept-alive connection, the provider double embedding. */
+async function httpIngest(options: ChildOptions): Promise<BuildIngest> {
+  if (options.providerUrl === undefined) throw new Error('build over HTTP needs providerUrl');
+  // The kill -9 check reads the content hashes of what was acknowledged, which the route does not answer.
+  if (options.acknowledge === true) throw new Error('build over HTTP cannot acknowledge documents by hash');
+  const app = await buildApp(
+    loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LLM_API_KEY: 'bench-key',
+      LLM_BASE_URL: options.providerUrl,
+      KNOWLEDGE_AGENT_EMBEDDING_MODEL: hashEmbeddingId,
+      KNOWLEDGE_AGENT_STORAGE_PATH: options.root,
+      KNOWLEDGE_AGENT_RATE_LIMIT: '0',
+    }),
+    { logger: false },
+  );
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the app has no port');
+  const url = new URL('/tools/ingest', `http://127.0.0.1:${address.port}`);
+  const connection = new Agent({ keepAlive: true, maxSockets: 1 });
+  return {
+    async ingest(sources) {
+      const body = {
+        namespace: options.namespace,
+        sources: sources.map((source) => (source.kind === 'text' ? { type: 'text', value: source.text, title: source.title } : source)),
+      };
+      const text = (await postStream(connection, url, body)).body;
+      const answer = JSON.parse(text) as { documents: { status: string; chunks: number }[]; errors: unknown[] };
+      if (answer.errors.length > 0 || answer.documents.some((document) => document.status !== 'saved'))
+        throw new Error(`POST /tools/ingest did not save every document: ${text.slice(0, 500)}`);
+      return answer.documents.map((document) => ({ chunks: document.chunks }));
+    },
+    async close() {
+      connection.destroy();
+      await app.close();
+    },
+    embedSeconds: 0,
+  };
+}
+
+async function build(options: ChildOptions): Promise<BuildResult> {
+  const cpuStarted = process.cpuUsage();
+  const target = options.chunks ?? 10_000;
+  const batch = options.batch ?? 200;
+  const concurrency = options.concurrency ?? batch;
+  const corpus = loadScaleCorpus();
+  const ingest = options.overHttp === true ? await httpIngest(options) : await serviceIngest(options, concurrency);
   let chunks = 0;
   let documents = 0;
   let calls = 0;
@@ -295,16 +372,14 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     const count = Math.max(1, Math.min(batch, Math.ceil((target - chunks) / averageChunks)));
     const sources = Array.from({ length: count }, () => textSource(corpus.document(next++)));
     const started = performance.now();
-    const report = await ingest.ingest(sanitizeNamespace(options.namespace), sources);
+    const stored = await ingest.ingest(sources);
     ingestMilliseconds += performance.now() - started;
     calls++;
     const acknowledged: string[] = [];
-    for (const outcome of report.outcomes) {
-      if (outcome.status === 'failed') throw new Error(`ingest of ${outcome.source} failed: ${outcome.error.message}`);
-      if (outcome.status !== 'saved') throw new Error(`document ${outcome.document.title} was ${outcome.status}, expected a new document`);
-      chunks += outcome.document.chunks.length;
+    for (const document of stored) {
+      chunks += document.chunks;
       documents++;
-      acknowledged.push(outcome.document.hash);
+      if (document.hash !== undefined) acknowledged.push(document.hash);
     }
     if (options.acknowledge === true) process.stdout.write(`${JSON.stringify({ acknowledged, chunks } satisfies Acknowledgement)}\n`);
     // At fixed marks, so each tenth is about a tenth (the last one too).
@@ -322,7 +397,7 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     }
   }
   const closeStarted = performance.now();
-  await store.close();
+  await ingest.close();
   ingestMilliseconds += performance.now() - closeStarted;
   const seconds = ingestMilliseconds / 1000;
   return {
@@ -332,7 +407,7 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     concurrency,
     seconds,
     cpuSeconds: cpuMilliseconds(cpuStarted) / 1000,
-    embedSeconds: embedMilliseconds / 1000,
+    embedSeconds: ingest.embedSeconds,
     chunksPerSecond: chunks / seconds,
     diskMegabytes: megabytes(await folderBytes(join(options.root, options.namespace))),
     memory: memory(),

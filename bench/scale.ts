@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startProviderDouble } from '../test/support/provider-double.js';
 import { hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
-import type { AgentResult, BuildResult, BuildStretch, MeasureResult, QueryTimings } from './scale-child.js';
+import type { AgentResult, BuildResult, BuildStretch, ChildOptions, MeasureResult, QueryTimings } from './scale-child.js';
 import { runScaleChild } from './scale-child-process.js';
 
 const resultsFile = fileURLToPath(new URL('./.cache/scale-results.json', import.meta.url));
@@ -29,6 +29,8 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string' },
     'single-ingests': { type: 'string', default: '20' },
     'agent-requests': { type: 'string', default: '50' },
+    // Build through the app's POST /tools/ingest, embeddings from a provider double in this process.
+    'over-http': { type: 'boolean', default: false },
   },
 });
 const wholeNumber = (name: string, text: string | undefined): number => {
@@ -61,13 +63,24 @@ interface SizeResult {
   readonly wallSeconds: number;
 }
 
+/** The build step, over HTTP with its own provider double (which keeps none of the million texts) when asked. */
+async function buildNamespace(options: ChildOptions): Promise<BuildResult> {
+  if (!flags['over-http']) return runScaleChild<BuildResult>('build', options);
+  const provider = await startProviderDouble({ embeddingDimensions: hashEmbeddingDimensions, embed: hashEmbed, keepRequests: false });
+  try {
+    return await runScaleChild<BuildResult>('build', { ...options, overHttp: true, providerUrl: provider.baseUrl });
+  } finally {
+    await provider.close();
+  }
+}
+
 async function runSize(target: number): Promise<SizeResult> {
   const started = performance.now();
   const root = await mkdtemp(join(tmpdir(), 'knowledge-agent-scale-'));
   console.error(`\n${target.toLocaleString('en')} chunks: storage root ${root}`);
   const base = { root, namespace, budgetMs: wholeNumber('budget-ms', flags['budget-ms']) };
   try {
-    const build = await runScaleChild<BuildResult>('build', {
+    const build = await buildNamespace({
       ...base,
       chunks: target,
       batch,
@@ -134,7 +147,7 @@ function printSize(result: SizeResult): void {
     `  vector recall@10 against brute force: the index ${measure.bruteForce.indexRecallAt10.toFixed(3)}, the service's results (diversified by document) ${measure.bruteForce.recallAt10.toFixed(3)}, over ${measure.bruteForce.recallQueries} queries; MiniSearch timed on ${measure.miniSearch?.count ?? 0} of them; query embedding ${measure.queryEmbeddingMicroseconds.toFixed(0)} µs (in the vector and hybrid times)`,
   );
   console.log(
-    `  build (all modes' indexes): ${build.seconds.toFixed(1)} s in IngestService, ${whole(build.chunksPerSecond)} chunks/s (hash embedding ${build.embedSeconds.toFixed(1)} s of it; step CPU ${build.cpuSeconds.toFixed(1)} s), ` +
+    `  build (all modes' indexes): ${build.seconds.toFixed(1)} s ${flags['over-http'] ? 'through POST /tools/ingest (embedded by the provider double)' : `in IngestService (hash embedding ${build.embedSeconds.toFixed(1)} s of it)`}, ${whole(build.chunksPerSecond)} chunks/s (step CPU ${build.cpuSeconds.toFixed(1)} s), ` +
       `${build.ingestCalls} ingest calls of <= ${batch} documents at concurrency ${build.concurrency}, ${whole(build.diskMegabytes)} MB on disk, build peak RSS ${whole(build.memory.peakRss)} MB`,
   );
   const slope = ingestSlope(build);

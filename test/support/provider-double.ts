@@ -90,6 +90,8 @@ export interface ProviderDoubleOptions {
    * An empty list is a local server that serves only chat.
    */
   embeddingModels?: readonly string[];
+  /** False: requests are answered but not kept (a benchmark sending a million texts); `requests()` stays empty. */
+  keepRequests?: boolean;
 }
 
 interface EmbeddingFailure {
@@ -119,7 +121,8 @@ export async function startProviderDouble(options: ProviderDoubleOptions = {}): 
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     const rawBody = await readBody(request);
     const body = parseBody(rawBody);
-    requests.push({ method, path, headers: { ...request.headers }, body: body === invalidJson ? rawBody : body });
+    if (options.keepRequests !== false)
+      requests.push({ method, path, headers: { ...request.headers }, body: body === invalidJson ? rawBody : body });
 
     if (options.requiredApiKey !== undefined && request.headers.authorization !== `Bearer ${options.requiredApiKey}`) {
       sendError(response, 401, unauthorizedMessage(request.headers.authorization), { code: 'invalid_api_key' });
