@@ -8,6 +8,7 @@ import { request, Agent } from 'node:http';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
 import MiniSearch from 'minisearch';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -310,27 +311,38 @@ async function serviceIngest(options: ChildOptions, concurrency: number): Promis
   };
 }
 
+/** The app over the storage root, its embeddings (the benchmark's hash model) from the provider double at `providerUrl`. */
+function benchApp(root: string, providerUrl: string, environment: Record<string, string> = {}): Promise<FastifyInstance> {
+  return buildApp(
+    loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LLM_API_KEY: 'bench-key',
+      LLM_BASE_URL: providerUrl,
+      KNOWLEDGE_AGENT_EMBEDDING_MODEL: hashEmbeddingId,
+      KNOWLEDGE_AGENT_STORAGE_PATH: root,
+      KNOWLEDGE_AGENT_RATE_LIMIT: '0',
+      ...environment,
+    }),
+    { logger: false },
+  );
+}
+
+/** Listens on a free loopback port; resolves with the app's base URL. */
+async function listening(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the app has no port');
+  return `http://127.0.0.1:${address.port}`;
+}
+
 /** Through the app's `POST /tools/ingest` over one kept-alive connection, the provider double embedding. */
 async function httpIngest(options: ChildOptions): Promise<BuildIngest> {
   if (options.providerUrl === undefined) throw new Error('build over HTTP needs providerUrl');
   // The kill -9 check reads the content hashes of what was acknowledged, which the route does not answer.
   if (options.acknowledge === true) throw new Error('build over HTTP cannot acknowledge documents by hash');
-  const app = await buildApp(
-    loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LLM_API_KEY: 'bench-key',
-      LLM_BASE_URL: options.providerUrl,
-      KNOWLEDGE_AGENT_EMBEDDING_MODEL: hashEmbeddingId,
-      KNOWLEDGE_AGENT_STORAGE_PATH: options.root,
-      KNOWLEDGE_AGENT_RATE_LIMIT: '0',
-    }),
-    { logger: false },
-  );
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('the app has no port');
-  const url = new URL('/tools/ingest', `http://127.0.0.1:${address.port}`);
+  const app = await benchApp(options.root, options.providerUrl);
+  const url = new URL('/tools/ingest', await listening(app));
   const connection = new Agent({ keepAlive: true, maxSockets: 1 });
   return {
     async ingest(sources) {
@@ -688,24 +700,9 @@ async function agent(options: ChildOptions): Promise<AgentResult> {
   const queries = shuffled(loadScaleCorpus().queries);
   await collect();
   const started = performance.now();
-  const app = await buildApp(
-    loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LLM_API_KEY: 'bench-key',
-      LLM_BASE_URL: options.providerUrl,
-      KNOWLEDGE_AGENT_EMBEDDING_MODEL: hashEmbeddingId,
-      KNOWLEDGE_AGENT_STORAGE_PATH: options.root,
-      KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: options.namespace,
-      KNOWLEDGE_AGENT_RATE_LIMIT: '0',
-    }),
-    { logger: false },
-  );
+  const app = await benchApp(options.root, options.providerUrl, { KNOWLEDGE_AGENT_DEFAULT_NAMESPACE: options.namespace });
   const startupSeconds = (performance.now() - started) / 1000;
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('the app has no port');
-  const base = `http://127.0.0.1:${address.port}`;
+  const base = await listening(app);
   const connection = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     // The namespace's vectors must be those of the service's model, or search would fall back to lexical.
