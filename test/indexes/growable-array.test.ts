@@ -18,6 +18,21 @@ describe('grown', () => {
     assert.deepEqual([...grown(array, 12)].slice(8), [0, 0, 0, 0]);
   });
 
+  it('zeroes only what an earlier, longer view reached, growing past it', () => {
+    const array = withHeadroom(Uint32Array, 8);
+    grown(array, 10).fill(5);
+    assert.deepEqual([...grown(array, 12)].slice(8), [0, 0, 0, 0]);
+  });
+
+  it('checks the room of a buffer made elsewhere, which another view may have written', () => {
+    const buffer = new ArrayBuffer(16 * 4);
+    new Uint32Array(buffer).fill(9);
+    const array = new Uint32Array(buffer, 0, 4);
+    assert.deepEqual([...grown(array, 6)], [9, 9, 9, 9, 0, 0]);
+    const clean = new Uint32Array(new ArrayBuffer(16 * 4), 0, 4);
+    assert.deepEqual([...grown(clean, 6)], [0, 0, 0, 0, 0, 0]);
+  });
+
   it('copies into a new buffer past the headroom, and when cut short', () => {
     const array = Uint32Array.from([1, 2, 3]);
     const wider = grown(array, 5);
