@@ -23,7 +23,7 @@ import { SearchService, type SearchMode } from '../src/search/search-service.js'
 import { KnowledgeStore } from '../src/store/knowledge-store.js';
 import { createHashEmbeddingModel, hashEmbed, hashEmbeddingDimensions, hashEmbeddingId } from './hash-embedding.js';
 import { seededRandom } from '../test/support/durability-documents.js';
-import { loadScaleCorpus } from './scale-corpus.js';
+import { loadScaleCorpus, type ScaleDocument } from './scale-corpus.js';
 import { sanitizeNamespace } from '../src/store/namespace-name.js';
 
 export interface Timings {
@@ -273,7 +273,7 @@ type StoredDocuments = { readonly chunks: number; readonly hash?: string }[];
 
 /** How the build stores its documents, and how much of its time went to embedding them in this process. */
 interface BuildIngest {
-  ingest(sources: IngestSource[]): Promise<StoredDocuments>;
+  ingest(documents: ScaleDocument[]): Promise<StoredDocuments>;
   close(): Promise<void>;
   readonly embedSeconds: number;
 }
@@ -295,8 +295,8 @@ async function serviceIngest(options: ChildOptions, concurrency: number): Promis
   await store.initialize();
   const ingest = createIngest(store, embeddings, concurrency);
   return {
-    async ingest(sources) {
-      const report = await ingest.ingest(sanitizeNamespace(options.namespace), sources);
+    async ingest(documents) {
+      const report = await ingest.ingest(sanitizeNamespace(options.namespace), documents.map(textSource));
       return report.outcomes.map((outcome) => {
         if (outcome.status === 'failed') throw new Error(`ingest of ${outcome.source} failed: ${outcome.error.message}`);
         if (outcome.status !== 'saved')
@@ -345,10 +345,10 @@ async function httpIngest(options: ChildOptions): Promise<BuildIngest> {
   const url = new URL('/tools/ingest', await listening(app));
   const connection = new Agent({ keepAlive: true, maxSockets: 1 });
   return {
-    async ingest(sources) {
+    async ingest(documents) {
       const body = {
         namespace: options.namespace,
-        sources: sources.map((source) => (source.kind === 'text' ? { type: 'text', value: source.text, title: source.title } : source)),
+        sources: documents.map((document) => ({ type: 'text', value: document.text, title: document.title })),
       };
       const text = (await postStream(connection, url, body)).body;
       const answer = JSON.parse(text) as { documents: { status: string; chunks: number }[]; errors: unknown[] };
@@ -382,9 +382,9 @@ async function build(options: ChildOptions): Promise<BuildResult> {
     // Whole batches, then smaller ones near the target, so the namespace ends just past it.
     const averageChunks = documents === 0 ? 14 : chunks / documents;
     const count = Math.max(1, Math.min(batch, Math.ceil((target - chunks) / averageChunks)));
-    const sources = Array.from({ length: count }, () => textSource(corpus.document(next++)));
+    const documentsOfCall = Array.from({ length: count }, () => corpus.document(next++));
     const started = performance.now();
-    const stored = await ingest.ingest(sources);
+    const stored = await ingest.ingest(documentsOfCall);
     ingestMilliseconds += performance.now() - started;
     calls++;
     const acknowledged: string[] = [];

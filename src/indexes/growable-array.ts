@@ -60,8 +60,9 @@ export function withHeadroom<T extends GrowableArray>(
 }
 
 /**
- * The row capacity of a vector index to grow to: doubling while small, then a quarter more, so a large index never
- * doubles a 150 MB matrix and its first growths stay within the headroom of rows read from a snapshot.
+ * The capacity (rows of a vector index, chunks of the lexical index) to grow to: doubling while small, then a quarter
+ * more, so a large index never doubles a 150 MB matrix and its first growths stay within the headroom of arrays read
+ * from a snapshot.
  */
 export function grownCapacity(capacity: number, needed: number): number {
   return Math.max(needed, capacity < 16_384 ? capacity * 2 : Math.ceil(capacity * 1.25));
