@@ -24,8 +24,9 @@ export interface RelevanceEvidence {
   /** The embedding model the similarity comes from: similarities of different models are on different scales. */
   readonly embeddingModel?: string;
   /**
-   * The command-line options the question names ("--deep-verify") that no chunk of the namespace mentions, when there
-   * are any: docs that never name an option cannot say what it does.
+   * The options the question names that no chunk of the namespace mentions, when there are any: a command-line option
+   * ("--deep-verify") or a keyword option set to a literal ("exclude_empty=True", "ttl = 300"), as written. Docs that
+   * never name an option cannot say what it does.
    */
   readonly unknownOptions?: readonly string[];
 }
@@ -40,13 +41,40 @@ export interface RelevanceContext {
 /** An option as a command line spells it: two dashes, then its name ("--older-than", not "it--so" or "---"). */
 const commandLineOption = /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*/gi;
 
-/** The options of `query` that no chunk of the namespace holds: an option's name is one term ("deep-verify"). */
+/**
+ * A keyword option set to a literal, as code and configuration files spell it: `exclude_empty=True`, `ttl = 300`,
+ * `mode="strict"`. Not one: a shell variable set from another ("str=$1"), a URL's query ("?page=2"), and an
+ * environment variable (`DEBUG=1`, upper case: often the asker's own).
+ */
+const keywordOption = /(?<![\w$.?&-])([A-Za-z_]*[a-z][\w-]*)[ \t]?=[ \t]?(?=True\b|False\b|None\b|true\b|false\b|null\b|-?\d|["'])/g;
+
+/** The name called with the parenthesis that is open at `index` of `text`, if one is: "Field" in `Field(encrypt=True`. */
+function openCallee(text: string, index: number): string | undefined {
+  let depth = 0;
+  for (let position = index - 1; position >= 0; position--) {
+    const character = text[position];
+    if (character === ')') depth++;
+    else if (character === '(' && depth-- === 0) return /[A-Za-z_][\w]*$/.exec(text.slice(0, position))?.[0];
+  }
+  return undefined;
+}
+
+/**
+ * The options of `query` that no chunk of the namespace holds (an option's name is one term: "deep-verify",
+ * "exclude_empty"). A keyword option passed to a name the namespace does not know either (`Student(nickname="Al")`)
+ * is the asker's own code, not an option the docs should describe.
+ */
 function unknownOptionsOf(query: string, context: RelevanceContext): string[] {
-  const options = new Set(query.match(commandLineOption) ?? []);
-  return [...options].filter((option) => {
-    const [name] = tokenize(option);
-    return name !== undefined && context.chunksWithTerm(name) === 0;
+  const unknown = (name: string) => {
+    const [term] = tokenize(name);
+    return term !== undefined && context.chunksWithTerm(term) === 0;
+  };
+  const commandLine = query.match(commandLineOption) ?? [];
+  const keywords = [...query.matchAll(keywordOption)].flatMap((match) => {
+    const callee = openCallee(query, match.index);
+    return callee !== undefined && unknown(callee) ? [] : [match[1] as string];
   });
+  return [...new Set([...commandLine, ...keywords])].filter(unknown);
 }
 
 /** Nearest chunks the similarity margin is measured against. */

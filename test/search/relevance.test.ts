@@ -59,6 +59,20 @@ describe('relevanceEvidence', () => {
     assert.equal(asked('configure the server timeout'), undefined);
   });
 
+  it("names the keyword options set to a literal that no chunk holds, unless they are passed to the asker's own code", () => {
+    const options: RelevanceContext = { ...namespace(), chunksWithTerm: (term) => (['timeout', 'server', 'field'].includes(term) ? 3 : 0) };
+    const asked = (question: string) => relevanceEvidence(question, [hit('Servers', 'the server')], options).unknownOptions;
+    assert.deepEqual(asked('What does Field(encrypt=True, timeout=5) do?'), ['encrypt']);
+    assert.deepEqual(asked('with ttl = 300 and mode="strict" in the config'), ['ttl', 'mode']);
+    assert.deepEqual(asked('server(retries=3) --deep-verify'), ['--deep-verify', 'retries']);
+    // The asker's own class, a shell variable set from another, a URL's query and an environment variable are not options.
+    assert.equal(asked('Student(nickname="Al") fails to validate'), undefined);
+    assert.equal(asked('str=$1; echo ${str:0:1}'), undefined);
+    assert.equal(asked('GET /items?page=2&size=10 is slow'), undefined);
+    assert.equal(asked('DEBUG=1 server start'), undefined);
+    assert.equal(asked('is x == 3 the same as x = y?'), undefined);
+  });
+
   it("measures the best hit's similarity against the mean of the nearest chunks, naming the model", () => {
     const vector = (x: number, y: number) => Float32Array.from([x, y]);
     const evidence = relevanceEvidence(
