@@ -44,6 +44,8 @@ const documentBonus = 0.05;
 const codeBlockBonus = 0.12;
 const inlineCodeBonus = 0.1;
 const instructionBonus = 0.2;
+/** What a word of the question counts when only the comments of the code a paragraph introduces hold it. */
+const commentWeight = 0.75;
 const maxPassages = 4;
 /**
  * How much lower a further passage scores when its page is already quoted: the answer draws on more of the pages found
@@ -106,6 +108,20 @@ function coverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<strin
   return total === 0 ? 0 : covered / total;
 }
 
+/**
+ * A comment line of code: `# ...`, `// ...`, `<!-- ... -->`, or a line of a block comment; not a `#!` line, nor the
+ * output a docs page prints under its code (`#> {'number': 5}`).
+ */
+const commentLine = /^\s*(?:#(?![![>])|\/\/|<!--|\/\*+|\*(?!\/))\s?(.*?)(?:\s*(?:-->|\*\/))?\s*$/;
+
+/** The text of a code block's comments, one line each. */
+function codeComments(code: string): string {
+  return code
+    .split('\n')
+    .flatMap((line) => commentLine.exec(line)?.[1] ?? [])
+    .join('\n');
+}
+
 function candidates(request: ChatRequest, question: readonly string[]): Candidate[] {
   const grounding = request.grounding;
   if (grounding === undefined || question.length === 0) return [];
@@ -124,8 +140,14 @@ function candidates(request: ChatRequest, question: readonly string[]): Candidat
       if (!(isProse(block) || isIntroducedTable(blocks, index)) || isLabel(block) || continuesSentence(block)) return [];
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
-      const codeFollows = blocksAhead(blocks, index, reach).some((next) => next.kind === 'code');
-      const blockCoverage = coverage(weights, blockTerms);
+      const code = blocksAhead(blocks, index, reach).find((next) => next.kind === 'code');
+      const codeFollows = code !== undefined;
+      // The comments of the code a paragraph introduces say in prose what it does ("only call `submit` when the key is
+      // `Enter`"): the words they add count for the paragraph, less than its own.
+      const ownCoverage = coverage(weights, blockTerms);
+      const withComments =
+        code === undefined ? ownCoverage : coverage(weights, new Set([...blockTerms, ...tokenize(codeComments(code.text))]));
+      const blockCoverage = ownCoverage + commentWeight * (withComments - ownCoverage);
       const headingCoverage = coverage(weights, block.heading);
       const instructsHow = instructs(block);
       if (blockCoverage === 0 && !((codeFollows || instructsHow) && headingCoverage > 0)) return [];

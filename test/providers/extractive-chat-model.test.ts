@@ -217,6 +217,20 @@ describe('extractive chat model, context a passage needs', () => {
     );
   });
 
+  it('counts the comments of the code a paragraph introduces as its words, but not the output printed under code', async () => {
+    const snippets = [
+      '## Key modifiers\n\nVue allows adding key modifiers for `v-on` when listening for key events:\n\n```vue-html\n<!-- only call `submit` when the `key` is `Enter` -->\n<input @keyup.enter="submit" />\n```',
+      '## Search fields\n\nA search input should have a label that users can see.\n\n```vue-html\n<input type="text" name="search" />\n```',
+    ];
+    const text = await answer('only call my search function when the user hits Enter', snippets);
+    assert.ok(text.startsWith('Vue allows adding key modifiers for `v-on` when listening for key events [1]:'), text);
+    // "#>" lines are what the code prints, not what it does.
+    const printed = await answer('which searches were submitted?', [
+      '## Printing\n\nCall the model:\n\n```python\nprint(model)\n#> submitted searches\n```',
+    ]);
+    assert.equal(printed, noAnswer);
+  });
+
   it('quotes the rows of an introduced table that the question names, under its header', async () => {
     const text = await answer('how do I set the title and version of the API?', [
       '## Metadata\n\nYou can set the following fields of the API:\n\n| Parameter | Type | Description |\n|---|---|---|\n| `title` | `str` | The title of the API. |\n| `contact` | `dict` | Who to ask. |\n| `version` | `str` | The version of the API. |',
