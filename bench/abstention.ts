@@ -113,18 +113,24 @@ interface Score {
   readonly good: number;
 }
 
+/** One pass over the rows, nothing allocated but the result: the fit scores some million floors. */
 function score(floor: RelevanceFloor, rows: readonly Observation[]): Score {
-  const refused = (row: Observation) => !passesRelevanceFloor(row.evidence, floor);
-  const inScope = rows.filter((row) => !row.outOfScope);
-  const outOfScope = rows.filter((row) => row.outOfScope);
-  return {
-    outOfScopeRefused: outOfScope.filter(refused).length,
-    outOfScope: outOfScope.length,
-    inScopeRefused: inScope.filter(refused).length,
-    inScope: inScope.length,
-    goodLost: inScope.filter((row) => row.grade === 'good' && refused(row)).length,
-    good: inScope.filter((row) => row.grade === 'good').length,
-  };
+  const counts = { outOfScopeRefused: 0, outOfScope: 0, inScopeRefused: 0, inScope: 0, goodLost: 0, good: 0 };
+  for (const row of rows) {
+    const refused = !passesRelevanceFloor(row.evidence, floor);
+    if (row.outOfScope) {
+      counts.outOfScope++;
+      if (refused) counts.outOfScopeRefused++;
+      continue;
+    }
+    counts.inScope++;
+    if (refused) counts.inScopeRefused++;
+    if (row.grade === 'good') {
+      counts.good++;
+      if (refused) counts.goodLost++;
+    }
+  }
+  return counts;
 }
 
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
@@ -136,9 +142,13 @@ function grid(lexicalOnly: boolean): RelevanceFloor[] {
   if (lexicalOnly) return steps(0, 1, 0.02).map((lexical) => ({ ...relevanceFloor, lexical }));
   // The similarity floor varies fastest and from the bottom, so that of floors that refuse the same questions the fit
   // keeps the lowest.
-  return [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1].flatMap((termWeight) =>
-    steps(-0.3, 1.2, 0.005).flatMap((combined) =>
-      steps(0, 0.4, 0.02).map((similarity) => ({ ...relevanceFloor, combined, termWeight, similarity })),
+  // The penalty stops at 0.3 by design: a name the docs never use weighs against a question, and never decides alone
+  // (an answerable question may name the asker's own setting).
+  return steps(0, 0.3, 0.1).flatMap((unknownNamePenalty) =>
+    [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1].flatMap((termWeight) =>
+      steps(-0.3, 1.2, 0.005).flatMap((combined) =>
+        steps(0, 0.4, 0.02).map((similarity) => ({ ...relevanceFloor, combined, termWeight, unknownNamePenalty, similarity })),
+      ),
     ),
   );
 }
@@ -151,15 +161,11 @@ function grid(lexicalOnly: boolean): RelevanceFloor[] {
 function fit(rows: readonly Observation[], candidates: readonly RelevanceFloor[]): RelevanceFloor {
   const names = [...new Set(rows.map((row) => row.site))];
   const lowestAnswerable = Math.min(...rows.flatMap((row) => (row.outOfScope ? [] : [row.evidence.similarity ?? Infinity])));
+  const siteRows = names.map((name) => rows.filter((row) => row.site === name));
   let best: { floor: RelevanceFloor; refused: number; inScopeRefused: number } | undefined;
   for (const floor of candidates) {
     if (floor.similarity >= lowestAnswerable) continue;
-    const perSite = names.map((name) =>
-      score(
-        floor,
-        rows.filter((row) => row.site === name),
-      ),
-    );
+    const perSite = siteRows.map((site) => score(floor, site));
     if (perSite.some((site) => share(site.inScopeRefused, site.inScope) > maxInScopeRefused)) continue;
     const refused = perSite.reduce((sum, site) => sum + share(site.outOfScopeRefused, site.outOfScope), 0) / names.length;
     const inScopeRefused = perSite.reduce((sum, site) => sum + site.inScopeRefused, 0);
@@ -189,7 +195,9 @@ function report(title: string, rows: readonly Observation[], lexicalOnly: boolea
     );
     return [
       name,
-      lexicalOnly ? floor.lexical.toFixed(2) : `${floor.combined.toFixed(3)} / ${floor.termWeight} / ${floor.similarity.toFixed(2)}`,
+      lexicalOnly
+        ? floor.lexical.toFixed(2)
+        : `${floor.combined.toFixed(3)} / ${floor.termWeight} / ${floor.unknownNamePenalty} / ${floor.similarity.toFixed(2)}`,
       percent(held.outOfScopeRefused, held.outOfScope),
       percent(held.inScopeRefused, held.inScope),
       percent(held.goodLost, held.good),
@@ -202,7 +210,7 @@ function report(title: string, rows: readonly Observation[], lexicalOnly: boolea
     formatTable(
       [
         'held-out site',
-        lexicalOnly ? 'floor' : 'floor / term weight / similarity',
+        lexicalOnly ? 'floor' : 'floor / term weight / unknown-name penalty / similarity',
         'out-of-scope refused',
         'in-scope refused',
         'good answers lost',
@@ -211,7 +219,7 @@ function report(title: string, rows: readonly Observation[], lexicalOnly: boolea
     ),
   );
   console.log(
-    `fitted on every site: ${JSON.stringify(lexicalOnly ? { lexical: all.lexical } : { combined: all.combined, termWeight: all.termWeight, similarity: all.similarity })}; ` +
+    `fitted on every site: ${JSON.stringify(lexicalOnly ? { lexical: all.lexical } : { combined: all.combined, termWeight: all.termWeight, unknownNamePenalty: all.unknownNamePenalty, similarity: all.similarity })}; ` +
       `out-of-scope refused ${percent(overall.outOfScopeRefused, overall.outOfScope)}, in-scope refused ${percent(overall.inScopeRefused, overall.inScope)}`,
   );
 }

@@ -12,6 +12,8 @@ export interface RelevanceFloor {
    */
   readonly combined: number;
   readonly termWeight: number;
+  /** Taken from that sum when the question names something the namespace never mentions (`unknownNames`). */
+  readonly unknownNamePenalty: number;
   /**
    * With that model, the question is not covered either when no hit's similarity reaches `similarity`, however much
    * the best one stands out: a question of another field altogether ("a recipe for banana bread") finds only chunks
@@ -23,7 +25,7 @@ export interface RelevanceFloor {
 }
 
 /** Fitted by leave-one-site-out over the development sets (bench/abstention.ts prints the fit and each held-out site). */
-export const relevanceFloor: RelevanceFloor = { combined: 0.175, termWeight: 1, similarity: 0.28, lexical: 0.18 };
+export const relevanceFloor: RelevanceFloor = { combined: 0.12, termWeight: 0.6, unknownNamePenalty: 0.3, similarity: 0.28, lexical: 0.18 };
 
 /** The embedding models whose similarities the floor was fitted on. */
 const fittedModels: ReadonlySet<string> = new Set([localEmbeddingModelId]);
@@ -32,7 +34,11 @@ export function passesRelevanceFloor(evidence: RelevanceEvidence, floor: Relevan
   if (evidence.unknownOptions !== undefined && evidence.unknownOptions.length > 0) return false;
   if (evidence.similarityMargin === undefined || evidence.similarity === undefined || !fittedModels.has(evidence.embeddingModel ?? ''))
     return evidence.termCoverage >= floor.lexical;
-  return evidence.similarity >= floor.similarity && evidence.similarityMargin + floor.termWeight * evidence.termCoverage >= floor.combined;
+  const penalty = evidence.unknownNames !== undefined && evidence.unknownNames.length > 0 ? floor.unknownNamePenalty : 0;
+  return (
+    evidence.similarity >= floor.similarity &&
+    evidence.similarityMargin + floor.termWeight * evidence.termCoverage - penalty >= floor.combined
+  );
 }
 
 /**
@@ -51,13 +57,12 @@ export function saysNotCovered(answer: string, citedCount: number): boolean {
 
 /**
  * The answer when the floor decides the docs do not cover the question: one plain sentence, which names the options
- * the question asks about that the docs never mention.
+ * and names the question asks about that the docs never mention.
  */
-export function notCoveredSentence(namespace: string, unknownOptions: readonly string[] = []): string {
-  if (unknownOptions.length > 0) {
-    const named = unknownOptions.map((option) => `\`${option}\``).join(', ');
-    return `The "${namespace}" documentation never mentions ${named}: none of the passages I found answers this.`;
-  }
+export function notCoveredSentence(namespace: string, evidence?: Pick<RelevanceEvidence, 'unknownOptions' | 'unknownNames'>): string {
+  const named = [...(evidence?.unknownOptions ?? []).map((option) => `\`${option}\``), ...(evidence?.unknownNames ?? [])];
+  if (named.length > 0)
+    return `The "${namespace}" documentation never mentions ${named.join(', ')}: none of the passages I found answers this.`;
   return `The "${namespace}" documentation does not seem to cover this: none of the passages I found answers it.`;
 }
 

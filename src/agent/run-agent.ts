@@ -87,7 +87,7 @@ export async function* runAgent(input: AgentRunInput): AsyncGenerator<AgentEvent
   const belowFloor =
     input.coverageCheck && snippets.length > 0 && retrieval.relevance !== undefined && !passesRelevanceFloor(retrieval.relevance);
   if ((snippets.length === 0 || belowFloor) && input.platformTools.length === 0) {
-    const notCovered = notCoveredSentence(input.namespace, retrieval.relevance?.unknownOptions);
+    const notCovered = notCoveredSentence(input.namespace, retrieval.relevance);
     const text = [snippets.length === 0 ? emptyAnswer : notCovered, closestPages(snippets), formatSourcesLine([])]
       .filter((part) => part !== '')
       .join('\n\n');

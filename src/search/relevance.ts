@@ -29,6 +29,13 @@ export interface RelevanceEvidence {
    * never name an option cannot say what it does.
    */
   readonly unknownOptions?: readonly string[];
+  /**
+   * The names the question's own prose uses that no chunk of the namespace mentions, when there are any: a product, a
+   * format or an acronym ("Zappa", "Avro", "JWT"). Docs that never name a thing rarely answer a question about it, but
+   * an answerable question may name the asker's setting too ("on Kubuntu"), so this weighs against the question
+   * rather than deciding (agent/coverage.ts).
+   */
+  readonly unknownNames?: readonly string[];
 }
 
 /** What the evidence is measured against: the namespace's statistics and the hits' vectors. */
@@ -77,6 +84,28 @@ function unknownOptionsOf(query: string, context: RelevanceContext): string[] {
   return [...new Set([...commandLine, ...keywords])].filter(unknown);
 }
 
+/**
+ * What the question quotes (code, 'messages', "strings"): the asker's own words, not the names of its prose. A quote
+ * that ends a sentence still ends it.
+ */
+const quoted = /`[^`]*`|'[^'\n]*'|"[^"\n]*"/g;
+const withoutQuotes = (text: string) => text.replace(quoted, (quote) => (/[.?!]\W?$/.test(quote) ? ' .' : ' '));
+
+/**
+ * A name in prose: a capitalised word or an acronym that does not open a sentence, is not part of an identifier or a
+ * path, and is not the asker's own ("Zappa", "JWT", "SDKs"; not "What", "Field(", "README.md", "Content-Type", "my
+ * Rectangle").
+ */
+const proseName = /(?<![\w.\-/@$<=])(?<![.?!:]\s)(?<!\b(?:[Mm]y|[Oo]ur)\s)(?<!^)(?:[A-Z][a-z]+|[A-Z]{2,}s?)(?![\w\-(]|\.\w)/g;
+
+function unknownNamesOf(query: string, context: RelevanceContext): string[] {
+  const prose = withoutQuotes(query);
+  return [...new Set(prose.match(proseName) ?? [])].filter((name) => {
+    const [term] = tokenize(name);
+    return term !== undefined && context.chunksWithTerm(term) === 0;
+  });
+}
+
 /** Nearest chunks the similarity margin is measured against. */
 const backgroundSize = 30;
 
@@ -105,7 +134,12 @@ export function relevanceEvidence(
     if (queryVector !== undefined && vector !== undefined) similarity = Math.max(similarity ?? -1, cosineSimilarity(queryVector, vector));
   }
   const unknownOptions = unknownOptionsOf(query, context);
-  const lexical = unknownOptions.length === 0 ? { termCoverage } : { termCoverage, unknownOptions };
+  const unknownNames = unknownNamesOf(query, context);
+  const lexical = {
+    termCoverage,
+    ...(unknownOptions.length === 0 ? {} : { unknownOptions }),
+    ...(unknownNames.length === 0 ? {} : { unknownNames }),
+  };
   if (similarity === undefined || embedded === undefined) return lexical;
   const background = embedded.nearest.slice(0, backgroundSize);
   const backgroundMean = background.reduce((sum, hit) => sum + hit.score, 0) / Math.max(1, background.length);

@@ -48,8 +48,21 @@ describe('relevance floor', () => {
     assert.equal(passesRelevanceFloor({ termCoverage: 1, unknownOptions: ['--deep-verify'] }), false);
     assert.equal(passesRelevanceFloor({ ...fitted(combined + 0.5, 1), unknownOptions: [] }), true);
     assert.equal(
-      notCoveredSentence('uv', ['--deep-verify', '--older-than']),
+      notCoveredSentence('uv', { unknownOptions: ['--deep-verify', '--older-than'] }),
       'The "uv" documentation never mentions `--deep-verify`, `--older-than`: none of the passages I found answers this.',
+    );
+  });
+
+  it('asks more of the evidence when the question names something the docs never mention', () => {
+    const floor = { ...relevanceFloor, unknownNamePenalty: 0.2 };
+    const { combined } = floor;
+    const named = (margin: number) => ({ ...fitted(margin, 0), unknownNames: ['Zappa'] });
+    assert.equal(passesRelevanceFloor(named(combined + 0.21), floor), true);
+    assert.equal(passesRelevanceFloor(named(combined + 0.19), floor), false);
+    assert.equal(passesRelevanceFloor({ ...named(combined + 0.19), unknownNames: [] }, floor), true);
+    assert.equal(
+      notCoveredSentence('fastapi', { unknownOptions: ['--tunnel'], unknownNames: ['Zappa'] }),
+      'The "fastapi" documentation never mentions `--tunnel`, Zappa: none of the passages I found answers this.',
     );
   });
 

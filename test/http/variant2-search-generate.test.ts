@@ -202,6 +202,11 @@ describe('Variant 2 search and generate', () => {
     assert.equal(madeUp.covered, false);
     assert.match(madeUp.text, /^The "guide" documentation never mentions `--turbo-pool`: none of the passages I found answers this\./);
     assert.match(madeUp.text, /The closest pages, in case they help:\n[\s\S]*- Configuration/);
+    // So is a keyword option set to a literal that the docs never mention.
+    const keyword = await ask('Does max_connections=5 still apply with turbo_pool=True?');
+    assert.equal(provider.chatRequests().length, requests, 'the model was not asked');
+    assert.equal(keyword.covered, false);
+    assert.match(keyword.text, /^The "guide" documentation never mentions `turbo_pool`: none of the passages I found answers this\./);
   });
 
   it('generate drops unknown roles and client system messages, and caps the history', async () => {

@@ -73,6 +73,17 @@ describe('relevanceEvidence', () => {
     assert.equal(asked('is x == 3 the same as x = y?'), undefined);
   });
 
+  it("names the products, formats and acronyms of the question's prose that no chunk holds, not what it quotes", () => {
+    const names: RelevanceContext = { ...namespace(), chunksWithTerm: (term) => (['server', 'docker', 'json'].includes(term) ? 3 : 0) };
+    const asked = (question: string) => relevanceEvidence(question, [hit('Servers', 'the server')], names).unknownNames;
+    assert.deepEqual(asked('Is the server compatible with Zappa? I deploy with Docker and Zappa to AWS.'), ['Zappa', 'AWS']);
+    assert.deepEqual(asked('can the server export Avro schemas instead of JSON?'), ['Avro']);
+    // Sentence openings, identifiers, paths, and what the asker quotes (an error message, code) are not names.
+    assert.equal(asked('Where does the server log? Nothing in README.md or Content-Type says.'), undefined);
+    assert.equal(asked('I get \'Unknown Option\' from `Server(Zappa=1)` and "Bad Gateway" from my Gateway server'), undefined);
+    assert.equal(asked("the server says 'Cannot start.' Whats wrong?"), undefined);
+  });
+
   it("measures the best hit's similarity against the mean of the nearest chunks, naming the model", () => {
     const vector = (x: number, y: number) => Float32Array.from([x, y]);
     const evidence = relevanceEvidence(
