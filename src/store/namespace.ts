@@ -297,13 +297,16 @@ export class Namespace {
         }
         const staging: Staging = { documents: new StagedDocuments(this.index), embedding: this.index.embedding, ops: [], batch };
         const settled: { change: QueuedChange; value: unknown }[] = [];
+        // A failed change is answered once the batch is over, so that its caller finds the storage as it will stay
+        // (a new namespace's folder removed when nothing was committed).
+        const failed: { change: QueuedChange; failure: unknown }[] = [];
         for (const change of queued) {
           const before = mark(staging);
           try {
             settled.push({ change, value: await change.apply(staging) });
           } catch (error) {
             await this.undo(staging, before);
-            change.reject(this.reportFailure(error));
+            failed.push({ change, failure: this.reportFailure(error) });
           }
         }
         try {
@@ -313,6 +316,8 @@ export class Namespace {
           const failure = this.reportFailure(error);
           for (const { change } of settled) change.reject(failure);
           continue;
+        } finally {
+          for (const { change, failure } of failed) change.reject(failure);
         }
         for (const { change, value } of settled) change.resolve(value);
         if (staging.ops.length > 0) await this.storage.afterCommit(this.index);

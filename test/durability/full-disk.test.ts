@@ -220,6 +220,14 @@ describe('a full disk', { skip: 'reason' in volume ? volume.reason : false }, ()
     assert.deepEqual(await readdir(storageRoot).then((names) => names.filter((name) => name === 'brand-new')), []);
     const health = (await (await service.get('/health')).json()) as { namespaces: string[] };
     assert.ok(!health.namespaces.includes('brand-new'));
+
+    // Room for the document's file but not for its journal record: the journal the append created goes too.
+    await fillVolume(pageBytes);
+    const sentence = 'The quarterly restore drill replays the archive onto a scratch cluster. ';
+    const body = `# Restore drill\n\n${sentence.repeat(Math.floor((pageBytes - 500) / sentence.length))}`;
+    const fileOnly = await ingest([{ type: 'text', title: 'Room for the file only', value: body }], 'brand-new-file-only');
+    assert.equal(fileOnly.status, 507, await fileOnly.clone().text());
+    assert.deepEqual(await readdir(storageRoot).then((names) => names.filter((name) => name.startsWith('brand-new'))), []);
   });
 
   it('still answers searches when the folder changed by hand cannot be journalled', async () => {

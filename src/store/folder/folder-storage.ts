@@ -233,8 +233,12 @@ class FolderBatch implements StorageBatch {
 
   async abort(): Promise<void> {
     await this.undo(0);
-    // Nothing was committed: a folder this batch created goes again (rmdir removes only an empty one).
-    if (this.createdFolder) await rmdir(this.directory).catch(() => undefined);
+    // Nothing was committed: a folder this batch created goes again, with the journal a failed append left in it
+    // (rmdir removes only an empty folder: a file placed there by hand meanwhile stays).
+    if (this.createdFolder) {
+      await this.indexFiles.removeEmptyJournal().catch(() => undefined);
+      await rmdir(this.directory).catch(() => undefined);
+    }
   }
 
   /** Keeps the current file at `path` under a backup name (a hard link) before the batch replaces or removes it. */

@@ -1,6 +1,7 @@
 // A namespace's index files: index.json (the whole index, rewritten now and then), the journal (every commit since),
 // and the snapshot, a binary cache of index.json that opens a large namespace quickly. Commits append to the journal;
 // once it has grown long enough, and at a clean shutdown, it is folded into a new index.json and snapshot.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { indexJsonFileName, readIndexJson, readIndexJsonHead, sameStamp, writeIndexJson, type IndexJsonStamp } from './index-json.js';
 import { appendRecord, encodeRecord, readJournal, truncateJournal, type JournalContents } from './index-journal.js';
@@ -128,6 +129,14 @@ export class IndexFiles {
     if (ops.length === 0) return;
     const record = encodeRecord(ops);
     this.journalBytes = await appendRecord(join(this.directory, journalFileName), record, this.journalBytes);
+  }
+
+  /**
+   * Removes the journal when it holds nothing: a first append that failed (a full disk) leaves the empty file it
+   * created, which would keep the folder of a namespace that was never committed.
+   */
+  async removeEmptyJournal(): Promise<void> {
+    if (this.journalBytes === 0) await rm(join(this.directory, journalFileName), { force: true });
   }
 
   /** Folds the journal into a new index.json when it has grown long enough; a failure only leaves the journal longer. */
