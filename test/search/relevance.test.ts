@@ -31,6 +31,10 @@ const namespace = (vectors: Record<string, Float32Array> = {}): RelevanceContext
   vectorOf: (id) => vectors[id],
 });
 
+/** The evidence for `question` in a namespace where only the terms `known` occur (in 3 chunks each). */
+const evidenceWhereOnly = (known: readonly string[], question: string) =>
+  relevanceEvidence(question, [hit('Servers', 'the server')], { ...namespace(), chunksWithTerm: (term) => (known.includes(term) ? 3 : 0) });
+
 describe('relevanceEvidence', () => {
   it("weighs each question word by its rarity in the namespace, and takes the best hit's share", () => {
     const question = 'configure the server timeout';
@@ -49,8 +53,7 @@ describe('relevanceEvidence', () => {
   });
 
   it('names the command-line options of the question that no chunk of the namespace holds', () => {
-    const options: RelevanceContext = { ...namespace(), chunksWithTerm: (term) => (term === 'timeout' || term === 'dry-run' ? 3 : 0) };
-    const asked = (question: string) => relevanceEvidence(question, [hit('Servers', 'the server')], options).unknownOptions;
+    const asked = (question: string) => evidenceWhereOnly(['timeout', 'dry-run'], question).unknownOptions;
     assert.deepEqual(asked('what does `server --timeout 5 --deep-verify --dry-run` check?'), ['--deep-verify']);
     assert.deepEqual(asked('is --max-requests=1000 the same as --max-requests 1000?'), ['--max-requests']);
     // Options the docs name, dashes in prose, and no options at all: nothing to report.
@@ -60,8 +63,7 @@ describe('relevanceEvidence', () => {
   });
 
   it("names the keyword options set to a literal that no chunk holds, unless they are passed to the asker's own code", () => {
-    const options: RelevanceContext = { ...namespace(), chunksWithTerm: (term) => (['timeout', 'server', 'field'].includes(term) ? 3 : 0) };
-    const asked = (question: string) => relevanceEvidence(question, [hit('Servers', 'the server')], options).unknownOptions;
+    const asked = (question: string) => evidenceWhereOnly(['timeout', 'server', 'field'], question).unknownOptions;
     assert.deepEqual(asked('What does Field(encrypt=True, timeout=5) do?'), ['encrypt']);
     assert.deepEqual(asked('with ttl = 300 and mode="strict" in the config'), ['ttl', 'mode']);
     assert.deepEqual(asked('server(retries=3) --deep-verify'), ['--deep-verify', 'retries']);
@@ -74,8 +76,7 @@ describe('relevanceEvidence', () => {
   });
 
   it("names the products, formats and acronyms of the question's prose that no chunk holds, not what it quotes", () => {
-    const names: RelevanceContext = { ...namespace(), chunksWithTerm: (term) => (['server', 'docker', 'json'].includes(term) ? 3 : 0) };
-    const asked = (question: string) => relevanceEvidence(question, [hit('Servers', 'the server')], names).unknownNames;
+    const asked = (question: string) => evidenceWhereOnly(['server', 'docker', 'json'], question).unknownNames;
     assert.deepEqual(asked('Is the server compatible with Zappa? I deploy with Docker and Zappa to AWS.'), ['Zappa', 'AWS']);
     assert.deepEqual(asked('can the server export Avro schemas instead of JSON?'), ['Avro']);
     // Sentence openings, identifiers, paths, and what the asker quotes (an error message, code) are not names.
