@@ -83,8 +83,12 @@ await store.initialize();
 const embedder = new ChunkEmbedder(store, models.embeddings, (message) => console.error(message));
 const search = new SearchService(store, embedder, config.limits.maxResults);
 const observations: Observation[] = [];
-const evidenceOf = async (site: Site, query: string, mode: 'hybrid' | 'lexical') =>
-  (await search.search(sanitizeNamespace(site.name), query, { mode, limit: config.topK })).relevance as RelevanceEvidence;
+/** Every evidence in one shape, each field present, so that the fit's millions of floor checks read alike objects. */
+const evidenceOf = async (site: Site, query: string, mode: 'hybrid' | 'lexical'): Promise<RelevanceEvidence> => {
+  const found = (await search.search(sanitizeNamespace(site.name), query, { mode, limit: config.topK })).relevance as RelevanceEvidence;
+  const { termCoverage, similarity, similarityMargin, embeddingModel, unknownOptions = [], unknownNames = [] } = found;
+  return { termCoverage, similarity, similarityMargin, embeddingModel, unknownOptions, unknownNames };
+};
 const lexicalObservations: Observation[] = [];
 for (const site of sites) {
   for (const question of siteQuestions(site)) {
