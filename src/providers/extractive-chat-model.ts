@@ -46,6 +46,8 @@ const inlineCodeBonus = 0.1;
 const instructionBonus = 0.2;
 /** What a word of the question counts when only the comments of the code a paragraph introduces hold it. */
 const commentWeight = 0.75;
+/** What it counts when only the rest of that code holds it (a name: `check_passwords_match`). */
+const codeWeight = 0.25;
 const maxPassages = 4;
 /**
  * How much lower a further passage scores when its page is already quoted: the answer draws on more of the pages found
@@ -114,6 +116,9 @@ function coverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<strin
  */
 const commentLine = /^\s*(?:#(?![![>])|\/\/|<!--|\/\*+|\*(?!\/))\s?(.*?)(?:\s*(?:-->|\*\/))?\s*$/;
 
+/** Code without the output a docs page prints under it (`#> ...` lines). */
+const withoutOutput = (code: string): string => code.replace(/^\s*#>.*$/gm, '');
+
 /** The text of a code block's comments, one line each. */
 function codeComments(code: string): string {
   return code
@@ -142,12 +147,17 @@ function candidates(request: ChatRequest, question: readonly string[]): Candidat
       const blockTerms = terms[index] as Set<string>;
       const code = blocksAhead(blocks, index, reach).find((next) => next.kind === 'code');
       const codeFollows = code !== undefined;
-      // The comments of the code a paragraph introduces say in prose what it does ("only call `submit` when the key is
-      // `Enter`"): the words they add count for the paragraph, less than its own.
+      // The code a paragraph introduces shows what it is about: its comments say it in prose ("only call `submit` when
+      // the key is `Enter`"), its names in code (`check_passwords_match`). The words they add count for the paragraph,
+      // less than its own, the comments' more than the code's.
       const ownCoverage = coverage(weights, blockTerms);
-      const withComments =
-        code === undefined ? ownCoverage : coverage(weights, new Set([...blockTerms, ...tokenize(codeComments(code.text))]));
-      const blockCoverage = ownCoverage + commentWeight * (withComments - ownCoverage);
+      const commentTerms = code === undefined ? [] : tokenize(codeComments(code.text));
+      const withComments = code === undefined ? ownCoverage : coverage(weights, new Set([...blockTerms, ...commentTerms]));
+      const withCode =
+        code === undefined
+          ? ownCoverage
+          : coverage(weights, new Set([...blockTerms, ...commentTerms, ...tokenize(withoutOutput(code.text))]));
+      const blockCoverage = ownCoverage + commentWeight * (withComments - ownCoverage) + codeWeight * (withCode - withComments);
       const headingCoverage = coverage(weights, block.heading);
       const instructsHow = instructs(block);
       if (blockCoverage === 0 && !((codeFollows || instructsHow) && headingCoverage > 0)) return [];

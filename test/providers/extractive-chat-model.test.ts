@@ -231,6 +231,14 @@ describe('extractive chat model, context a passage needs', () => {
     assert.equal(printed, noAnswer);
   });
 
+  it('counts the names in the code a paragraph introduces as its words, less than its own', async () => {
+    const text = await answer('how do I check that the passwords match?', [
+      '## Forms\n\nForms are sent with POST.',
+      '## Validation data\n\nValidated fields are in the `data` property:\n\n```python\ndef check_passwords_match(cls, value, info):\n    return value\n```',
+    ]);
+    assert.ok(text.startsWith('Validated fields are in the `data` property [2]:'), text);
+  });
+
   it('quotes the rows of an introduced table that the question names, under its header', async () => {
     const text = await answer('how do I set the title and version of the API?', [
       '## Metadata\n\nYou can set the following fields of the API:\n\n| Parameter | Type | Description |\n|---|---|---|\n| `title` | `str` | The title of the API. |\n| `contact` | `dict` | Who to ask. |\n| `version` | `str` | The version of the API. |',
