@@ -92,11 +92,13 @@ const quoted = /`[^`]*`|'[^'\n]*'|"[^"\n]*"/g;
 const withoutQuotes = (text: string) => text.replace(quoted, (quote) => (/[.?!]\W?$/.test(quote) ? ' .' : ' '));
 
 /**
- * A name in prose: a capitalised word or an acronym that does not open a sentence, is not part of an identifier or a
- * path, and is not the asker's own ("Zappa", "JWT", "SDKs"; not "What", "Field(", "README.md", "Content-Type", "my
- * Rectangle").
+ * A name in prose: a capitalised word, an acronym or a product's CamelCase name that does not open a sentence, is not
+ * part of an identifier, a path or a call, and is not the asker's own ("Zappa", "JWT", "SDKs", "PyInstaller"; not
+ * "What", "Field(", "README.md", "Content-Type", "createApp(MainApp)", "my Rectangle", an error's class such as
+ * "ModuleNotFoundError").
  */
-const proseName = /(?<![\w.\-/@$<=])(?<![.?!:]\s)(?<!\b(?:[Mm]y|[Oo]ur)\s)(?<!^)(?:[A-Z][a-z]+|[A-Z]{2,}s?)(?![\w\-(]|\.\w)/g;
+const proseName =
+  /(?<![\w.\-/@$<=])(?<!\w\()(?<![.?!:]\s)(?<!\b(?:[Mm]y|[Oo]ur)\s)(?<!^)(?:[A-Z][a-z]+|[A-Z]{2,}s?|[A-Z][a-z]+[A-Z][A-Za-z]*(?<!Error|Exception|Warning))(?![\w\-(]|\.\w)/g;
 
 function unknownNamesOf(query: string, context: RelevanceContext): string[] {
   const prose = withoutQuotes(query);
