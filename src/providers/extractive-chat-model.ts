@@ -110,13 +110,10 @@ function coverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<strin
   return total === 0 ? 0 : covered / total;
 }
 
-/**
- * A comment line of code: `# ...`, `// ...`, `<!-- ... -->`, or a line of a block comment; not a `#!` line, nor the
- * output a docs page prints under its code (`#> {'number': 5}`).
- */
-const commentLine = /^\s*(?:#(?![![>])|\/\/|<!--|\/\*+|\*(?!\/))\s?(.*?)(?:\s*(?:-->|\*\/))?\s*$/;
+/** A comment line of code: `# ...`, `// ...`, `<!-- ... -->`, or a line of a block comment; not a `#!` line. */
+const commentLine = /^\s*(?:#(?![![])|\/\/|<!--|\/\*+|\*(?!\/))\s?(.*?)(?:\s*(?:-->|\*\/))?\s*$/;
 
-/** Code without the output a docs page prints under it (`#> ...` lines). */
+/** Code without the output a docs page prints under it (`#> {'number': 5}` lines): what it shows, not what it does. */
 const withoutOutput = (code: string): string => code.replace(/^\s*#>.*$/gm, '');
 
 /** The text of a code block's comments, one line each. */
@@ -151,13 +148,14 @@ function candidates(request: ChatRequest, question: readonly string[]): Candidat
       // the key is `Enter`"), its names in code (`check_passwords_match`). The words they add count for the paragraph,
       // less than its own, the comments' more than the code's.
       const ownCoverage = coverage(weights, blockTerms);
-      const commentTerms = code === undefined ? [] : tokenize(codeComments(code.text));
-      const withComments = code === undefined ? ownCoverage : coverage(weights, new Set([...blockTerms, ...commentTerms]));
-      const withCode =
-        code === undefined
-          ? ownCoverage
-          : coverage(weights, new Set([...blockTerms, ...commentTerms, ...tokenize(withoutOutput(code.text))]));
-      const blockCoverage = ownCoverage + commentWeight * (withComments - ownCoverage) + codeWeight * (withCode - withComments);
+      let blockCoverage = ownCoverage;
+      if (code !== undefined) {
+        const shown = withoutOutput(code.text);
+        const withComments = coverage(weights, new Set([...blockTerms, ...tokenize(codeComments(shown))]));
+        // The comments are part of the code: what its words add beyond the comments is its names'.
+        const withCode = coverage(weights, new Set([...blockTerms, ...tokenize(shown)]));
+        blockCoverage += commentWeight * (withComments - ownCoverage) + codeWeight * (withCode - withComments);
+      }
       const headingCoverage = coverage(weights, block.heading);
       const instructsHow = instructs(block);
       if (blockCoverage === 0 && !((codeFollows || instructsHow) && headingCoverage > 0)) return [];

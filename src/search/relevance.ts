@@ -66,16 +66,19 @@ function openCallee(text: string, index: number): string | undefined {
   return undefined;
 }
 
+/** True when no chunk of the namespace holds `name`, an option or a name, as one term ("deep-verify", "Zappa"). */
+function neverMentioned(name: string, context: RelevanceContext): boolean {
+  const [term] = tokenize(name);
+  return term !== undefined && context.chunksWithTerm(term) === 0;
+}
+
 /**
  * The options of `query` that no chunk of the namespace holds (an option's name is one term: "deep-verify",
  * "exclude_empty"). A keyword option passed to a name the namespace does not know either (`Student(nickname="Al")`)
  * is the asker's own code, not an option the docs should describe.
  */
 function unknownOptionsOf(query: string, context: RelevanceContext): string[] {
-  const unknown = (name: string) => {
-    const [term] = tokenize(name);
-    return term !== undefined && context.chunksWithTerm(term) === 0;
-  };
+  const unknown = (name: string) => neverMentioned(name, context);
   const commandLine = query.match(commandLineOption) ?? [];
   const keywords = [...query.matchAll(keywordOption)].flatMap((match) => {
     const callee = openCallee(query, match.index);
@@ -102,10 +105,7 @@ const proseName =
 
 function unknownNamesOf(query: string, context: RelevanceContext): string[] {
   const prose = withoutQuotes(query);
-  return [...new Set(prose.match(proseName) ?? [])].filter((name) => {
-    const [term] = tokenize(name);
-    return term !== undefined && context.chunksWithTerm(term) === 0;
-  });
+  return [...new Set(prose.match(proseName) ?? [])].filter((name) => neverMentioned(name, context));
 }
 
 /** Nearest chunks the similarity margin is measured against. */
