@@ -233,10 +233,11 @@ export class SourcesPanel {
     summary.textContent = 'Adding… its first refresh runs now.';
     try {
       const source = await this.api.addSource(namespace, this.newSource());
-      summary.textContent = `Added ${source.url}${source.last_refresh === null ? '' : `: ${refreshCounts(source.last_refresh)}`}.`;
       url.value = '';
-      // The picker lists the namespace (a new one too) and chooses it, and its change event lists the sources again.
+      // The picker lists the namespace (a new one too) and chooses it, and its change event lists the sources again;
+      // only then is it said, so that what the page shows agrees with "Added".
       await this.onChanged(namespace);
+      summary.textContent = `Added ${source.url}${source.last_refresh === null ? '' : `: ${refreshCounts(source.last_refresh)}`}.`;
     } catch (error) {
       summary.textContent = `Not added: ${describeFailure(error)}`;
       summary.dataset.tone = 'error';
