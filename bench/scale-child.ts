@@ -84,6 +84,8 @@ export interface MeasureResult {
   readonly queryEmbeddingMicroseconds: number;
   readonly search: Record<SearchMode, QueryTimings & { readonly fallbacks: number; readonly empty: number }>;
   readonly singleIngest: Timings & { readonly chunksEach: number };
+  /** A lexical search right after each single ingest (it must not wait for the write queue or read the folder). */
+  readonly searchAfterIngest: Timings;
   /** The service's figures: loaded, searched and ingested into, before the baselines take memory of their own. */
   readonly service: Memory;
   readonly bruteForce: QueryTimings & {
@@ -548,6 +550,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   // One small document at a time into the loaded namespace; ingest resolves once the document is durably written.
   const ingest = createIngest(store, model);
   const ingestSamples: number[] = [];
+  const searchAfterIngestSamples: number[] = [];
   let ingestedChunks = 0;
   // Numbered after the namespace's documents, so that measuring a kept namespace again ingests new ones, not the same.
   // A small document can repeat one already stored (they are one to three passages of the corpus): it is skipped by
@@ -566,11 +569,16 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
       throw new Error(`single ingest ${number}: ${outcome?.status === 'failed' ? outcome.error.message : outcome?.status}`);
     ingestSamples.push(took);
     ingestedChunks += outcome.document.chunks.length;
+    const query = queries[ingestSamples.length % queries.length] ?? 'index';
+    const searchStarted = performance.now();
+    await search.search(sanitizeNamespace(options.namespace), query, { mode: 'lexical', limit: 10 });
+    searchAfterIngestSamples.push(performance.now() - searchStarted);
   }
   const singleIngest = { ...timings(ingestSamples), chunksEach: ingestedChunks / ingestSamples.length };
+  const searchAfterIngest = timings(searchAfterIngestSamples);
   const slowest = ingestSamples.indexOf(Math.max(...ingestSamples));
   progress(
-    `single ingest: p50 ${singleIngest.p50.toFixed(0)} ms, p95 ${singleIngest.p95.toFixed(0)} ms; the slowest ${(ingestSamples[slowest] ?? 0).toFixed(0)} ms (number ${slowest + 1} of ${ingestSamples.length})`,
+    `single ingest: p50 ${singleIngest.p50.toFixed(0)} ms, p95 ${singleIngest.p95.toFixed(0)} ms; the slowest ${(ingestSamples[slowest] ?? 0).toFixed(0)} ms (number ${slowest + 1} of ${ingestSamples.length}); a search after each p50 ${searchAfterIngest.p50.toFixed(1)} ms`,
   );
   await store.close();
   const service = memory();
@@ -626,6 +634,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
     queryEmbeddingMicroseconds,
     search: searchTimings,
     singleIngest,
+    searchAfterIngest,
     service,
     bruteForce,
     miniSearch,

@@ -164,7 +164,8 @@ function printSize(result: SizeResult): void {
   );
   console.log(
     `  one small document (${measure.singleIngest.chunksEach.toFixed(1)} chunks) into the loaded namespace, durable write included: ` +
-      `p50 ${milliseconds(measure.singleIngest.p50)} ms, p95 ${milliseconds(measure.singleIngest.p95)} ms over ${measure.singleIngest.count}`,
+      `p50 ${milliseconds(measure.singleIngest.p50)} ms, p95 ${milliseconds(measure.singleIngest.p95)} ms over ${measure.singleIngest.count}; ` +
+      `a lexical search right after each: p50 ${milliseconds(measure.searchAfterIngest.p50)} ms, p95 ${milliseconds(measure.searchAfterIngest.p95)} ms`,
   );
   console.log(
     `  POST /agent (hybrid retrieval, instant provider double, ${agent.firstByte.count} requests${agent.failures > 0 ? `, ${agent.failures} FAILED` : ''}): ` +

@@ -346,7 +346,7 @@ export class Namespace {
 
   /**
    * Picks up documents changed outside the service's commits (added to or removed from the folder by hand) since
-   * last checked; costs one stat when nothing changed.
+   * last checked; costs one stat when nothing changed, and the service's own commits are no such change.
    */
   async syncWithFolder(): Promise<void> {
     const changes = this.storage.outsideChanges(this.index.documentCount);

@@ -48,8 +48,8 @@ class FailingStorage extends FolderStorage {
   poison = '\u0000';
   failCommits = false;
 
-  override async beginBatch(): Promise<StorageBatch> {
-    const batch = await super.beginBatch();
+  override async beginBatch(index: NamespaceIndex): Promise<StorageBatch> {
+    const batch = await super.beginBatch(index);
     return {
       createDocument: async (slug, content, taken) => {
         if (content.includes(this.poison)) throw new Error('injected write failure');

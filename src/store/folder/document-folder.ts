@@ -1,6 +1,6 @@
 // Reads a namespace folder: its Markdown documents as they are on disk (including files
 // added, changed or removed by hand), remembering the files that cannot be read.
-import { statSync } from 'node:fs';
+import { type Dirent, statSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backupFilePrefix, temporaryFilePrefix } from '../atomic-write.js';
@@ -29,16 +29,15 @@ export class DocumentFolder {
 
   /** Names of the document files in the folder; leftover temporary files of an interrupted write are removed. */
   async fileNames(): Promise<string[]> {
-    const names: string[] = [];
-    for (const entry of await readdir(this.options.directory, { withFileTypes: true })) {
-      if (entry.name.startsWith(temporaryFilePrefix)) {
-        await rm(join(this.options.directory, entry.name), { force: true });
-        continue;
-      }
-      // Symlinked documents count too; a dangling one is reported as unreadable.
-      if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.md') && !entry.name.startsWith('.')) names.push(entry.name);
-    }
-    return names;
+    const entries = await readdir(this.options.directory, { withFileTypes: true });
+    for (const entry of entries)
+      if (entry.name.startsWith(temporaryFilePrefix)) await rm(join(this.options.directory, entry.name), { force: true });
+    return documentNames(entries);
+  }
+
+  /** Names of the document files in the folder, only read: safe while a commit writes. */
+  async currentFileNames(): Promise<string[]> {
+    return documentNames(await readdir(this.options.directory, { withFileTypes: true }));
   }
 
   /** Removes backups an interrupted commit left (see backupFilePrefix); only safe while no commit runs. */
@@ -103,4 +102,11 @@ export class DocumentFolder {
       })),
     };
   }
+}
+
+function documentNames(entries: readonly Dirent[]): string[] {
+  // Symlinked documents count too; a dangling one is reported as unreadable. Temporary files start with a dot.
+  return entries.flatMap((entry) =>
+    (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.md') && !entry.name.startsWith('.') ? [entry.name] : [],
+  );
 }
