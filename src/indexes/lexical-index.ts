@@ -181,6 +181,17 @@ export class LexicalIndex {
     return this.documentFrequency[this.termIdOf.get(term) ?? -1] ?? 0;
   }
 
+  /**
+   * How many terms live chunks hold start with `prefix`, counted up to `atMost` (a scan of the vocabulary: for the
+   * rare question that names an identifier the index lacks, see search/relevance.ts).
+   */
+  termsStartingWith(prefix: string, atMost: number): number {
+    let count = 0;
+    for (let id = 0; id < this.termText.length && count < atMost; id++)
+      if (this.documentFrequency[id] !== 0 && (this.termText[id] as string).startsWith(prefix)) count++;
+    return count;
+  }
+
   /** The query's terms that occur in the index, for callers that excerpt or highlight. */
   matchedTerms(query: string): string[] {
     return queryTerms(query).filter((term) => (this.documentFrequency[this.termIdOf.get(term) ?? -1] ?? 0) > 0);

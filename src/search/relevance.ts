@@ -42,6 +42,8 @@ export interface RelevanceEvidence {
 export interface RelevanceContext {
   readonly chunkCount: number;
   readonly chunksWithTerm: (term: string) => number;
+  /** How many index terms start with `prefix`, counted up to `atMost`. */
+  readonly termsStartingWith: (prefix: string, atMost: number) => number;
   readonly vectorOf: (chunkId: string) => Float32Array | undefined;
 }
 
@@ -103,9 +105,37 @@ const withoutQuotes = (text: string) => text.replace(quoted, (quote) => (/[.?!]\
 const proseName =
   /(?<![\w.\-/@$<=])(?<!\w\()(?<![.?!:]\s)(?<!\b(?:[Mm]y|[Oo]ur)\s)(?<!^)(?:[A-Z][a-z]+|[A-Z]{2,}s?|[A-Z][a-z]+[A-Z][A-Za-z]*(?<!Error|Exception|Warning))(?![\w\-(]|\.\w)/g;
 
+/**
+ * An identifier of a shape a product names a family of its own things with, and the family: an environment variable
+ * (`UV_` of `UV_CACHE_DIR`), a snake_case name (`validate_` of `validate_json`), a directive (`v-` of `v-model`; a
+ * longer prefix is English more often: "re-assign"), a hook of three or more words (`onBefore` of `onBeforeMount`).
+ * Not in a path ("~/uv-venvs").
+ */
+const familyMember =
+  /(?<![\w.$/~-])(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|([a-z][a-z0-9]*_)[a-z0-9_]*[a-z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|([a-z]+[A-Z][a-z]+)[A-Z][A-Za-z]*)(?![\w/-])/g;
+
+/** Known identifiers of a family that make a missing member a made-up one rather than the asker's own. */
+const familySize = 3;
+
+/**
+ * The identifiers of `query`, quoted or not, that the namespace never mentions though it names several others of
+ * their family: `UV_DOWNLOAD_RETRIES_PER_HOST` beside uv's fifty `UV_` variables, `v-lazy` beside Vue's directives,
+ * `onBeforeRender` beside `onBeforeMount`. Docs that list a family's members and not this one do not describe it.
+ * A plural of a known member ("two v-models") is that member.
+ */
+function unknownFamilyMembersOf(query: string, context: RelevanceContext): string[] {
+  return [...query.matchAll(familyMember)].flatMap((match) => {
+    const name = match[0];
+    const family = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? '').toLowerCase();
+    if (!neverMentioned(name, context) || (name.endsWith('s') && !neverMentioned(name.slice(0, -1), context))) return [];
+    return context.termsStartingWith(family, familySize) >= familySize ? [name] : [];
+  });
+}
+
 function unknownNamesOf(query: string, context: RelevanceContext): string[] {
   const prose = withoutQuotes(query);
-  return [...new Set(prose.match(proseName) ?? [])].filter((name) => neverMentioned(name, context));
+  const names = (prose.match(proseName) ?? []).filter((name) => neverMentioned(name, context));
+  return [...new Set([...names, ...unknownFamilyMembersOf(query, context)])];
 }
 
 /** Nearest chunks the similarity margin is measured against. */

@@ -163,6 +163,10 @@ export class NamespaceIndex {
     return this.lexical.chunksWithTerm(term);
   }
 
+  termsStartingWith(prefix: string, atMost: number): number {
+    return this.lexical.termsStartingWith(prefix, atMost);
+  }
+
   private put(document: StoredDocument): void {
     const before = this.documentsByFile.get(document.file);
     if (before !== undefined && before.hash === document.hash && before.chunks.length === document.chunks.length) {

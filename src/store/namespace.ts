@@ -153,6 +153,11 @@ export class Namespace {
     return this.index.chunksWithTerm(term);
   }
 
+  /** How many index terms start with `prefix`, counted up to `atMost`. */
+  termsStartingWith(prefix: string, atMost: number): number {
+    return this.index.termsStartingWith(prefix, atMost);
+  }
+
   /** Resolves once every change queued so far is written. */
   async settle(): Promise<void> {
     await this.enqueue(async () => undefined);

@@ -251,6 +251,19 @@ describe('LexicalIndex.matchedTerms', () => {
   }
 });
 
+describe('LexicalIndex.termsStartingWith', () => {
+  it('counts the terms live chunks hold that start with a prefix, up to a cap', () => {
+    const index = new LexicalIndex();
+    index.add('a', { title: '', headings: '', body: 'set UV_CACHE_DIR and UV_INDEX_URL' });
+    index.add('b', { title: '', headings: '', body: 'or UV_PYTHON, UV_NO_CACHE' });
+    assert.equal(index.termsStartingWith('uv_', 10), 4);
+    assert.equal(index.termsStartingWith('uv_', 3), 3);
+    assert.equal(index.termsStartingWith('uv_z', 10), 0);
+    index.remove('b');
+    assert.equal(index.termsStartingWith('uv_', 10), 2);
+  });
+});
+
 /** What the storage layer does with a snapshot: strings through JSON, each typed array into a buffer of its own. */
 /**
  * The index's snapshot as storage keeps it: its pieces joined into arrays of their own (as a file or a database row

@@ -28,12 +28,17 @@ function hit(title: string, text: string, id = `${title}:0`): RetrievedChunk {
 const namespace = (vectors: Record<string, Float32Array> = {}): RelevanceContext => ({
   chunkCount: 100,
   chunksWithTerm: (term) => ({ server: 60, timeout: 2, configur: 10 })[term] ?? 0,
+  termsStartingWith: () => 0,
   vectorOf: (id) => vectors[id],
 });
 
 /** The evidence for `question` in a namespace where only the terms `known` occur (in 3 chunks each). */
 const evidenceWhereOnly = (known: readonly string[], question: string) =>
-  relevanceEvidence(question, [hit('Servers', 'the server')], { ...namespace(), chunksWithTerm: (term) => (known.includes(term) ? 3 : 0) });
+  relevanceEvidence(question, [hit('Servers', 'the server')], {
+    ...namespace(),
+    chunksWithTerm: (term) => (known.includes(term) ? 3 : 0),
+    termsStartingWith: (prefix, atMost) => Math.min(atMost, known.filter((term) => term.startsWith(prefix)).length),
+  });
 
 describe('relevanceEvidence', () => {
   it("weighs each question word by its rarity in the namespace, and takes the best hit's share", () => {
@@ -85,6 +90,19 @@ describe('relevanceEvidence', () => {
     assert.equal(asked('Where does the server log? Nothing in README.md or Content-Type says.'), undefined);
     assert.equal(asked('I get \'Unknown Option\' from `Server(Zappa=1)` and "Bad Gateway" from my Gateway server'), undefined);
     assert.equal(asked("the server says 'Cannot start.' Whats wrong?"), undefined);
+  });
+
+  it('names an identifier no chunk holds when the namespace names several others of its family, quoted or not', () => {
+    const known = ['server', 'uv_cache_dir', 'uv_index_url', 'uv_python', 'v-model', 'v-if', 'v-for', 'onbeforemount', 'onbeforeupdate'];
+    const asked = (question: string) => evidenceWhereOnly([...known, 'onbeforeunmount', 'my_settings'], question).unknownNames;
+    assert.deepEqual(asked('What is the default of `UV_DOWNLOAD_RETRIES` on the server?'), ['UV_DOWNLOAD_RETRIES']);
+    assert.deepEqual(asked('is there a v-lazy directive for the server images?'), ['v-lazy']);
+    assert.deepEqual(asked('when does onBeforeRender run on the server?'), ['onBeforeRender']);
+    // A family the namespace hardly names is the asker's own; so is a plural of a member, a path, an English word.
+    assert.equal(asked('the server reads MY_SERVER_PORT and my_settings_file'), undefined);
+    assert.equal(asked('can one server component have two v-models?'), undefined);
+    assert.equal(asked('the server keeps its environments in ~/uv-venvs and ./v-cache'), undefined);
+    assert.equal(asked('the server does not re-assign it'), undefined);
   });
 
   it("measures the best hit's similarity against the mean of the nearest chunks, naming the model", () => {
