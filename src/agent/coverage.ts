@@ -60,7 +60,9 @@ export function saysNotCovered(answer: string, citedCount: number): boolean {
  * and names the question asks about that the docs never mention.
  */
 export function notCoveredSentence(namespace: string, evidence?: Pick<RelevanceEvidence, 'unknownOptions' | 'unknownNames'>): string {
-  const named = [...(evidence?.unknownOptions ?? []).map((option) => `\`${option}\``), ...(evidence?.unknownNames ?? [])];
+  // Options and identifiers (`v-lazy`, `UV_NO_SYNC`) as code, names ("Zappa", "PyInstaller") as words.
+  const asCode = (name: string) => (/[-_.]|[a-z][A-Z]/.test(name) && !/^[A-Z][a-z]+[A-Z]/.test(name) ? `\`${name}\`` : name);
+  const named = [...(evidence?.unknownOptions ?? []).map((option) => `\`${option}\``), ...(evidence?.unknownNames ?? []).map(asCode)];
   if (named.length > 0)
     return `The "${namespace}" documentation never mentions ${named.join(', ')}: none of the passages I found answers this.`;
   return `The "${namespace}" documentation does not seem to cover this: none of the passages I found answers it.`;

@@ -64,6 +64,10 @@ describe('relevance floor', () => {
       notCoveredSentence('fastapi', { unknownOptions: ['--tunnel'], unknownNames: ['Zappa'] }),
       'The "fastapi" documentation never mentions `--tunnel`, Zappa: none of the passages I found answers this.',
     );
+    assert.equal(
+      notCoveredSentence('vue', { unknownNames: ['v-lazy', 'onBeforeRender', 'UV_NO_SYNC', 'PyInstaller', 'JWT'] }),
+      'The "vue" documentation never mentions `v-lazy`, `onBeforeRender`, `UV_NO_SYNC`, PyInstaller, JWT: none of the passages I found answers this.',
+    );
   });
 
   it('uses the term coverage alone without embeddings, or with a model whose similarities were not fitted', () => {
