@@ -5,24 +5,20 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
 import { contentHash } from '../../src/store/content-hash.js';
-import { FolderStorage } from '../../src/store/folder/folder-storage.js';
 import type { IndexOp } from '../../src/store/index-ops.js';
 import { NamespaceIndex } from '../../src/store/namespace-index.js';
-import type { StorageBatch } from '../../src/store/namespace-storage.js';
-import { Namespace } from '../../src/store/namespace.js';
 import { StagedDocuments } from '../../src/store/staged-documents.js';
 import type { DocumentDraft, StoredDocument } from '../../src/store/stored-document.js';
 import { markerDocument, markerWord } from '../support/durability-documents.js';
 import {
   draft,
+  hookedNamespace,
   namespaceView,
   observable,
   openNamespace,
   removeTemporaryDirectories,
   temporaryDirectory,
-  testModel,
 } from '../support/namespace-fixtures.js';
-import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 after(removeTemporaryDirectories);
 
@@ -41,42 +37,6 @@ function pastedText(title: string, marker: string): DocumentDraft {
     embeddingModel: null,
     chunks: chunkMarkdown(body).map((chunk) => ({ ...chunk, embedding: null })),
   };
-}
-
-/** A folder storage whose batches fail on demand: writing a document whose Markdown holds `poison` (its hash, say), or committing. */
-class FailingStorage extends FolderStorage {
-  poison = '\u0000';
-  failCommits = false;
-
-  override async beginBatch(index: NamespaceIndex): Promise<StorageBatch> {
-    const batch = await super.beginBatch(index);
-    return {
-      createDocument: async (slug, content, taken) => {
-        if (content.includes(this.poison)) throw new Error('injected write failure');
-        return batch.createDocument(slug, content, taken);
-      },
-      replaceDocument: (file, content) => batch.replaceDocument(file, content),
-      removeDocument: (file) => batch.removeDocument(file),
-      mark: () => batch.mark(),
-      undo: (since) => batch.undo(since),
-      commit: async (ops, index) => {
-        if (this.failCommits) throw new Error('injected commit failure');
-        await batch.commit(ops, index);
-      },
-      abort: () => batch.abort(),
-    };
-  }
-}
-
-async function failingNamespace(): Promise<{ namespace: Namespace; storage: FailingStorage }> {
-  const storage = new FailingStorage({
-    name: 'test',
-    directory: await temporaryDirectory(),
-    embeddingModel: testModel,
-    chunkBody: (body) => chunkMarkdown(body),
-    warn: () => undefined,
-  });
-  return { namespace: await Namespace.over(sanitizeNamespace('test'), storage, () => undefined), storage };
 }
 
 describe('StagedDocuments', () => {
@@ -168,9 +128,12 @@ describe('a namespace finding documents by hash and origin', () => {
   });
 
   it('undoes a failed change alone: the changes queued with it still see each other', async () => {
-    const { namespace, storage } = await failingNamespace();
+    const { namespace, storage } = await hookedNamespace();
     await namespace.commitDocuments([draft(markerWord(1), 1, false)]);
-    storage.poison = draft(markerWord(3), 1, false).hash;
+    const poison = draft(markerWord(3), 1, false).hash;
+    storage.hooks.beforeCreate = (content) => {
+      if (content.includes(poison)) throw new Error('injected write failure');
+    };
     // The first commit runs in a batch of its own; the ones queued meanwhile are staged together in the next.
     const first = namespace.commitDocuments([draft(markerWord(2), 1, false)]);
     const batch = [
@@ -197,11 +160,13 @@ describe('a namespace finding documents by hash and origin', () => {
   });
 
   it('leaves the index as it was when the commit fails, and commits the same changes once it can', async () => {
-    const { namespace, storage } = await failingNamespace();
+    const { namespace, storage } = await hookedNamespace();
     await namespace.commitDocuments([draft(markerWord(1), 1), draft(markerWord(2), 1)]);
     const queries = [markerWord(1), markerWord(2), markerWord(3)];
     const before = observable(namespaceView(namespace), queries);
-    storage.failCommits = true;
+    storage.hooks.beforeCommit = () => {
+      throw new Error('injected commit failure');
+    };
     const failed = await Promise.allSettled([
       namespace.commitDocuments([draft(markerWord(3), 1)]),
       namespace.commitDocuments([{ ...draft(markerWord(4), 1), origin: `text-${markerWord(1)}` }]),
@@ -214,7 +179,7 @@ describe('a namespace finding documents by hash and origin', () => {
     assert.deepEqual(observable(namespaceView(namespace), queries), before);
     assert.equal(namespace.findByHash(draft(markerWord(3), 1).hash), undefined);
 
-    storage.failCommits = false;
+    storage.hooks.beforeCommit = undefined;
     const [saved] = await namespace.commitDocuments([draft(markerWord(3), 1)]);
     const [updated] = await namespace.commitDocuments([{ ...draft(markerWord(4), 1), origin: `text-${markerWord(1)}` }]);
     const removed = await namespace.deleteDocuments({ origin: `text-${markerWord(2)}` });

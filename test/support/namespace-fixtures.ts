@@ -7,6 +7,8 @@ import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
 import { contentHash } from '../../src/store/content-hash.js';
 import { FolderStorage } from '../../src/store/folder/folder-storage.js';
 import type { EmbeddingInfo } from '../../src/store/index-ops.js';
+import type { NamespaceIndex } from '../../src/store/namespace-index.js';
+import type { StorageBatch } from '../../src/store/namespace-storage.js';
 import { Namespace } from '../../src/store/namespace.js';
 import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 import type { DocumentDraft, StoredDocument } from '../../src/store/stored-document.js';
@@ -54,6 +56,51 @@ export function openNamespace(directory: string, warnings: string[] = [], embedd
   const warn = (message: string) => warnings.push(message);
   const storage = new FolderStorage({ name: 'test', directory, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn });
   return Namespace.over(sanitizeNamespace('test'), storage, warn);
+}
+
+/** What a test does inside a folder storage's batches: fail a write or a commit, or act in the middle of one. */
+export interface BatchHooks {
+  beforeCreate?(content: string): void;
+  afterCreate?(): Promise<void>;
+  beforeCommit?(): void;
+}
+
+/** The folder storage the service uses, with `hooks` run inside its batches. */
+export class HookedFolderStorage extends FolderStorage {
+  hooks: BatchHooks = {};
+
+  override async beginBatch(index: NamespaceIndex): Promise<StorageBatch> {
+    const batch = await super.beginBatch(index);
+    return {
+      createDocument: async (slug, content, taken) => {
+        this.hooks.beforeCreate?.(content);
+        const written = await batch.createDocument(slug, content, taken);
+        await this.hooks.afterCreate?.();
+        return written;
+      },
+      replaceDocument: (file, content) => batch.replaceDocument(file, content),
+      removeDocument: (file) => batch.removeDocument(file),
+      mark: () => batch.mark(),
+      undo: (since) => batch.undo(since),
+      commit: async (ops, live) => {
+        this.hooks.beforeCommit?.();
+        await batch.commit(ops, live);
+      },
+      abort: () => batch.abort(),
+    };
+  }
+}
+
+/** The namespace `test` in a new temporary folder, over a HookedFolderStorage. */
+export async function hookedNamespace(): Promise<{ namespace: Namespace; storage: HookedFolderStorage }> {
+  const storage = new HookedFolderStorage({
+    name: 'test',
+    directory: await temporaryDirectory(),
+    embeddingModel: testModel,
+    chunkBody: (body) => chunkMarkdown(body),
+    warn: () => undefined,
+  });
+  return { namespace: await Namespace.over(sanitizeNamespace('test'), storage, () => undefined), storage };
 }
 
 export interface IndexView {

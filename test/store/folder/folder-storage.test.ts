@@ -4,56 +4,23 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { chunkMarkdown } from '../../../src/ingest/chunk-markdown.js';
-import { FolderStorage } from '../../../src/store/folder/folder-storage.js';
-import type { NamespaceIndex } from '../../../src/store/namespace-index.js';
-import { sanitizeNamespace } from '../../../src/store/namespace-name.js';
-import type { StorageBatch } from '../../../src/store/namespace-storage.js';
-import { Namespace } from '../../../src/store/namespace.js';
 import { markerWord } from '../../support/durability-documents.js';
-import { draft, removeTemporaryDirectories, temporaryDirectory, testModel } from '../../support/namespace-fixtures.js';
+import { draft, hookedNamespace, type HookedFolderStorage, removeTemporaryDirectories } from '../../support/namespace-fixtures.js';
 import { until } from '../../support/until.js';
 
 after(removeTemporaryDirectories);
 
-/** A folder storage that can place a file by hand in the middle of its next commit, after writing its first document. */
-class InterruptedStorage extends FolderStorage {
-  placeDuringCommit: string | undefined;
-
-  override async beginBatch(index: NamespaceIndex): Promise<StorageBatch> {
-    const batch = await super.beginBatch(index);
-    return {
-      createDocument: async (slug, content, taken) => {
-        const written = await batch.createDocument(slug, content, taken);
-        const file = this.placeDuringCommit;
-        this.placeDuringCommit = undefined;
-        if (file !== undefined) await writeFile(join(this.directory, file), `# Placed by hand\n\nMentions ${markerWord(900)}.\n`);
-        return written;
-      },
-      replaceDocument: (file, content) => batch.replaceDocument(file, content),
-      removeDocument: (file) => batch.removeDocument(file),
-      mark: () => batch.mark(),
-      undo: (since) => batch.undo(since),
-      commit: (ops, live) => batch.commit(ops, live),
-      abort: () => batch.abort(),
-    };
-  }
-}
-
-async function namespaceOver(): Promise<{ namespace: Namespace; storage: InterruptedStorage }> {
-  const storage = new InterruptedStorage({
-    name: 'test',
-    directory: await temporaryDirectory(),
-    embeddingModel: testModel,
-    chunkBody: (body) => chunkMarkdown(body),
-    warn: () => undefined,
-  });
-  return { namespace: await Namespace.over(sanitizeNamespace('test'), storage, () => undefined), storage };
+/** Places a file by hand in the middle of the storage's next commit, after it wrote its first document. */
+function placeDuringNextCommit(storage: HookedFolderStorage, file: string): void {
+  storage.hooks.afterCreate = async () => {
+    storage.hooks.afterCreate = undefined;
+    await writeFile(join(storage.directory, file), `# Placed by hand\n\nMentions ${markerWord(900)}.\n`);
+  };
 }
 
 describe('a folder namespace, its own writes and changes by hand', () => {
   it('has nothing to reconcile after its own commits, and finds a file placed by hand after them', async () => {
-    const { namespace, storage } = await namespaceOver();
+    const { namespace, storage } = await hookedNamespace();
     for (let number = 0; number < 5; number++) {
       await namespace.commitDocuments([draft(markerWord(number), 2)]);
       assert.equal(storage.outsideChanges(namespace.documentCount), undefined, `after commit ${number + 1}`);
@@ -73,11 +40,11 @@ describe('a folder namespace, its own writes and changes by hand', () => {
   });
 
   it('finds a file placed by hand while its own commit was being written, shortly after', async () => {
-    const { namespace, storage } = await namespaceOver();
+    const { namespace, storage } = await hookedNamespace();
     await namespace.commitDocuments([draft(markerWord(1), 1)]);
-    storage.placeDuringCommit = 'placed-meanwhile.md';
+    placeDuringNextCommit(storage, 'placed-meanwhile.md');
     await namespace.commitDocuments([draft(markerWord(2), 1)]);
-    assert.equal(storage.placeDuringCommit, undefined, 'the file was placed during the commit');
+    assert.equal(storage.hooks.afterCreate, undefined, 'the file was placed during the commit');
     await until(() => storage.outsideChanges(namespace.documentCount) !== undefined, 'the check after the commit to notice the file');
     await namespace.syncWithFolder();
     assert.deepEqual(
