@@ -31,9 +31,10 @@ export interface RelevanceEvidence {
   readonly unknownOptions?: readonly string[];
   /**
    * The names the question's own prose uses that no chunk of the namespace mentions, when there are any: a product, a
-   * format or an acronym ("Zappa", "Avro", "JWT"). Docs that never name a thing rarely answer a question about it, but
-   * an answerable question may name the asker's setting too ("on Kubuntu"), so this weighs against the question
-   * rather than deciding (agent/coverage.ts).
+   * format or an acronym ("Zappa", "Avro", "JWT"), and the identifiers it uses, quoted or not, that are missing from a
+   * family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`). Docs that never name a thing rarely answer
+   * a question about it, but an answerable question may name the asker's setting too ("on Kubuntu"), so this weighs
+   * against the question rather than deciding (agent/coverage.ts).
    */
   readonly unknownNames?: readonly string[];
 }
