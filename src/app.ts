@@ -196,6 +196,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await app.register(catalogRoutes, { prefix, catalog, defaultNamespace: config.defaultNamespace });
   await app.register(agentRoute, variant1AgentRoutes);
   await app.register(mcpRoute, {
+    agent,
     search,
     catalog,
     ingest,

@@ -14,7 +14,7 @@ export interface AskedQuestion {
   readonly runId: string;
   /** ISO 8601, UTC. */
   readonly at: string;
-  /** The answer channel: variant1, ag-ui, generate, mastra, openai. */
+  /** The answer channel: variant1, ag-ui, generate, mastra, openai, mcp. */
   readonly channel: string;
   /** The newest user message, without the mention; absent when only counts are kept. */
   readonly question?: string;

@@ -1,6 +1,6 @@
 // The MCP endpoint driven by the official SDK client (StreamableHTTPClientTransport) against the real server:
-// tool listing, search in each mode, reading a document, listings limited to the token, ingest and registered sources
-// with write tokens only.
+// tool listing, a cited answer (or "not covered"), search in each mode, reading a document, listings limited to the
+// token, ingest and registered sources with write tokens only.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -83,6 +83,7 @@ describe('MCP server', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
       'add_source',
+      'ask_docs',
       'feedback',
       'ingest',
       'list_documents',
@@ -98,6 +99,39 @@ describe('MCP server', () => {
     assert.deepEqual(search?.inputSchema.required, ['query']);
     const addSource = tools.find((tool) => tool.name === 'add_source');
     assert.deepEqual(Object.keys(addSource?.inputSchema.properties ?? {}).sort(), ['crawl', 'every', 'git', 'kind', 'namespace', 'url']);
+  });
+
+  it('answers a question with its citations and a run id for feedback, and says plainly when the docs do not cover it', async () => {
+    const client = await connect('reader-token-for-tests');
+    const asked = await client.callTool({
+      name: 'ask_docs',
+      arguments: { namespace: 'handbook', question: 'How often do tokens rotate?' },
+    });
+    assert.notEqual(asked.isError, true, textOf(asked));
+    const answer = JSON.parse(textOf(asked)) as { namespace: string; run_id: string; covered: boolean; answer: string; sources: string[] };
+    assert.equal(answer.namespace, 'handbook');
+    assert.equal(answer.covered, true);
+    assert.match(answer.answer, /Tokens rotate every 90 days.*\[1\]/s);
+    assert.match(answer.answer, /\nSources: .*Token rotation/);
+    assert.deepEqual(answer.sources, ['Token rotation']);
+    const rated = await client.callTool({ name: 'feedback', arguments: { run_id: answer.run_id, rating: 'up' } });
+    assert.notEqual(rated.isError, true, textOf(rated));
+
+    const silent = await client.callTool({
+      name: 'ask_docs',
+      arguments: { namespace: 'handbook', question: 'What hydration percentage suits Neapolitan pizza dough?' },
+    });
+    const refusal = JSON.parse(textOf(silent)) as { covered: boolean; answer: string; sources: string[] };
+    assert.equal(refusal.covered, false);
+    assert.match(refusal.answer, /^The "handbook" documentation (never mentions|does not seem to cover)/);
+    assert.deepEqual(refusal.sources, []);
+
+    const forbidden = await client.callTool({
+      name: 'ask_docs',
+      arguments: { namespace: 'secret', question: 'How often do tokens rotate?' },
+    });
+    assert.equal(forbidden.isError, true);
+    assert.match(textOf(forbidden), /^forbidden: /);
   });
 
   it('searches a namespace in each mode, with top_k', async () => {

@@ -1,22 +1,26 @@
-// The Model Context Protocol face of the service: tools to search a namespace, read a stored document, list what the
-// caller may read, ingest and keep registered sources (write tokens only). One server per request (stateless); each tool calls the same
+// The Model Context Protocol face of the service: tools to ask a namespace for a cited answer, search it, read a stored
+// document, list what the caller may read, ingest and keep registered sources (write tokens only). One server per request (stateless); each tool calls the same
 // services as the HTTP routes, with the same per-request limits, and the caller's token decides what it may see and
 // change; a call of a tool that is not free spends from the caller's request budget (metered-tool-calls.ts).
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { AgentService, AnswerFormat } from '../../agent/agent-service.js';
 import type { CatalogService } from '../../catalog/catalog-service.js';
 import { KnowledgeError, isKnowledgeError } from '../../errors.js';
 import type { IngestService } from '../../ingest/ingest-service.js';
 import type { QuestionRecorder } from '../../insights/index.js';
 import { maxSourcesPerRequest, sourceTitleSchema, toIngestSource } from '../../ingest/requested-sources.js';
 import { searchModes, type SearchService } from '../../search/search-service.js';
+import { pageLabel } from '../../search/page-label.js';
 import { toSnippets } from '../../search/snippet.js';
 import type { SourcesService } from '../../sources/index.js';
 import { addSourceSchema, sourceDefinition, toSourceResponse } from '../sources/sources-schemas.js';
 import type { NamespaceName } from '../../store/namespace-name.js';
 
 export interface McpServices {
+  readonly agent: AgentService;
   readonly search: SearchService;
   readonly catalog: CatalogService;
   readonly ingest: IngestService;
@@ -69,9 +73,50 @@ async function guarded(caller: McpCaller, run: () => Promise<CallToolResult>): P
   }
 }
 
+/** An MCP client asks by calling the tool (no mention gate); sources named as every channel names them. */
+const mcpAnswerFormat: AnswerFormat = { retrievalToolName: 'search_docs', sourceLabel: pageLabel, requiresMention: false };
+
 export function createKnowledgeMcpServer(services: McpServices, caller: McpCaller): McpServer {
   const server = new McpServer({ name: 'knowledge-agent', version: services.version });
   const namespaceOf = (requested: string | undefined) => caller.readNamespace(requested ?? services.defaultNamespace);
+
+  server.registerTool(
+    'ask_docs',
+    {
+      title: 'Ask the docs',
+      description:
+        'Answers a question from one namespace of documentation, as the chat channels do: an answer that cites the passages it ' +
+        'quotes ([1], [2]) and ends with a Sources line, or, when the docs do not answer it, one sentence that says so (`covered: false`) and the closest pages. ' +
+        'Its run_id names the answer for the feedback tool. Without a language model configured the service answers by quoting the docs.',
+      inputSchema: {
+        question: z.string().trim().min(1).max(4_000).describe('The question, in the words a person would ask it.'),
+        namespace: namespaceField,
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ question, namespace }, { signal }) =>
+      guarded(caller, async () => {
+        const target = namespaceOf(namespace);
+        const answer = await services.agent.generate(
+          {
+            runId: `run_${randomUUID()}`,
+            channel: 'mcp',
+            namespace: target,
+            messages: [{ role: 'user', content: question, toolCalls: [] }],
+            platformTools: [],
+            signal,
+          },
+          mcpAnswerFormat,
+        );
+        return json({
+          namespace: target,
+          run_id: answer.runId,
+          covered: answer.covered,
+          answer: answer.text,
+          sources: answer.sources,
+        });
+      }),
+  );
 
   server.registerTool(
     'search_docs',
