@@ -1,7 +1,8 @@
 // The Model Context Protocol face of the service: tools to ask a namespace for a cited answer, search it, read a stored
-// document, list what the caller may read, ingest and keep registered sources (write tokens only). One server per request (stateless); each tool calls the same
-// services as the HTTP routes, with the same per-request limits, and the caller's token decides what it may see and
-// change; a call of a tool that is not free spends from the caller's request budget (metered-tool-calls.ts).
+// document, list what the caller may read, ingest and keep registered sources (write tokens only). One server per
+// request (stateless); each tool calls the same services as the HTTP routes, with the same per-request limits, and the
+// caller's token decides what it may see and change; a call of a tool that is not free spends from the caller's
+// request budget (metered-tool-calls.ts).
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -87,7 +88,8 @@ export function createKnowledgeMcpServer(services: McpServices, caller: McpCalle
       description:
         'Answers a question from one namespace of documentation, as the chat channels do: an answer that cites the passages it ' +
         'quotes ([1], [2]) and ends with a Sources line, or, when the docs do not answer it, one sentence that says so (`covered: false`) and the closest pages. ' +
-        'Its run_id names the answer for the feedback tool. Without a language model configured the service answers by quoting the docs.',
+        'Its run_id names the answer for the feedback tool. With KNOWLEDGE_AGENT_MODEL=extractive (no language model) the service answers by ' +
+        'quoting the docs; with neither, the call fails with agent_not_initialized.',
       inputSchema: {
         question: z.string().trim().min(1).max(4_000).describe('The question, in the words a person would ask it.'),
         namespace: namespaceField,
