@@ -1,5 +1,5 @@
 // Parses token grant lists ("tokenA:docs,handbook;tokenB:*") and answers which namespaces a token may use.
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { matchesDigest, secretDigest } from './secret-digest.js';
 
 export interface TokenGrant {
   /** SHA-256 of the token, so lookups compare fixed-length digests in constant time. */
@@ -9,10 +9,6 @@ export interface TokenGrant {
 }
 
 export type TokenGrants = readonly TokenGrant[];
-
-function digestOf(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
 
 /** Characters a token has at least: 16 random ones are out of reach of guessing, even unthrottled. */
 export const minimumTokenLength = 16;
@@ -43,7 +39,7 @@ export function parseTokenGrants(text: string): TokenGrants {
         `the token of entry ${index + 1} is shorter than ${minimumTokenLength} characters (generate one with \`openssl rand -hex 24\`)`,
       );
     }
-    grants.push({ digest: digestOf(token), namespaces: new Set(namespaces) });
+    grants.push({ digest: secretDigest(token), namespaces: new Set(namespaces) });
   }
   if (grants.length === 0) throw new Error('no token entries found');
   return grants;
@@ -51,15 +47,14 @@ export function parseTokenGrants(text: string): TokenGrants {
 
 /** A grant of every namespace to one token. */
 export function grantAll(token: string): TokenGrants {
-  return [{ digest: digestOf(token), namespaces: new Set(['*']) }];
+  return [{ digest: secretDigest(token), namespaces: new Set(['*']) }];
 }
 
 /** The grant of a presented token, compared in constant time against every known token. */
 export function findGrant(grants: TokenGrants, token: string): TokenGrant | undefined {
-  const presented = digestOf(token);
   let found: TokenGrant | undefined;
   for (const grant of grants) {
-    if (timingSafeEqual(grant.digest, presented)) found = grant;
+    if (matchesDigest(token, grant.digest)) found = grant;
   }
   return found;
 }

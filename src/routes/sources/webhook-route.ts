@@ -2,9 +2,10 @@
 // the sender proves it knows the source's webhook secret, as GitHub does (X-Hub-Signature-256, an HMAC of the body)
 // or as other senders do (the secret itself in X-Gitlab-Token or X-Webhook-Token). The answer comes at once (202);
 // the refresh runs in the background.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { matchesDigest, secretDigest } from '../../auth/secret-digest.js';
 import { KnowledgeError } from '../../errors.js';
 import type { SourcesService } from '../../sources/index.js';
 import { sanitizeNamespace } from '../../store/namespace-name.js';
@@ -17,8 +18,7 @@ export interface WebhookRouteOptions {
 
 /** Equal in constant time, whatever the lengths (compared as digests). */
 function sameSecret(given: string, secret: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(secret));
+  return matchesDigest(given, secretDigest(secret));
 }
 
 /** Whether the request proves it knows `secret`. */
