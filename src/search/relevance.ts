@@ -125,18 +125,19 @@ const familySize = 3;
  * A plural of a known member ("two v-models") is that member.
  */
 function unknownFamilyMembersOf(query: string, context: RelevanceContext): string[] {
-  return [...query.matchAll(familyMember)].flatMap((match) => {
-    const name = match[0];
-    const family = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? '').toLowerCase();
+  // Each identifier once: the family's lookup scans the vocabulary.
+  const families = new Map([...query.matchAll(familyMember)].map((match) => [match[0], match.slice(1).find(Boolean) ?? '']));
+  return [...families].flatMap(([name, family]) => {
     if (!neverMentioned(name, context) || (name.endsWith('s') && !neverMentioned(name.slice(0, -1), context))) return [];
-    return context.termsStartingWith(family, familySize) >= familySize ? [name] : [];
+    return context.termsStartingWith(family.toLowerCase(), familySize) >= familySize ? [name] : [];
   });
 }
 
-function unknownNamesOf(query: string, context: RelevanceContext): string[] {
+/** The names of `query` the namespace never mentions, but for those already reported as options (`exclude_empty=True`). */
+function unknownNamesOf(query: string, context: RelevanceContext, options: readonly string[]): string[] {
   const prose = withoutQuotes(query);
   const names = (prose.match(proseName) ?? []).filter((name) => neverMentioned(name, context));
-  return [...new Set([...names, ...unknownFamilyMembersOf(query, context)])];
+  return [...new Set([...names, ...unknownFamilyMembersOf(query, context)])].filter((name) => !options.includes(name));
 }
 
 /** Nearest chunks the similarity margin is measured against. */
@@ -167,7 +168,7 @@ export function relevanceEvidence(
     if (queryVector !== undefined && vector !== undefined) similarity = Math.max(similarity ?? -1, cosineSimilarity(queryVector, vector));
   }
   const unknownOptions = unknownOptionsOf(query, context);
-  const unknownNames = unknownNamesOf(query, context);
+  const unknownNames = unknownNamesOf(query, context, unknownOptions);
   const lexical = {
     termCoverage,
     ...(unknownOptions.length === 0 ? {} : { unknownOptions }),

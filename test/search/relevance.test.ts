@@ -103,6 +103,9 @@ describe('relevanceEvidence', () => {
     assert.equal(asked('can one server component have two v-models?'), undefined);
     assert.equal(asked('the server keeps its environments in ~/uv-venvs and ./v-cache'), undefined);
     assert.equal(asked('the server does not re-assign it'), undefined);
+    // An option set to a literal is named once, as an option.
+    const option = evidenceWhereOnly([...known, 'exclude_none', 'exclude_unset', 'exclude_defaults'], 'server(exclude_empty=True)');
+    assert.deepEqual([option.unknownOptions, option.unknownNames], [['exclude_empty'], undefined]);
   });
 
   it("measures the best hit's similarity against the mean of the nearest chunks, naming the model", () => {
