@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chunkMarkdown } from '../../src/ingest/chunk-markdown.js';
 import { contentHash } from '../../src/store/content-hash.js';
-import { FolderStorage } from '../../src/store/folder/folder-storage.js';
+import { FolderStorage, type FolderStorageOptions } from '../../src/store/folder/folder-storage.js';
 import type { EmbeddingInfo } from '../../src/store/index-ops.js';
 import type { NamespaceIndex } from '../../src/store/namespace-index.js';
 import type { StorageBatch } from '../../src/store/namespace-storage.js';
@@ -51,11 +51,15 @@ export function draft(marker: string, sections: number, embedded = true): Docume
   };
 }
 
+/** The options the service's folder layout opens the namespace `test` in `directory` with. */
+function storageOptions(directory: string, warn: (message: string) => void, embeddingModel = testModel): FolderStorageOptions {
+  return { name: 'test', directory, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn };
+}
+
 /** The namespace `test` kept in `directory`, over the folder storage the service's folder layout opens it with. */
 export function openNamespace(directory: string, warnings: string[] = [], embeddingModel = testModel): Promise<Namespace> {
   const warn = (message: string) => warnings.push(message);
-  const storage = new FolderStorage({ name: 'test', directory, embeddingModel, chunkBody: (body) => chunkMarkdown(body), warn });
-  return Namespace.over(sanitizeNamespace('test'), storage, warn);
+  return Namespace.over(sanitizeNamespace('test'), new FolderStorage(storageOptions(directory, warn, embeddingModel)), warn);
 }
 
 /** What a test does inside a folder storage's batches: fail a write or a commit, or act in the middle of one. */
@@ -93,13 +97,7 @@ export class HookedFolderStorage extends FolderStorage {
 
 /** The namespace `test` in a new temporary folder, over a HookedFolderStorage. */
 export async function hookedNamespace(): Promise<{ namespace: Namespace; storage: HookedFolderStorage }> {
-  const storage = new HookedFolderStorage({
-    name: 'test',
-    directory: await temporaryDirectory(),
-    embeddingModel: testModel,
-    chunkBody: (body) => chunkMarkdown(body),
-    warn: () => undefined,
-  });
+  const storage = new HookedFolderStorage(storageOptions(await temporaryDirectory(), () => undefined));
   return { namespace: await Namespace.over(sanitizeNamespace('test'), storage, () => undefined), storage };
 }
 

@@ -146,8 +146,11 @@ export class FolderStorage implements NamespaceStorage {
   /** Whether the folder's document files differ from the index's (a folder that cannot be read holds none). */
   private async hidesChangeByHand(index: NamespaceIndex): Promise<boolean> {
     const names = await this.folder.currentFileNames().catch((): string[] => []);
-    const indexed = names.filter((file) => index.document(file) !== undefined || this.folder.unreadableFiles.has(file)).length;
-    return indexed !== names.length || names.length !== index.documentCount + this.folder.unreadableFiles.size;
+    const { unreadableFiles } = this.folder;
+    return (
+      names.length !== index.documentCount + unreadableFiles.size ||
+      names.some((file) => index.document(file) === undefined && !unreadableFiles.has(file))
+    );
   }
 
   /**
