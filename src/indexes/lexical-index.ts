@@ -2,7 +2,7 @@
 // snapshots that restore it without tokenizing anything again.
 import { inverseDocumentFrequency } from './bm25.js';
 import { grown, grownCapacity, withHeadroom } from './growable-array.js';
-import { PostingLists, blockHeader } from './posting-lists.js';
+import { PostingCursor, PostingLists, blockHeader } from './posting-lists.js';
 import type { ScoredHit } from './scored-hit.js';
 import { queryTerms, tokenize } from './tokenize.js';
 import { TopK } from './top-k.js';
@@ -34,6 +34,9 @@ export const defaultLexicalIndexOptions: LexicalIndexOptions = Object.freeze({
   headings: Object.freeze({ weight: 2, b: 0.5 }),
   body: Object.freeze({ weight: 1, b: 0.4 }),
 });
+
+/** Slots scored together by a search: their scores stay in the processor's cache (32 KB). */
+const scoringWindow = 4096;
 
 /** Frequencies in title (bits 24-31), headings (16-23) and body (0-15), clamped: BM25 saturates long before. */
 function packFrequencies(title: number, headings: number, body: number): number {
@@ -104,10 +107,11 @@ export class LexicalIndex {
   // that a removal can lower document frequencies exactly.
   private slotTerms: Uint32Array = new Uint32Array(1 << 14);
   private slotTermOffsets: Uint32Array = new Uint32Array(257);
-  // Scratch space reused by add (3 counters per term id) and search (a score per slot).
+  // Scratch space reused by add (3 counters per term id) and search (the scores of a window of slots, and which
+  // slots of it some term reached, a bit each).
   private frequencyScratch = new Uint32Array(3 * 1024);
-  private scores = new Float64Array(256);
-  private touched = new Uint32Array(256);
+  private readonly windowScores = new Float64Array(scoringWindow);
+  private readonly windowListed = new Uint32Array(scoringWindow >>> 5);
 
   constructor(options: Partial<LexicalIndexOptions> = {}) {
     this.options = { ...defaultLexicalIndexOptions, ...options };
@@ -197,12 +201,82 @@ export class LexicalIndex {
     return queryTerms(query).filter((term) => (this.documentFrequency[this.termIdOf.get(term) ?? -1] ?? 0) > 0);
   }
 
-  /** The best `limit` chunks for `query`, best first; ties go to the chunk added earlier. */
+  /**
+   * The best `limit` chunks for `query`, best first; ties go to the chunk added earlier.
+   *
+   * Exact, but it skips most postings of common terms (MaxScore). A term adds less than its idf * (k1 + 1) to any
+   * chunk, as the saturation F / (F + k1) stays below 1. Chunks are scored a window of slots at a time: the
+   * essential terms add up every posting in the window, then each chunk listed is looked up in the other terms' lists
+   * only while those could still lift it into the result. Once the result's last score reaches what the commonest
+   * terms can add together, they stop being essential: a chunk only they hold cannot enter.
+   */
   search(query: string, limit: number): ScoredHit[] {
     const wanted = Math.floor(limit);
     const documentCount = this.slotOfKey.size;
     if (!(wanted > 0) || documentCount === 0) return [];
-    const { k1, title, headings, body } = this.options;
+    const { k1 } = this.options;
+    const terms: { id: number; chunks: number; bound: number }[] = [];
+    for (const term of queryTerms(query)) {
+      const id = this.termIdOf.get(term);
+      const chunks = id === undefined ? 0 : (this.documentFrequency[id] as number);
+      if (id !== undefined && chunks > 0) terms.push({ id, chunks, bound: inverseDocumentFrequency(documentCount, chunks) * (k1 + 1) });
+    }
+    // Rarest first; stable, so equally rare terms keep the query's order: a chunk's score sums in one order always.
+    terms.sort((left, right) => left.chunks - right.chunks);
+    const cursors = terms.map(({ id }) => new PostingCursor(this.postings, id));
+    const bounds = terms.map(({ bound }) => bound);
+    // boundFrom[i]: the most that terms i and after can add to a chunk together.
+    const boundFrom = new Float64Array(terms.length + 1);
+    for (let i = terms.length - 1; i >= 0; i--) boundFrom[i] = (boundFrom[i + 1] as number) + (bounds[i] as number);
+    const weighted = this.weightedFrequency(documentCount);
+    const { removed, windowScores, windowListed } = this;
+    const best = new TopK(wanted);
+    let threshold = Number.NEGATIVE_INFINITY;
+    let essential = terms.length;
+    for (let start = 0; start < this.slotCount && essential > 0; start += scoringWindow) {
+      const end = start + scoringWindow;
+      for (let i = 0; i < essential; i++) {
+        const cursor = cursors[i] as PostingCursor;
+        const bound = bounds[i] as number;
+        for (; cursor.slot < end; cursor.next()) {
+          const slot = cursor.slot;
+          if (removed[slot] === 1) continue;
+          const frequency = weighted(slot, cursor.packed);
+          // A zero contribution (a field weighted 0) must not list the chunk.
+          if (frequency === 0) continue;
+          const local = slot - start;
+          windowScores[local] = (windowScores[local] as number) + (bound * frequency) / (frequency + k1);
+          windowListed[local >>> 5] = (windowListed[local >>> 5] as number) | (1 << (local & 31));
+        }
+      }
+      // The window's listed chunks in slot order, as the other terms' cursors move only forward.
+      for (let word = 0; word < scoringWindow >>> 5; word++) {
+        for (let bits = windowListed[word] as number; bits !== 0; bits &= bits - 1) {
+          const local = (word << 5) | (31 - Math.clz32(bits & -bits));
+          const slot = start + local;
+          let score = windowScores[local] as number;
+          windowScores[local] = 0;
+          for (let i = essential; i < terms.length && score + (boundFrom[i] as number) >= threshold; i++) {
+            const cursor = cursors[i] as PostingCursor;
+            cursor.seek(slot);
+            if (cursor.slot !== slot) continue;
+            const frequency = weighted(slot, cursor.packed);
+            score += ((bounds[i] as number) * frequency) / (frequency + k1);
+          }
+          if (score < threshold) continue;
+          best.offer(slot, score);
+          threshold = best.threshold;
+        }
+        windowListed[word] = 0;
+      }
+      while (essential > 0 && (boundFrom[essential - 1] as number) < threshold) essential--;
+    }
+    return best.drain().map(({ id, score }) => ({ key: this.keyOfSlot[id] as string, score }));
+  }
+
+  /** BM25F's weighted, length-normalized frequency of a term in a chunk, from its packed per-field counts. */
+  private weightedFrequency(documentCount: number): (slot: number, packed: number) => number {
+    const { title, headings, body } = this.options;
     // Per field, a term's frequency is multiplied by the weight and divided by base + scale * length.
     const scaleOf = (field: FieldSettings, index: number): number => {
       const average = (this.lengthTotals[index] as number) / documentCount;
@@ -211,45 +285,20 @@ export class LexicalIndex {
     const [titleWeight, titleBase, titleScale] = [title.weight, 1 - title.b, scaleOf(title, 0)];
     const [headingWeight, headingBase, headingScale] = [headings.weight, 1 - headings.b, scaleOf(headings, 1)];
     const [bodyWeight, bodyBase, bodyScale] = [body.weight, 1 - body.b, scaleOf(body, 2)];
-    const { removed, scores, touched, fieldLengths, postings } = this;
-    const data = postings.data;
-    let touchedCount = 0;
-    for (const term of queryTerms(query)) {
-      const id = this.termIdOf.get(term);
-      const frequencyOfTerm = id === undefined ? 0 : (this.documentFrequency[id] as number);
-      if (id === undefined || frequencyOfTerm === 0) continue;
-      const scale = inverseDocumentFrequency(documentCount, frequencyOfTerm) * (k1 + 1);
-      for (let block = postings.firstBlock[id] as number; block !== 0; block = data[block] as number) {
-        const end = block + blockHeader + 2 * postings.fillOf(id, block);
-        for (let offset = block + blockHeader; offset < end; offset += 2) {
-          const slot = data[offset] as number;
-          if (removed[slot] === 1) continue;
-          const packed = data[offset + 1] as number;
-          const bodyFrequency = packed & 0xffff;
-          let frequency =
-            bodyFrequency === 0 ? 0 : (bodyWeight * bodyFrequency) / (bodyBase + bodyScale * (fieldLengths[3 * slot + 2] as number));
-          if (packed > 0xffff) {
-            const titleFrequency = packed >>> 24;
-            const headingFrequency = (packed >>> 16) & 0xff;
-            if (titleFrequency > 0)
-              frequency += (titleWeight * titleFrequency) / (titleBase + titleScale * (fieldLengths[3 * slot] as number));
-            if (headingFrequency > 0)
-              frequency += (headingWeight * headingFrequency) / (headingBase + headingScale * (fieldLengths[3 * slot + 1] as number));
-          }
-          // A zero contribution (a field weighted 0) must not mark the slot, or it could be listed twice.
-          if (frequency === 0) continue;
-          if (scores[slot] === 0) touched[touchedCount++] = slot;
-          scores[slot] = (scores[slot] as number) + (scale * frequency) / (frequency + k1);
-        }
+    const fieldLengths = this.fieldLengths;
+    return (slot, packed) => {
+      const bodyFrequency = packed & 0xffff;
+      let frequency =
+        bodyFrequency === 0 ? 0 : (bodyWeight * bodyFrequency) / (bodyBase + bodyScale * (fieldLengths[3 * slot + 2] as number));
+      if (packed > 0xffff) {
+        const titleFrequency = packed >>> 24;
+        const headingFrequency = (packed >>> 16) & 0xff;
+        if (titleFrequency > 0) frequency += (titleWeight * titleFrequency) / (titleBase + titleScale * (fieldLengths[3 * slot] as number));
+        if (headingFrequency > 0)
+          frequency += (headingWeight * headingFrequency) / (headingBase + headingScale * (fieldLengths[3 * slot + 1] as number));
       }
-    }
-    const best = new TopK(Math.min(wanted, touchedCount));
-    for (let index = 0; index < touchedCount; index++) {
-      const slot = touched[index] as number;
-      best.offer(slot, scores[slot] as number);
-      scores[slot] = 0;
-    }
-    return best.drain().map(({ id, score }) => ({ key: this.keyOfSlot[id] as string, score }));
+      return frequency;
+    };
   }
 
   /** Drops removed chunks and unused terms, renumbering both densely. Runs by itself after many removals. */
@@ -365,8 +414,6 @@ export class LexicalIndex {
     this.removedCount = 0;
     // With room to grow in place: the first chunk added after a load would otherwise copy each (0.2 s at a million).
     this.removed = withHeadroom(Uint8Array, keys.length);
-    this.scores = withHeadroom(Float64Array, keys.length);
-    this.touched = withHeadroom(Uint32Array, keys.length);
     this.lengthTotals = lengthTotals;
     this.slotTerms = arrays.slotTerms;
     this.slotTermOffsets = arrays.slotTermOffsets;
@@ -395,8 +442,6 @@ export class LexicalIndex {
     this.removed = grown(this.removed, capacity);
     this.fieldLengths = grown(this.fieldLengths, 3 * capacity);
     this.slotTermOffsets = grown(this.slotTermOffsets, capacity + 1);
-    this.scores = grown(this.scores, capacity);
-    this.touched = grown(this.touched, capacity);
   }
 }
 

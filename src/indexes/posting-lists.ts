@@ -129,3 +129,73 @@ export class PostingLists {
     return block;
   }
 }
+
+/** Past the last posting: larger than any slot. */
+export const exhausted = 0xffffffff;
+
+/**
+ * Walks one term's postings in slot order. Valid while the lists do not change (a search is synchronous).
+ * `slot` is the current posting's slot, `exhausted` past the end; `packed` its frequencies.
+ */
+export class PostingCursor {
+  slot: number;
+  private readonly data: Uint32Array;
+  private block: number;
+  private offset: number;
+  private end: number;
+
+  constructor(
+    private readonly lists: PostingLists,
+    private readonly term: number,
+  ) {
+    this.data = lists.data;
+    this.block = lists.firstBlock[term] as number;
+    this.offset = this.block + blockHeader;
+    this.end = this.block === 0 ? 0 : this.offset + 2 * lists.fillOf(term, this.block);
+    this.slot = this.offset < this.end ? (this.data[this.offset] as number) : exhausted;
+  }
+
+  get packed(): number {
+    return this.data[this.offset + 1] as number;
+  }
+
+  next(): void {
+    this.offset += 2;
+    if (this.offset >= this.end && !this.enterBlock(this.data[this.block] as number)) return;
+    this.slot = this.data[this.offset] as number;
+  }
+
+  /** Moves to the first posting whose slot is `target` or more; never back. Skips blocks by their last slot, then gallops. */
+  seek(target: number): void {
+    if (this.slot >= target) return;
+    const data = this.data;
+    while ((data[this.end - 2] as number) < target) if (!this.enterBlock(data[this.block] as number)) return;
+    let low = this.offset;
+    let step = 2;
+    while (low + step < this.end && (data[low + step] as number) < target) {
+      low += step;
+      step *= 2;
+    }
+    // The posting sought lies in low .. high (the last posting of the block is at or past the target).
+    let high = Math.min(low + step, this.end - 2);
+    while (low < high) {
+      const middle = low + (((high - low) >> 2) << 1);
+      if ((data[middle] as number) < target) low = middle + 2;
+      else high = middle;
+    }
+    this.offset = low;
+    this.slot = data[low] as number;
+  }
+
+  /** Moves to the start of `block`; false, and exhausted, when it is 0 (the list ended). */
+  private enterBlock(block: number): boolean {
+    this.block = block;
+    if (block === 0) {
+      this.slot = exhausted;
+      return false;
+    }
+    this.offset = block + blockHeader;
+    this.end = this.offset + 2 * this.lists.fillOf(this.term, block);
+    return true;
+  }
+}

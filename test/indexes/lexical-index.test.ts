@@ -11,8 +11,9 @@ import {
   type LexicalIndexOptions,
   type LexicalSnapshot,
 } from '../../src/indexes/lexical-index.js';
-import { tokenize } from '../../src/indexes/tokenize.js';
+import { queryTerms, tokenize } from '../../src/indexes/tokenize.js';
 import { bm25fTermScore } from '../support/bm25-reference.js';
+import { seededRandom } from '../support/durability-documents.js';
 import { fixturesDirectory } from '../support/fixtures.js';
 
 const corpus: Record<string, LexicalFields> = {
@@ -515,5 +516,83 @@ describe('LexicalIndex.fromSnapshot refuses an inconsistent snapshot', () => {
       () => LexicalIndex.fromSnapshot(JSON.parse('{"terms": []}') as LexicalSnapshot),
       /^Error: Lexical snapshot is unusable: /,
     );
+  });
+});
+
+describe('LexicalIndex search skips postings that cannot change the result', () => {
+  // 12,000 chunks (three scoring windows) over a skewed vocabulary: a few words in most chunks, many in a few, so
+  // the common words' postings are skipped once the result's last score is high enough.
+  const random = seededRandom(7);
+  const vocabulary = Array.from({ length: 400 }, (_, rank) => `w${rank}x`);
+  const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)] as string;
+  const text = (length: number) => Array.from({ length }, word).join(' ');
+  const live = new Map<string, LexicalFields>();
+  const index = new LexicalIndex();
+  for (let number = 0; number < 12_000; number++) {
+    const fields = {
+      title: text(1 + Math.floor(random() * 3)),
+      headings: text(Math.floor(random() * 4)),
+      body: text(5 + Math.floor(random() * 40)),
+    };
+    const key = `c${number % 11_000}`;
+    live.delete(key);
+    live.set(key, fields);
+    index.add(key, fields);
+    if (number % 7 === 0) {
+      const removed = `c${Math.floor(random() * number)}`;
+      live.delete(removed);
+      index.remove(removed);
+    }
+  }
+  const queries = Array.from({ length: 40 }, (_, number) => text(2 + (number % 6)));
+
+  /** Every live chunk's score for `query`, written out with the reference formulas, best first. */
+  function fullRanking(query: string): { key: string; score: number }[] {
+    const tokenized = [...live].map(([key, fields]) => ({ key, fields: [fields.title, fields.headings, fields.body].map(tokenize) }));
+    const averages = [0, 1, 2].map(
+      (field) => tokenized.reduce((sum, chunk) => sum + (chunk.fields[field] as string[]).length, 0) / tokenized.length,
+    );
+    const settings = [defaultLexicalIndexOptions.title, defaultLexicalIndexOptions.headings, defaultLexicalIndexOptions.body];
+    const terms = queryTerms(query).map((term) => ({
+      term,
+      chunks: tokenized.filter((chunk) => chunk.fields.some((terms) => terms.includes(term))).length,
+    }));
+    const ranking = tokenized.map(({ key, fields }) => {
+      let score = 0;
+      for (const { term, chunks } of terms) {
+        if (!fields.some((terms) => terms.includes(term))) continue;
+        score += bm25fTermScore(
+          fields.map((terms, field) => ({
+            termFrequency: terms.filter((candidate) => candidate === term).length,
+            length: terms.length,
+            averageLength: averages[field] as number,
+            ...(settings[field] as { weight: number; b: number }),
+          })),
+          inverseDocumentFrequency(tokenized.length, chunks),
+          defaultLexicalIndexOptions.k1,
+        );
+      }
+      return { key, score };
+    });
+    return ranking.filter(({ score }) => score > 0).sort((left, right) => right.score - left.score);
+  }
+
+  it('returns the exhaustive ranking, fresh and restored from a snapshot', () => {
+    const copy = restored(index);
+    for (const query of queries) {
+      const expected = fullRanking(query);
+      const scoreOf = new Map(expected.map(({ key, score }) => [key, score]));
+      for (const limit of [1, 5, 40]) {
+        for (const searched of [index, copy]) {
+          const hits = searched.search(query, limit);
+          assert.equal(hits.length, Math.min(limit, expected.length), query);
+          hits.forEach((hit, rank) => {
+            // Each hit carries its own full score, and the scores are the best ones (ties aside, by 1e-9).
+            assert.ok(Math.abs(hit.score - (scoreOf.get(hit.key) ?? 0)) < 1e-9, `${query}: ${hit.key}`);
+            assert.ok(Math.abs(hit.score - (expected[rank] as { score: number }).score) < 1e-9, `${query}: rank ${rank}`);
+          });
+        }
+      }
+    }
   });
 });
