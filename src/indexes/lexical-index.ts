@@ -79,6 +79,9 @@ type SnapshotArrays = {
   readonly fieldLengths: Float32Array;
 };
 
+/** Token counts of the title, headings and body fields, one array each, indexed by slot. */
+type FieldLengths = [Float32Array, Float32Array, Float32Array];
+
 /** A snapshot with its arrays named and typed: what a compaction produces and the index takes over. */
 interface IndexState {
   readonly terms: string[];
@@ -102,10 +105,10 @@ export class LexicalIndex {
   private removed = new Uint8Array(256);
   /**
    * Token counts per slot of the title, headings and body, an array each (a snapshot interleaves them): a search
-   * reads the body's of thousands of chunks, and apart they take a third of the cache lines (searches 1.5x faster
-   * at a million chunks).
+   * reads the body's of thousands of chunks, and apart they take a third of the cache lines (a quarter less time
+   * a search at a million chunks).
    */
-  private fieldLengths: [Float32Array, Float32Array, Float32Array] = [new Float32Array(256), new Float32Array(256), new Float32Array(256)];
+  private fieldLengths: FieldLengths = [new Float32Array(256), new Float32Array(256), new Float32Array(256)];
   private lengthTotals = [0, 0, 0];
   // The distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]], kept so
   // that a removal can lower document frequencies exactly.
@@ -426,7 +429,7 @@ export class LexicalIndex {
       const lengths = withHeadroom(Float32Array, keys.length);
       for (let slot = 0; slot < keys.length; slot++) lengths[slot] = arrays.fieldLengths[3 * slot + field] as number;
       return lengths;
-    }) as [Float32Array, Float32Array, Float32Array];
+    }) as FieldLengths;
   }
 
   private intern(term: string): number {
@@ -449,7 +452,7 @@ export class LexicalIndex {
     // A quarter more once large, so that the first growths after a load widen into the headroom instead of copying.
     const capacity = grownCapacity(this.removed.length, count);
     this.removed = grown(this.removed, capacity);
-    this.fieldLengths = this.fieldLengths.map((lengths) => grown(lengths, capacity)) as [Float32Array, Float32Array, Float32Array];
+    this.fieldLengths = this.fieldLengths.map((lengths) => grown(lengths, capacity)) as FieldLengths;
     this.slotTermOffsets = grown(this.slotTermOffsets, capacity + 1);
   }
 }

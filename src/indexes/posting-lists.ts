@@ -131,7 +131,7 @@ export class PostingLists {
 }
 
 /** Past the last posting: larger than any slot. */
-export const exhausted = 0xffffffff;
+const exhausted = 0xffffffff;
 
 /**
  * Walks one term's postings in slot order. Valid while the lists do not change (a search is synchronous).
