@@ -546,13 +546,14 @@ describe('LexicalIndex search skips postings that cannot change the result', () 
   }
   const queries = Array.from({ length: 40 }, (_, number) => text(2 + (number % 6)));
 
+  const tokenized = [...live].map(([key, fields]) => ({ key, fields: [fields.title, fields.headings, fields.body].map(tokenize) }));
+  const averages = [0, 1, 2].map(
+    (field) => tokenized.reduce((sum, chunk) => sum + (chunk.fields[field] as string[]).length, 0) / tokenized.length,
+  );
+  const settings = [defaultLexicalIndexOptions.title, defaultLexicalIndexOptions.headings, defaultLexicalIndexOptions.body];
+
   /** Every live chunk's score for `query`, written out with the reference formulas, best first. */
   function fullRanking(query: string): { key: string; score: number }[] {
-    const tokenized = [...live].map(([key, fields]) => ({ key, fields: [fields.title, fields.headings, fields.body].map(tokenize) }));
-    const averages = [0, 1, 2].map(
-      (field) => tokenized.reduce((sum, chunk) => sum + (chunk.fields[field] as string[]).length, 0) / tokenized.length,
-    );
-    const settings = [defaultLexicalIndexOptions.title, defaultLexicalIndexOptions.headings, defaultLexicalIndexOptions.body];
     const terms = queryTerms(query).map((term) => ({
       term,
       chunks: tokenized.filter((chunk) => chunk.fields.some((terms) => terms.includes(term))).length,
