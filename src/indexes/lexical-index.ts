@@ -193,6 +193,23 @@ export class LexicalIndex {
   }
 
   /**
+   * Which of `terms` (index terms, as tokenize gives them) the chunk `key` holds in its title, headings or body; all
+   * false for a key the index lacks. Read from the chunk's own term list, not by tokenizing its text again.
+   */
+  termsHeld(key: string, terms: readonly string[]): boolean[] {
+    const held = terms.map(() => false);
+    const slot = this.slotOfKey.get(key);
+    if (slot === undefined) return held;
+    const wanted = terms.map((term) => this.termIdOf.get(term) ?? -1);
+    const end = this.slotTermOffsets[slot + 1] as number;
+    for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
+      const id = this.slotTerms[offset] as number;
+      for (let position = 0; position < wanted.length; position++) if (wanted[position] === id) held[position] = true;
+    }
+    return held;
+  }
+
+  /**
    * How many terms live chunks hold start with `prefix`, counted up to `atMost` (a scan of the vocabulary: for the
    * rare question that names an identifier the index lacks, see search/relevance.ts).
    */

@@ -45,6 +45,8 @@ export interface RelevanceContext {
   readonly chunksWithTerm: (term: string) => number;
   /** How many index terms start with `prefix`, counted up to `atMost`. */
   readonly termsStartingWith: (prefix: string, atMost: number) => number;
+  /** Which of `terms` (index terms) a chunk holds in its title, headings or text. */
+  readonly termsHeld: (chunkId: string, terms: readonly string[]) => readonly boolean[];
   readonly vectorOf: (chunkId: string) => Float32Array | undefined;
 }
 
@@ -158,10 +160,10 @@ export function relevanceEvidence(
   const total = weights.reduce((sum, { weight }) => sum + weight, 0);
   let termCoverage = 0;
   let similarity: number | undefined;
-  for (const { chunk, document } of hits) {
+  const terms = weights.map(({ term }) => term);
+  for (const { chunk } of hits) {
     if (total > 0) {
-      const words = new Set(tokenize(`${document.title}\n${chunk.headingPath.join('\n')}\n${chunk.text}`));
-      const held = weights.reduce((sum, { term, weight }) => sum + (words.has(term) ? weight : 0), 0);
+      const held = context.termsHeld(chunk.id, terms).reduce((sum, holds, index) => (holds ? sum + (weights[index]?.weight ?? 0) : sum), 0);
       termCoverage = Math.max(termCoverage, held / total);
     }
     const vector = queryVector === undefined ? undefined : context.vectorOf(chunk.id);

@@ -167,6 +167,10 @@ export class NamespaceIndex {
     return this.lexical.termsStartingWith(prefix, atMost);
   }
 
+  termsHeld(chunkId: string, terms: readonly string[]): boolean[] {
+    return this.lexical.termsHeld(chunkId, terms);
+  }
+
   private put(document: StoredDocument): void {
     const before = this.documentsByFile.get(document.file);
     if (before !== undefined && before.hash === document.hash && before.chunks.length === document.chunks.length) {

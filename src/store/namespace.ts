@@ -158,6 +158,11 @@ export class Namespace {
     return this.index.termsStartingWith(prefix, atMost);
   }
 
+  /** Which of `terms` (index terms) the chunk holds in its title, headings or text. */
+  termsHeld(chunkId: string, terms: readonly string[]): boolean[] {
+    return this.index.termsHeld(chunkId, terms);
+  }
+
   /** Resolves once every change queued so far is written. */
   async settle(): Promise<void> {
     await this.enqueue(async () => undefined);

@@ -265,6 +265,24 @@ describe('LexicalIndex.termsStartingWith', () => {
   });
 });
 
+describe('LexicalIndex.termsHeld', () => {
+  it('says which terms a chunk holds in any field, from its own term list, fresh and restored', () => {
+    const index = new LexicalIndex();
+    index.add('a', { title: 'Caching', headings: 'Cache directory', body: 'Set UV_CACHE_DIR to move it.' });
+    index.add('b', { title: 'Proxies', headings: '', body: 'Behind a proxy, set HTTPS_PROXY.' });
+    index.add('c', { title: 'Gone', headings: '', body: 'cache proxy' });
+    index.remove('c');
+    const terms = ['cach', 'directori', 'uv_cache_dir', 'proxi', 'https_proxy', 'unknown'];
+    assert.deepEqual(tokenize('Cache directory proxy'), ['cach', 'directori', 'proxi'], 'the terms are those tokenize gives');
+    for (const copy of [index, restored(index)]) {
+      assert.deepEqual(copy.termsHeld('a', terms), [true, true, true, false, false, false]);
+      assert.deepEqual(copy.termsHeld('b', terms), [false, false, false, true, true, false]);
+      assert.deepEqual(copy.termsHeld('c', terms), [false, false, false, false, false, false], 'a removed chunk holds nothing');
+      assert.deepEqual(copy.termsHeld('a', []), []);
+    }
+  });
+});
+
 /** What the storage layer does with a snapshot: strings through JSON, each typed array into a buffer of its own. */
 /**
  * The index's snapshot as storage keeps it: its pieces joined into arrays of their own (as a file or a database row

@@ -4,6 +4,10 @@ import { describe, it } from 'node:test';
 import { relevanceEvidence, type RelevanceContext } from '../../src/search/relevance.js';
 import type { RetrievedChunk } from '../../src/search/retrieved-chunk.js';
 import type { StoredDocument } from '../../src/store/stored-document.js';
+import { tokenize } from '../../src/indexes/tokenize.js';
+
+/** The terms of each chunk `hit` made, as a namespace's index holds them. */
+const chunkTerms = new Map<string, ReadonlySet<string>>();
 
 function hit(title: string, text: string, id = `${title}:0`): RetrievedChunk {
   const document = {
@@ -16,6 +20,7 @@ function hit(title: string, text: string, id = `${title}:0`): RetrievedChunk {
     fileModifiedMs: 0,
     chunks: [],
   };
+  chunkTerms.set(id, new Set(tokenize(`${title}\n${title}\n${text}`)));
   return {
     chunk: { id, file: document.file, headingPath: [title], text },
     document: document as unknown as StoredDocument,
@@ -29,6 +34,7 @@ const namespace = (vectors: Record<string, Float32Array> = {}): RelevanceContext
   chunkCount: 100,
   chunksWithTerm: (term) => ({ server: 60, timeout: 2, configur: 10 })[term] ?? 0,
   termsStartingWith: () => 0,
+  termsHeld: (id, terms) => terms.map((term) => chunkTerms.get(id)?.has(term) === true),
   vectorOf: (id) => vectors[id],
 });
 
