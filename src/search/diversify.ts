@@ -10,19 +10,47 @@ export function diversificationDepth(limit: number): number {
   return Math.max(4 * limit, 20);
 }
 
+/**
+ * The hits of `search` (the best `depth`, best first) that a diversified result of `limit` needs, searched as shallow
+ * as that allows: twice the limit, then `diversificationDepth(limit)` only when fewer than `limit` of those lead for
+ * their document. The first `limit` diversified hits are then the same as from the deeper search, which costs more (a
+ * skipping ranking stops later the more results it keeps).
+ */
+export function searchDiverseEnough(
+  search: (depth: number) => ScoredHit[],
+  limit: number,
+  documentOf: (key: string) => string | undefined,
+  perDocument = maxHitsPerDocument,
+): ScoredHit[] {
+  const shallowDepth = 2 * limit;
+  const shallow = search(shallowDepth);
+  if (shallow.length < shallowDepth || leadingAndDeferred(shallow, documentOf, perDocument).leading.length >= limit) return shallow;
+  return search(diversificationDepth(limit));
+}
+
 export function diversifyByDocument(
   hits: readonly ScoredHit[],
   documentOf: (key: string) => string | undefined,
   perDocument = maxHitsPerDocument,
 ): ScoredHit[] {
-  const first: ScoredHit[] = [];
+  const { leading, deferred } = leadingAndDeferred(hits, documentOf, perDocument);
+  return [...leading, ...deferred];
+}
+
+/** The hits within the first `perDocument` of their document, and the others, each in order. */
+function leadingAndDeferred(
+  hits: readonly ScoredHit[],
+  documentOf: (key: string) => string | undefined,
+  perDocument: number,
+): { leading: ScoredHit[]; deferred: ScoredHit[] } {
+  const leading: ScoredHit[] = [];
   const deferred: ScoredHit[] = [];
   const seen = new Map<string, number>();
   for (const hit of hits) {
     const document = documentOf(hit.key) ?? hit.key;
     const count = seen.get(document) ?? 0;
     seen.set(document, count + 1);
-    (count < perDocument ? first : deferred).push(hit);
+    (count < perDocument ? leading : deferred).push(hit);
   }
-  return [...first, ...deferred];
+  return { leading, deferred };
 }

@@ -6,7 +6,7 @@ import type { ScoredHit } from '../indexes/scored-hit.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { NamespaceName } from '../store/namespace-name.js';
-import { diversificationDepth, diversifyByDocument } from './diversify.js';
+import { diversificationDepth, diversifyByDocument, searchDiverseEnough } from './diversify.js';
 import { hybridCandidateDepth, hybridRanking, medianChunkCount } from './fusion.js';
 import { relevanceEvidence, type RelevanceEvidence } from './relevance.js';
 import { rerankHits, rerankText, type SearchReranking } from './rerank.js';
@@ -90,6 +90,7 @@ export class SearchService {
     const base = { namespace: namespace.name, terms: namespace.matchedTerms(query), warnings: namespace.warnings, namespaceExists: true };
     // Deep enough for the diversification to keep `limit` hits, and for the reranker's candidates.
     const candidateDepth = Math.max(diversificationDepth(limit), this.reranking?.candidates ?? 0);
+    const documentOf = (key: string) => namespace.chunk(key)?.file;
     /** `embedded`: the query's vector and its nearest chunks by cosine (how similar the namespace is to it at large). */
     const ranked = async (
       hits: readonly ScoredHit[],
@@ -97,7 +98,7 @@ export class SearchService {
       notice?: string,
     ) => {
       const reranked = await this.rerank(namespace, query, hits, limit, options.signal);
-      const resolved = this.resolve(namespace, diversifyByDocument(reranked.hits, (key) => namespace.chunk(key)?.file).slice(0, limit));
+      const resolved = this.resolve(namespace, diversifyByDocument(reranked.hits, documentOf).slice(0, limit));
       const notices = [notice, reranked.notice].filter((text) => text !== undefined);
       const model = this.embeddings?.model.id;
       return {
@@ -114,7 +115,14 @@ export class SearchService {
     const lexical = async (notice?: string): Promise<SearchOutcome> => ({
       ...base,
       mode: 'lexical',
-      ...(await ranked(namespace.searchLexical(query, candidateDepth), undefined, notice)),
+      // Without a reranker to feed, only as deep as the diversified result needs.
+      ...(await ranked(
+        this.reranking === undefined
+          ? searchDiverseEnough((depth) => namespace.searchLexical(query, depth), limit, documentOf)
+          : namespace.searchLexical(query, candidateDepth),
+        undefined,
+        notice,
+      )),
     });
     if (options.mode === 'lexical') return lexical();
 

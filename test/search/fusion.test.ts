@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { relativeScoreFusion, scaleToBest } from '../../bench/fusion-candidates.js';
-import { diversifyByDocument } from '../../src/search/diversify.js';
+import { diversificationDepth, diversifyByDocument, searchDiverseEnough } from '../../src/search/diversify.js';
+import fc from 'fast-check';
 import { discountBySize, feedbackQuery, hybridRanking, medianChunkCount, reciprocalRankFusion } from '../../src/search/fusion.js';
 import type { ScoredHit } from '../../src/indexes/scored-hit.js';
 
@@ -285,6 +286,42 @@ describe('diversifyByDocument', () => {
     assert.deepEqual(diversifyByDocument(diverse, documentOf, 2), diverse);
     const single = hits(['a:1', 3], ['a:2', 2], ['a:3', 1]);
     assert.deepEqual(diversifyByDocument(single, documentOf, 1), single);
+  });
+});
+
+describe('searchDiverseEnough', () => {
+  const documentOf = (key: string) => key.split(':')[0];
+  /** A ranking of chunks of `documents` (a document each, best first) and the depths it was searched at. */
+  const ranking = (documents: readonly string[]) => {
+    const all = documents.map((document, rank) => ({ key: `${document}:${rank}`, score: documents.length - rank }));
+    const depths: number[] = [];
+    return { depths, search: (depth: number) => (depths.push(depth), all.slice(0, depth)) };
+  };
+
+  it('searches twice the limit when that many lead for their document, and the deeper depth only when fewer do', () => {
+    const diverse = ranking('abcdefghijklmnopqrstuvwxyz'.split(''));
+    assert.equal(searchDiverseEnough(diverse.search, 5, documentOf).length, 10);
+    assert.deepEqual(diverse.depths, [10]);
+    const oneLongPage = ranking([...'aaaaaaaa', ...'bcdefghijklmnopqrstuvwxyz']);
+    searchDiverseEnough(oneLongPage.search, 5, documentOf);
+    assert.deepEqual(oneLongPage.depths, [10, diversificationDepth(5)]);
+    const few = ranking(['a', 'a', 'a']);
+    assert.equal(searchDiverseEnough(few.search, 5, documentOf).length, 3);
+    assert.deepEqual(few.depths, [10], 'fewer hits than asked: nothing deeper to find');
+  });
+
+  it('gives the same diversified first places as the deep search', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 80 }),
+        fc.integer({ min: 1, max: 12 }),
+        (documents, limit) => {
+          const { search } = ranking(documents);
+          const first = (found: readonly ScoredHit[]) => diversifyByDocument(found, documentOf).slice(0, limit);
+          assert.deepEqual(first(searchDiverseEnough(search, limit, documentOf)), first(search(diversificationDepth(limit))));
+        },
+      ),
+    );
   });
 });
 
