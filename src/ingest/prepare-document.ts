@@ -2,7 +2,7 @@
 // itself, hashed and chunked. Linear in the input, but still about 0.1 s per MB: a conversion worker does it for every
 // document but small Markdown and text (document-converter.ts).
 import { contentHash } from '../store/content-hash.js';
-import { firstHeading } from '../store/front-matter.js';
+import { titleHeading } from '../store/front-matter.js';
 import { chunkMarkdown, type MarkdownChunk } from './chunk-markdown.js';
 import { convertDocument, type DocumentFormat, type PdfConverter } from './convert-document.js';
 
@@ -28,7 +28,7 @@ export async function prepareDocument(input: DocumentInput, convertPdf?: PdfConv
       : await convertDocument(input.bytes, input.format, input.url, convertPdf);
   const markdown = converted.markdown.trim();
   return {
-    title: converted.title?.trim() || firstHeading(markdown) || null,
+    title: converted.title?.trim() || titleHeading(markdown) || null,
     markdown,
     hash: contentHash(markdown),
     chunks: markdown === '' ? [] : chunkMarkdown(markdown),

@@ -39,12 +39,15 @@ function parseScalar(raw: string): string {
 }
 
 /**
- * The text of the first ATX heading outside fenced code (a `# comment` in a shell example is none), without closing
- * hashes or an attribute list such as MkDocs' `{ #anchor }`; undefined when there is none or it is empty.
+ * The page's title heading: its first level-1 ATX heading outside fenced code (a `# comment` in a shell example is
+ * none), or its first heading of any level when nothing comes before it; without closing hashes or an attribute list
+ * such as MkDocs' `{ #anchor }`. Undefined when there is none or it is empty. A lower heading after the page's opening
+ * text names a section, not the page: MkDocs pages often have no level-1 heading (the site's navigation titles them).
  */
-export function firstHeading(body: string): string | undefined {
+export function titleHeading(body: string): string | undefined {
   const classifier = new MarkdownLineClassifier();
   let fence: FenceOpening | undefined;
+  let textBefore = false;
   for (const line of body.split('\n')) {
     if (fence !== undefined) {
       if (closesFence(line, fence)) fence = undefined;
@@ -52,7 +55,9 @@ export function firstHeading(body: string): string | undefined {
     }
     const classified = classifier.classify(line);
     if (classified.kind === 'fence') fence = classified.fence;
-    else if (classified.kind === 'heading') return withoutAttributeLists(classified.heading.text).trim() || undefined;
+    else if (classified.kind === 'heading' && (classified.heading.level === 1 || !textBefore))
+      return withoutAttributeLists(classified.heading.text).trim() || undefined;
+    if (classified.kind !== 'blank') textBefore = true;
   }
   return undefined;
 }

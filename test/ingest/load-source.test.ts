@@ -218,8 +218,21 @@ describe('loadSource: file types', () => {
   test('a .txt file is loaded, titled from its name when it has no heading', async (context) => {
     const { root, limits } = await layoutFor(context);
     const loaded = await loadSource({ kind: 'file', path: join(root, 'notes.txt') }, limits, converter);
-    assert.equal(loaded.title, 'notes');
+    assert.equal(loaded.title, 'Notes');
     assert.match(loaded.markdown, /Plain notes\./);
+  });
+
+  test('a page whose first heading names a section after its opening text is titled from its file name, as MkDocs titles it', async (context) => {
+    const { root, limits } = await layoutFor(context);
+    const page = 'Details on common errors.\n\n## `arguments_type`\n\nRaised when...\n';
+    await mkdir(join(root, 'errors'), { recursive: true });
+    await writeFile(join(root, 'errors', 'validation_errors.md'), page);
+    await writeFile(join(root, 'errors', 'index.md'), page);
+    const titleOf = async (path: string) => (await loadSource({ kind: 'file', path: join(root, path) }, limits, converter)).title;
+    assert.equal(await titleOf('errors/validation_errors.md'), 'Validation errors');
+    assert.equal(await titleOf('errors/index.md'), 'Errors');
+    await writeFile(join(root, 'errors', 'titled.md'), `# Validation Errors\n\n${page}`);
+    assert.equal(await titleOf('errors/titled.md'), 'Validation Errors');
   });
 });
 

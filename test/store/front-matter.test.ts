@@ -1,7 +1,7 @@
 // Stored documents' front matter, and the first heading used as a title.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstHeading, parseDocument, renderDocument } from '../../src/store/front-matter.js';
+import { titleHeading, parseDocument, renderDocument } from '../../src/store/front-matter.js';
 
 describe('front matter', () => {
   it('round-trips title, origin (as source), hash and ingest time, quotes and newlines included', () => {
@@ -25,29 +25,33 @@ describe('front matter', () => {
   });
 });
 
-describe('firstHeading', () => {
+describe('titleHeading', () => {
   const cases: [string, string | undefined][] = [
     ['# First Steps { #first-steps }\n\ntext', 'First Steps'],
-    ['intro\n\n## Closing hashes ##\n', 'Closing hashes'],
+    ['## Closing hashes ##\n\nintro', 'Closing hashes'],
+    // A section's heading after the page's opening text is not the page's title; a level-1 heading later is.
+    ['intro\n\n## Install\n\ntext', undefined],
+    ['intro\n\n## Install\n\n# Late title', 'Late title'],
+    ['\n\n### First thing on the page', 'First thing on the page'],
     ['#not a heading\n', undefined],
     ['no heading at all', undefined],
     ['# { #only-an-anchor }', undefined],
     ['# Title {#a} ##', 'Title'],
     ['#   \n## Second', undefined],
     ['```sh\n# install it\npip install x\n```\n\n# Title', 'Title'],
-    ['````md\n```\n# still code\n```\n````\n## After', 'After'],
+    ['````md\n```\n# still code\n```\n````\n# After', 'After'],
     ['~~~\n# unclosed fence runs to the end', undefined],
-    ['    # indented code\n\n   ### Indented three ###', 'Indented three'],
+    ['    # indented code\n\n   # Indented three #', 'Indented three'],
   ];
   for (const [markdown, expected] of cases) {
-    it(`${JSON.stringify(markdown.slice(0, 30))} -> ${JSON.stringify(expected)}`, () => assert.equal(firstHeading(markdown), expected));
+    it(`${JSON.stringify(markdown.slice(0, 30))} -> ${JSON.stringify(expected)}`, () => assert.equal(titleHeading(markdown), expected));
   }
 
   it('reads a heading line of megabytes in time linear in it (runs of # and spaces backtracked quadratically before)', () => {
     const runs = [`# a${'#'.repeat(3_000_000)}x`, `# a${' '.repeat(3_000_000)}b`, `# a${' '.repeat(3_000_000)}{x`];
     const started = performance.now();
     assert.deepEqual(
-      runs.map((markdown) => firstHeading(markdown)?.length),
+      runs.map((markdown) => titleHeading(markdown)?.length),
       [3_000_002, 3_000_002, 3_000_003],
     );
     // Quadratic, these took hours; linear, a few milliseconds each.
