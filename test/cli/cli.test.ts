@@ -288,7 +288,7 @@ describe('knowledge-agent command line', () => {
   it('searches: numbered matches with title, score, source and excerpt, or the JSON response', async () => {
     const result = await cli(['search', 'how long are responses cached', '--namespace', 'cli', '--limit', '2']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^1\. caching {2}\(score \d\.\d{3}\)\n {3}\S*caching\.md\n {3}Responses are cached for five minutes\./);
+    assert.match(result.stdout, /^1\. Caching {2}\(score \d\.\d{3}\)\n {3}\S*caching\.md\n {3}Responses are cached for five minutes\./);
     assert.match(result.stdout, /\n\n2\. /);
     assert.doesNotMatch(result.stdout, /\n3\. /);
 
@@ -308,7 +308,7 @@ describe('knowledge-agent command line', () => {
     const result = await cli(['ask', 'how long are responses cached?', '--namespace', 'cli']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Responses are cached for five minutes \[\d\]/);
-    assert.equal(lines(result.stdout).at(-1), 'Sources: caching');
+    assert.equal(lines(result.stdout).at(-1), 'Sources: Caching');
     assert.match(result.stderr, /^searching "how long are responses cached\?" -> \d+ snippets?\n$/);
 
     // The mention the question already holds is not doubled; --json gives the whole answer at once.
