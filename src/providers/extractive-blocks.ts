@@ -21,6 +21,10 @@ export interface SnippetBlock extends MarkdownBlock {
 /** An admonition's title (`**Tip**`) on a line of its own: it labels the aside that follows and says nothing itself. */
 export const isLabel = (block: MarkdownBlock): boolean => block.kind === 'paragraph' && /^\*\*[^*\n]+\*\*$/.test(block.text.trim());
 
+/** A paragraph that is a link alone ("[Try it in the Playground](https://...)"): it points, and says nothing. */
+export const isBareLink = (block: MarkdownBlock): boolean =>
+  block.kind === 'paragraph' && /^\[[^\]\n]*\]\([^)\s]*\)\.?$/.test(block.text.trim());
+
 /**
  * An instruction that names the code it is about ("use `root_path`", "import `BackgroundTasks` and declare"): a verb
  * of doing followed in the same sentence by inline code that names something (not a path or URL).

@@ -14,6 +14,7 @@ import {
   continuesSentence,
   introduces,
   instructs,
+  isBareLink,
   isIntroducedTable,
   isLabel,
   isProse,
@@ -139,7 +140,8 @@ function candidates(request: ChatRequest, question: readonly string[]): Candidat
   return parsed.flatMap(({ snippet, rank, blocks, terms }) => {
     const sameDocument = grounding.snippets.filter((other) => other.title === snippet.title).length - 1;
     return blocks.flatMap((block, index) => {
-      if (!(isProse(block) || isIntroducedTable(blocks, index)) || isLabel(block) || continuesSentence(block)) return [];
+      if (!(isProse(block) || isIntroducedTable(blocks, index)) || isLabel(block) || isBareLink(block) || continuesSentence(block))
+        return [];
       const hasInlineCode = /`[^`]+`/.test(block.text);
       const blockTerms = terms[index] as Set<string>;
       const code = blocksAhead(blocks, index, reach).find((next) => next.kind === 'code');

@@ -66,6 +66,13 @@ describe('extractive chat model', () => {
     assert.doesNotMatch(text, /\{ #|\/\/\/|\{\*|<abbr|\]\(query-params\.md\)/);
   });
 
+  it('never leads with a paragraph that is a link alone', async () => {
+    const text = await answer('how do I try the counter example in the playground?', [
+      '# Counter\n\n[Try it in the Playground](https://play.example.com/#eNptUstO6zAQ)\n\nThe counter example increments on each click.',
+    ]);
+    assert.match(text, /^The counter example increments on each click \[1\]\./);
+  });
+
   it('says so when nothing matches, citing nothing', async () => {
     assert.equal(await answer('kubernetes helm chart', ['# Billing\n\nInvoices are monthly.']), noAnswer);
   });
