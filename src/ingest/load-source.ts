@@ -37,7 +37,7 @@ function firstLine(markdown: string): string | undefined {
 function nameFromPath(path: string): string {
   const name = basename(path).replace(/\.[a-z0-9]+$/i, '');
   const folder = basename(dirname(path));
-  const chosen = /^(?:index|readme)$/i.test(name) && folder !== '' && folder !== '.' && folder !== sep ? folder : name;
+  const chosen = /^(?:index|readme)$/i.test(name) && folder !== '' && folder !== '.' ? folder : name;
   const spaced = chosen.replace(/[-_]+/g, ' ').trim() || chosen;
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
