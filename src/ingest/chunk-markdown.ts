@@ -435,12 +435,17 @@ function firstStartFrom(text: string, kind: Exclude<BoundaryKind, 'item'>, lowes
   return null;
 }
 
-/** Whether a chunk may start at `position`: not with what a renderer would read as a heading or a fence. */
+/**
+ * Whether a chunk may start at `position`: not with what a renderer would read as a heading or a fence, and, cut
+ * inside a line, not with anything but plain text: a word after "`allow_origin_regex` " would open the chunk as a list
+ * item "- A regex string...", an item that names nothing, and answers quoting it drop the option's name.
+ */
 function isSafeStart(text: string, position: number): boolean {
   // Enough of the line to tell (`###### ` or a fence's marker), and no more, so that a check costs the same on any line.
   const head = text.slice(position, position + 8);
   const kind = classifyLine(head.slice(0, head.includes('\n') ? head.indexOf('\n') : head.length)).kind;
-  return kind !== 'heading' && kind !== 'fence';
+  const midLine = position > 0 && text.charAt(position - 1) !== '\n';
+  return midLine ? kind === 'text' : kind !== 'heading' && kind !== 'fence';
 }
 
 function cutBlock(block: Block, budget: number, overlapChars: number): { head: string; rest: Block | null } {

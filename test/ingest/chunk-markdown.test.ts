@@ -403,6 +403,25 @@ describe('chunkMarkdown overlap', () => {
     assert.ok(chunks[firstOfB]?.text.startsWith('# B\n\nOther number 0'));
   });
 
+  test('a chunk starting inside a line never opens with what reads as a list item, quote or rule', () => {
+    // The shape of FastAPI's CORS arguments: "* `name` - description", each item longer than the overlap, so the
+    // overlap starts inside an item, where the word after "`allow_origin_regex` " is a dash.
+    const items = Array.from(
+      { length: 12 },
+      (_, index) => `* \`option_${index}\` - A regex string to match against origins that should be permitted for option ${index}.`,
+    );
+    const markdown = `# Arguments\n\n${items.join('\n')}\n\nThe middleware responds > to two * particular types of request.`;
+    for (const overlapChars of [60, 80, 100, 120]) {
+      const chunks = chunkMarkdown(markdown, { maxChars: 400, overlapChars });
+      assert.ok(chunks.length > 2);
+      for (const chunk of chunks.slice(1)) {
+        const firstLine = chunk.text.split('\n')[0] as string;
+        const wholeLine = markdown.split('\n').includes(firstLine);
+        assert.ok(wholeLine || !/^(?:[-*+>]|\d+[.)])\s/.test(firstLine), `overlap ${overlapChars}: ${firstLine}`);
+      }
+    }
+  });
+
   test('overlapChars 0 gives chunks that partition the text', () => {
     const text = sentences(30);
     const chunks = chunkMarkdown(text, { maxChars: 250, overlapChars: 0 });
