@@ -23,6 +23,12 @@ export interface ToolDefinition {
 export interface NeighbouringText {
   readonly text: string;
   readonly headingPath: readonly string[];
+  /**
+   * The whitespace that separates it from the snippet in the document, when the chunks were cut inside a block (a
+   * paragraph or a list): the two sides then go on with one block ("The **proxy** intercepts" | "the original client
+   * request..."). Absent when they were cut between blocks.
+   */
+  readonly splitBlock?: string;
 }
 
 /** A numbered snippet as the prompt quotes it; title and heading path tell which section it comes from. */

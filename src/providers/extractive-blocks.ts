@@ -127,7 +127,10 @@ export function listItems(list: string, question: ReadonlySet<string>, budget: n
     .join('\n');
 }
 
-/** The blocks of a snippet's text and of the text before and after it, each with the words of its headings. */
+/**
+ * The blocks of a snippet's text and of the text before and after it, each with the words of its headings. Where a
+ * neighbour's chunk was cut inside a block, the two halves are one block again, so no passage starts mid-sentence.
+ */
 export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
   const title = snippet.title ?? '';
   const parts = [
@@ -135,11 +138,22 @@ export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
     { text: snippet.text, headingPath: snippet.headingPath ?? [], inSnippet: true },
     ...(snippet.after === undefined ? [] : [{ ...snippet.after, inSnippet: false }]),
   ];
-  return parts.flatMap((part) => {
+  const blocks: SnippetBlock[] = [];
+  for (const [position, part] of parts.entries()) {
     let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
-    return markdownBlocks(normalizeDocSiteMarkup(part.text, { plainCodeLinks: true })).map((block) => {
+    const partBlocks = markdownBlocks(normalizeDocSiteMarkup(part.text, { plainCodeLinks: true })).map((block) => {
       if (block.kind === 'heading') heading = new Set(tokenize(`${title} ${block.text}`));
       return { ...block, heading, inSnippet: part.inSnippet };
     });
-  });
+    // The cut lies between this part and the one before it: the snippet's after `before`, `after`'s after the snippet.
+    const separator = position === 0 ? undefined : part.inSnippet ? snippet.before?.splitBlock : snippet.after?.splitBlock;
+    const last = blocks[blocks.length - 1];
+    const first = partBlocks[0];
+    if (separator !== undefined && last !== undefined && first !== undefined && last.kind === first.kind && isProse(first)) {
+      blocks[blocks.length - 1] = { ...last, text: `${last.text}${separator}${first.text}`, inSnippet: true };
+      partBlocks.shift();
+    }
+    blocks.push(...partBlocks);
+  }
+  return blocks;
 }

@@ -236,7 +236,15 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
       first -= 2;
       break;
     }
-    if (previous.kind !== 'paragraph' || isLabel(previous) || quoted.has(previous.text) || first <= start - maxLeanBack) break;
+    // A fragment the snippet's edge cut ("the original client request and...") is not a start either.
+    if (
+      previous.kind !== 'paragraph' ||
+      isLabel(previous) ||
+      continuesSentence(previous) ||
+      quoted.has(previous.text) ||
+      first <= start - maxLeanBack
+    )
+      break;
     first--;
   }
   if (quoted.has((blocks[first] as SnippetBlock).text)) return '';
@@ -246,7 +254,7 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
     for (let index = first - 1; index >= Math.max(0, first - reachBack); index--) {
       const block = blocks[index] as SnippetBlock;
       if (block.kind === 'heading' || !isProse(block)) break;
-      if (instructs(block) && !block.text.trimEnd().endsWith(':')) {
+      if (instructs(block) && !continuesSentence(block) && !block.text.trimEnd().endsWith(':')) {
         if (!quoted.has(block.text)) quote(block);
         break;
       }
@@ -316,7 +324,12 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
   if (!shown && parts.length > 0) {
     const howIndex = blocks.findIndex(
       (block, index) =>
-        index > lastIndex && index <= lastIndex + crossReach && isProse(block) && instructs(block) && !quoted.has(block.text),
+        index > lastIndex &&
+        index <= lastIndex + crossReach &&
+        isProse(block) &&
+        instructs(block) &&
+        !continuesSentence(block) &&
+        !quoted.has(block.text),
     );
     const how = blocks[howIndex];
     if (how !== undefined) {

@@ -52,13 +52,25 @@ export function neighbouringText(chunks: readonly StoredChunk[], chunkId: string
   if (chunk === undefined) return {};
   const previous = chunks[index - 1];
   const next = chunks[index + 1];
-  const before =
-    previous === undefined ? '' : previous.text.slice(0, previous.text.length - overlapLength(previous.text, chunk.text)).trimEnd();
-  const after = next === undefined ? '' : next.text.slice(overlapLength(chunk.text, next.text)).trimStart();
-  return {
-    ...(previous === undefined || before === '' ? {} : { before: { text: before, headingPath: previous.headingPath } }),
-    ...(next === undefined || after === '' ? {} : { after: { text: after, headingPath: next.headingPath } }),
-  };
+  const before = previous && neighbour(previous, previous.text.length - overlapLength(previous.text, chunk.text), 'before');
+  const after = next && neighbour(next, overlapLength(chunk.text, next.text), 'after');
+  return { ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) };
+}
+
+/**
+ * The text of `chunk` on its side of `cut` (where its repeat of the snippet's chunk starts, or ends), if any. The
+ * chunker repeats text only within a block it cut, so with a repeat the whitespace at the cut separates the two sides
+ * of one block, unless it holds a blank line.
+ */
+function neighbour(chunk: StoredChunk, cut: number, side: 'before' | 'after'): NeighbouringText | undefined {
+  const repeats = side === 'before' ? cut < chunk.text.length : cut > 0;
+  const raw = side === 'before' ? chunk.text.slice(0, cut) : chunk.text.slice(cut);
+  // After a line break, the next line keeps its indentation: it may be what puts a code block inside a list item.
+  const text = side === 'before' ? raw.trimEnd() : raw.replace(/^\s*\n|^[^\S\n]+/, '');
+  if (text.trim() === '') return undefined;
+  const separator = side === 'before' ? raw.slice(text.length) : raw.slice(0, raw.length - text.length);
+  const splitsBlock = repeats && separator !== '' && !/\n[^\S\n]*\n/.test(separator);
+  return { text, headingPath: chunk.headingPath, ...(splitsBlock ? { splitBlock: separator } : {}) };
 }
 
 /** Numbers the hits of a search in result order. */

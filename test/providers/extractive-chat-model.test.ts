@@ -158,6 +158,23 @@ describe('extractive chat model, passages across chunk edges', () => {
       /create a file called `greet` with the following contents \[1\]\.\n\n```python\n#!\/usr\/bin\/env -S uv run --script/,
     );
   });
+  it('reads a paragraph a chunk boundary cut as one, so no passage starts mid-sentence', async () => {
+    const snippet = {
+      title: 'Behind a Proxy',
+      headingPath: ['Behind a Proxy'],
+      text: 'the original client request and adds the forwarded headers before passing it on.\n\nThese headers keep the client IP address that would otherwise be lost:\n\n* **X-Forwarded-For**: the client IP address',
+    };
+    const split = await answer('how do I get the client IP address behind a proxy?', [
+      { ...snippet, before: { text: '# Behind a Proxy\n\nThe **proxy** intercepts', headingPath: ['Behind a Proxy'], splitBlock: ' ' } },
+    ]);
+    assert.match(split, /^The \*\*proxy\*\* intercepts the original client request and adds the forwarded headers/, split);
+    // Without the mark, the halves are two blocks, and the passage starts after the fragment.
+    const apart = await answer('how do I get the client IP address behind a proxy?', [
+      { ...snippet, before: { text: '# Behind a Proxy\n\nThe **proxy** intercepts', headingPath: ['Behind a Proxy'] } },
+    ]);
+    assert.doesNotMatch(apart, /^the original/, apart);
+  });
+
   it('quotes a block once when two snippets reach it', async () => {
     const shared = 'Use `dependency_overrides` to replace a dependency in tests.';
     const text = await answer('how do I replace a dependency in tests?', [

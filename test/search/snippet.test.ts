@@ -37,6 +37,26 @@ describe('neighbouringText', () => {
     });
   });
 
+  it('says where a chunk boundary cut a block, and with what whitespace, so the two halves read as one block', () => {
+    const chunks = [
+      chunk(0, 'Intro.\n\nThe **proxy** intercepts the original client request'),
+      chunk(1, 'intercepts the original client request and adds headers.\n* first item\n* second'),
+      chunk(2, '* second\n* third item'),
+    ];
+    assert.deepEqual(neighbouringText(chunks, 'guide:1'), {
+      before: { text: 'Intro.\n\nThe **proxy**', headingPath: ['Guide'], splitBlock: ' ' },
+      after: { text: '* third item', headingPath: ['Guide'], splitBlock: '\n' },
+    });
+  });
+
+  it('keeps the indentation of the first line after a blank line (code inside a list item)', () => {
+    const chunks = [
+      chunk(0, '* For stdlib types, configuration is propagated:'),
+      chunk(1, '* For stdlib types, configuration is propagated:\n\n    ```python\n    x = 1\n    ```'),
+    ];
+    assert.deepEqual(neighbouringText(chunks, 'guide:0').after, { text: '    ```python\n    x = 1\n    ```', headingPath: ['Guide'] });
+  });
+
   it('gives nothing past the ends of the document', () => {
     assert.deepEqual(neighbouringText([chunk(0, 'Only chunk.')], 'guide:0'), {});
   });
