@@ -7,7 +7,7 @@ import type { ChunkEmbedder, EmbeddableChunk } from '../embedding/chunk-embedder
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
-import { storedAsPrepared, type StoredDocument } from '../store/stored-document.js';
+import type { StoredDocument } from '../store/stored-document.js';
 import { CrawlBudget, maxCrawlPagesPerRequest } from './crawl-budget.js';
 import { crawlSite, isCrawlLimit } from './crawl-site.js';
 import { fetchUrl } from './fetch-url.js';
@@ -346,8 +346,7 @@ export class IngestService {
       const { markdown: body, hash, chunks } = loaded;
       if (body === '') throw new KnowledgeError('document_empty', `${label} holds no text`);
       const known = namespace.findByHash(hash);
-      if (known !== undefined && storedAsPrepared(known, { title: loaded.title, chunks }))
-        return { index, source: label, status: 'skipped', document: known };
+      if (known !== undefined) return { index, source: label, status: 'skipped', document: known };
 
       const embedded = await this.embed(request, label, loaded.title, chunks);
       const vectors = embedded?.vectors;

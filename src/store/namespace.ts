@@ -11,7 +11,7 @@ import type { NamespaceName } from './namespace-name.js';
 import { documentSlug } from './slug.js';
 import { StagedDocuments } from './staged-documents.js';
 import { describeFileError, isStorageFull, storageFullError } from './storage-full.js';
-import { chunkId, originIdentity, storedAsPrepared, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
+import { chunkId, originIdentity, type DocumentDraft, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 /** `updated`: the draft replaced `replaced`, the document that came from the same origin (same file name, new content). */
 export type CommitOutcome =
@@ -188,22 +188,18 @@ export class Namespace {
     await this.storage.destroy();
   }
 
-  /**
-   * Saves each draft as a new document, or reports it `skipped` when the same content is already stored as the draft
-   * would store it. Stored otherwise (chunked or titled by an older version), that document is stored again in its
-   * place, keeping its origin.
-   */
+  /** Saves each draft as a new document, or reports it `skipped` when the same content is already stored. */
   commitDocuments(drafts: readonly DocumentDraft[]): Promise<CommitOutcome[]> {
     return this.enqueue(async (staging) => {
       const outcomes: CommitOutcome[] = [];
       for (const draft of drafts) {
         const identical = staging.documents.withHash(draft.hash);
-        if (identical !== undefined && storedAsPrepared(identical, draft)) {
+        if (identical !== undefined) {
           outcomes.push({ status: 'skipped', document: identical });
           continue;
         }
-        const previous = identical ?? staging.documents.withOrigin(originIdentity(draft));
-        const document = await this.writeDraft(staging, identical === undefined ? draft : { ...draft, origin: identical.origin }, previous);
+        const previous = staging.documents.withOrigin(originIdentity(draft));
+        const document = await this.writeDraft(staging, draft, previous);
         outcomes.push(previous === undefined ? { status: 'saved', document } : { status: 'updated', document, replaced: previous });
       }
       return outcomes;

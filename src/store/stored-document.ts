@@ -43,30 +43,6 @@ export interface DocumentDraft {
 }
 
 /**
- * Whether `stored` holds its content as `prepared` from the same content would be stored now: the same title and the
- * same chunks. A service whose chunking or titling improved stores a document again even when its content did not
- * change, so its namespaces get the improvement at their next ingest instead of when each page changes.
- */
-export function storedAsPrepared(
-  stored: StoredDocument,
-  prepared: { readonly title: string; readonly chunks: readonly { readonly text: string; readonly headingPath: readonly string[] }[] },
-): boolean {
-  return (
-    stored.title === prepared.title &&
-    stored.chunks.length === prepared.chunks.length &&
-    stored.chunks.every((chunk, ordinal) => {
-      const other = prepared.chunks[ordinal];
-      return (
-        other !== undefined &&
-        chunk.text === other.text &&
-        chunk.headingPath.length === other.headingPath.length &&
-        chunk.headingPath.every((heading, level) => heading === other.headingPath[level])
-      );
-    })
-  );
-}
-
-/**
  * What identifies "the same origin" for upserts: the URL, the file path, the upload's path with its folders (an upload
  * stored before folders were kept has its bare name, and that same bare name still updates it); the title for text.
  */

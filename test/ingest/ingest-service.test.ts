@@ -12,7 +12,6 @@ import { createFakeEmbeddingModel, type FakeEmbeddingModel } from '../support/fa
 import { startEndlessSite, type EndlessSite } from '../support/endless-site.js';
 import { createServiceParts, textSource, type ServiceParts } from '../support/service-parts.js';
 import { startStaticSite, type SitePage, type StaticSite } from '../support/static-site.js';
-import { contentHash } from '../../src/store/content-hash.js';
 import { sanitizeNamespace } from '../../src/store/namespace-name.js';
 
 const vacation = textSource(
@@ -95,36 +94,6 @@ describe('IngestService', () => {
     assert.match((await namespace.documentBody('expense-reports.md')) ?? '', /fourteen days/);
     const updatedEvent = progress.find((event) => event.type === 'document' && event.status === 'updated');
     assert.deepEqual(updatedEvent?.type === 'document' ? updatedEvent.replaced?.file : undefined, 'expense-reports.md');
-  });
-
-  it('stores again, in its place, content stored as an older version chunked and titled it; then skips it', async () => {
-    const namespace = await parts.store.namespace(sanitizeNamespace('Upgraded'));
-    const body = '# Vacation Policy\n\nEmployees get twenty-five vacation days per year.\n\n## Carry-over\n\nUnused days expire in March.';
-    // What an older version might have stored: another title, the whole page as one chunk, no embeddings.
-    const [old] = await namespace.commitDocuments([
-      {
-        title: 'vacation',
-        origin: 'text',
-        body,
-        hash: contentHash(body),
-        embeddingModel: null,
-        chunks: [{ text: body, headingPath: ['Vacation Policy'], embedding: null }],
-      },
-    ]);
-    assert.equal(old?.status, 'saved');
-    const [upgraded] = (await parts.ingest.ingest(sanitizeNamespace('Upgraded'), [vacation])).outcomes;
-    assert.ok(upgraded?.status === 'updated', upgraded?.status);
-    assert.equal(upgraded.replaced.file, old?.document.file);
-    assert.equal(upgraded.document.file, old?.document.file);
-    assert.equal(upgraded.document.title, 'Vacation Policy');
-    assert.deepEqual(
-      upgraded.document.chunks.map((chunk) => chunk.headingPath.at(-1)),
-      ['Vacation Policy', 'Carry-over'],
-    );
-    assert.equal(namespace.documentCount, 1);
-    assert.equal(namespace.vectorCount, 2);
-    const [again] = (await parts.ingest.ingest(sanitizeNamespace('Upgraded'), [vacation])).outcomes;
-    assert.equal(again?.status, 'skipped');
   });
 
   it('reports each failing source at its index with its code, and still stores the others', async () => {
