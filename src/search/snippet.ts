@@ -58,9 +58,9 @@ export function neighbouringText(chunks: readonly StoredChunk[], chunkId: string
 }
 
 /**
- * The text of `chunk` on its side of `cut` (where its repeat of the snippet's chunk starts, or ends), if any. The
- * chunker repeats text only within a block it cut, so with a repeat the whitespace at the cut separates the two sides
- * of one block, unless it holds a blank line.
+ * The text of `chunk` on its side of `cut` (where its repeat of the snippet's chunk starts, or ends), if any. A repeat
+ * starts at the start of a block or inside it, so whitespace without a blank line at the cut separates the two sides
+ * of one block.
  */
 function neighbour(chunk: StoredChunk, cut: number, side: 'before' | 'after'): NeighbouringText | undefined {
   const repeats = side === 'before' ? cut < chunk.text.length : cut > 0;
