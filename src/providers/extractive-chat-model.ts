@@ -183,8 +183,19 @@ function splitLead(text: string): { lead: string; rest: string } {
   return { lead: match[0], rest: flat.slice(match[0].length).trim() };
 }
 
+/** The last line of a list when it is an item's bold label alone, with the line break before it. */
+const trailingLabelItem = /(?:^|\n)[^\S\n]*(?:[-*+]|\d{1,9}[.)])[^\S\n]+\*\*[^*\n]+\*\*:?[^\S\n]*$/;
+
 function cite(text: string, number: number): string {
   const trimmed = text.trimEnd();
+  // A list that ends in an item's label alone ("- **Example**", its code next) is cited where its prose ends: the
+  // label says nothing to cite, and a citation would read "- **Example** [2]."
+  const label = trailingLabelItem.exec(trimmed);
+  if (label !== null) {
+    const before = trimmed.slice(0, label.index);
+    const prose = before.trimEnd();
+    return prose === '' ? trimmed : `${cite(prose, number)}${before.slice(prose.length)}${label[0]}`;
+  }
   // The citation goes before the final stop, as a writer would put it; a colon introducing what follows stays last.
   const stop = /[.!?]$/.exec(trimmed)?.[0] ?? (trimmed.endsWith(':') ? '' : '.');
   const body = stop === '' ? trimmed : trimmed.replace(/[.!?]$/, '');

@@ -175,6 +175,18 @@ describe('extractive chat model, passages across chunk edges', () => {
     assert.doesNotMatch(apart, /^the original/, apart);
   });
 
+  it("cites a list where its prose ends, not on an item's label alone", async () => {
+    const text = await answer('how do I disable attribute fallthrough with inheritAttrs?', [
+      {
+        title: 'Options: Misc',
+        headingPath: ['Options: Misc', 'inheritAttrs'],
+        text: '## inheritAttrs\n\nControls whether the default component attribute fallthrough behavior should be enabled.\n\n- **Details**\n\n  By setting `inheritAttrs` to `false`, this default attribute fallthrough behavior can be disabled.\n\n- **Example**\n\n  ```js\n  export default { inheritAttrs: false }\n  ```',
+      },
+    ]);
+    assert.match(text, /behavior can be disabled \[1\]\.\n\n- \*\*Example\*\*\n/, text);
+    assert.doesNotMatch(text, /\*\*Example\*\* \[1\]/, text);
+  });
+
   it('quotes a block once when two snippets reach it', async () => {
     const shared = 'Use `dependency_overrides` to replace a dependency in tests.';
     const text = await answer('how do I replace a dependency in tests?', [
