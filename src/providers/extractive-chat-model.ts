@@ -366,7 +366,25 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
     if (tokenize(section).some((term) => !said.has(term))) parts.unshift(`**${section}**`);
     quoted.add(heading.text);
   }
-  return parts.join('\n\n');
+  return withoutEmptyIntroductions(parts).join('\n\n');
+}
+
+/** What a sentence ending in a colon can introduce: code, a list, a table, a quote, or a tab's label before its code. */
+const introducedPart = /^(?: {4}|\s*(?:```|~~~|\||>|\*\*|(?:[-*+]|\d{1,9}[.)])\s))/;
+
+/** A sentence that introduces whatever follows it, prose too ("Options have the following meanings:"). */
+const introducesProse = /\b(?:following|follows)\b[^.!?]*:$/;
+
+/**
+ * The parts, a sentence that introduces what is not there ending as a statement: "you could have a file `config.py`
+ * with:" and then prose, where the docs showed code the site's markup included from elsewhere, or an image.
+ */
+function withoutEmptyIntroductions(parts: readonly string[]): string[] {
+  return parts.map((part, index) => {
+    const next = parts[index + 1];
+    const introducesNothing = next !== undefined && part.endsWith(':') && !introducedPart.test(next) && !introducesProse.test(part);
+    return introducesNothing ? `${part.slice(0, -1)}.` : part;
+  });
 }
 
 export function extractiveAnswer(request: ChatRequest): string {

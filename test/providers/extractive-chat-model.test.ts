@@ -187,6 +187,22 @@ describe('extractive chat model, passages across chunk edges', () => {
     assert.doesNotMatch(text, /\*\*Example\*\* \[1\]/, text);
   });
 
+  it('ends a sentence as a statement when what it introduces is not there (code the site included from elsewhere)', async () => {
+    const text = await answer('how do I read settings from a config file?', [
+      {
+        title: 'Settings',
+        headingPath: ['Settings', 'Settings in another module'],
+        text: '## Settings in another module\n\nFor example, you could have a file `config.py` that reads the settings with:\n\nAnd then use it in a file `main.py` to read the settings.',
+      },
+    ]);
+    assert.match(text, /you could have a file `config\.py` that reads the settings with \[1\]\.\n\nAnd then use it/, text);
+    // "The following ..." introduces prose too: its colon stays.
+    const following = await answer('which options are read from the settings file?', [
+      '# Settings\n\nThe following options are read from the settings file:\n\nThe name of the app, and the admin email.',
+    ]);
+    assert.match(following, /read from the settings file \[1\]:\n\nThe name of the app/, following);
+  });
+
   it('quotes a block once when two snippets reach it', async () => {
     const shared = 'Use `dependency_overrides` to replace a dependency in tests.';
     const text = await answer('how do I replace a dependency in tests?', [
