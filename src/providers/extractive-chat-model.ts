@@ -369,8 +369,8 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
   return withoutEmptyIntroductions(parts).join('\n\n');
 }
 
-/** What a sentence ending in a colon can introduce: code, a list, a table, a quote, or a tab's label before its code. */
-const introducedPart = /^(?: {4}|\s*(?:```|~~~|\||>|\*\*|(?:[-*+]|\d{1,9}[.)])\s))/;
+/** What a sentence ending in a colon can introduce besides a list: code, a table, a quote, or a tab's label before its code. */
+const introducedPart = /^(?: {4}|\s*(?:```|~~~|\||>|\*\*))/;
 
 /** A sentence that introduces whatever follows it, prose too ("Options have the following meanings:"). */
 const introducesProse = /\b(?:following|follows)\b[^.!?]*:$/;
@@ -382,7 +382,8 @@ const introducesProse = /\b(?:following|follows)\b[^.!?]*:$/;
 function withoutEmptyIntroductions(parts: readonly string[]): string[] {
   return parts.map((part, index) => {
     const next = parts[index + 1];
-    const introducesNothing = next !== undefined && part.endsWith(':') && !introducedPart.test(next) && !introducesProse.test(part);
+    const introducesNothing =
+      next !== undefined && part.endsWith(':') && !introducedPart.test(next) && !listStart.test(next) && !introducesProse.test(part);
     return introducesNothing ? `${part.slice(0, -1)}.` : part;
   });
 }
