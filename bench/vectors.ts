@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
 import { embeddingText } from '../src/embedding/embedding-text.js';
 import { defaultApproximateSearch, VectorIndex } from '../src/indexes/vector-index.js';
+import { joinedRows } from '../src/indexes/unit-rows.js';
 import { hashEmbed, hashEmbeddingDimensions as dimensions } from './hash-embedding.js';
 import { loadScaleCorpus } from './scale-corpus.js';
 import { percentile } from './percentile.js';
@@ -90,7 +91,8 @@ rows.push(
 const fromRows = Math.min(defaultApproximateSearch.fromRows, vectors.length);
 const training = { ...defaultApproximateSearch.training, listCount: Number(flags.lists) };
 const listsBuild = build({ ...defaultApproximateSearch, fromRows, training });
-const live = listsBuild.index.liveRows();
+const liveRows = listsBuild.index.liveRows();
+const live = { ...liveRows, rows: joinedRows(liveRows.rows(), liveRows.keys.length * dimensions) };
 for (const probes of (flags.probes ?? '').split(',').map(Number)) {
   // Exactly `probes` lists: the default's floor on the rows scanned is what is being chosen here.
   const index = VectorIndex.fromRows(dimensions, live.keys, live.rows, live.lists, {

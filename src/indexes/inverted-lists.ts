@@ -90,12 +90,13 @@ export class InvertedLists {
 
   /**
    * Trains centroids on a sample of the live rows (spherical k-means: each centroid is the normalized mean of its
-   * rows) and puts every live row in its list. `rows` holds `rowCount` unit rows; `isLive(row)` says which count.
-   * Deterministic: the same rows give the same lists.
+   * rows) and puts every live row in its list. `rowAt(row)` gives unit row `row` of `rowCount` (a view it may reuse
+   * at the next call: the rows may be read from a file, so the sample is copied once and every row read in order);
+   * `isLive(row)` says which count. Deterministic: the same rows give the same lists.
    */
   static train(
     dimensions: number,
-    rows: Float32Array,
+    rowAt: (row: number) => Float32Array,
     rowCount: number,
     isLive: (row: number) => boolean,
     options: TrainingOptions = defaultTraining,
@@ -104,41 +105,45 @@ export class InvertedLists {
     for (let row = 0; row < rowCount; row++) if (isLive(row)) live.push(row);
     const listCount = Math.max(1, Math.min(options.listCount, live.length));
     const sample = sampled(live, Math.min(live.length, listCount * options.samplePerList));
-    const values = new Float32Array(listCount * dimensions);
-    sample.slice(0, listCount).forEach((row, list) => values.set(rowOf(rows, row, dimensions), list * dimensions));
+    const sampleRows = new Float32Array(sample.length * dimensions);
+    sample.forEach((row, index) => sampleRows.set(rowAt(row), index * dimensions));
+    const values = sampleRows.slice(0, listCount * dimensions);
     for (let iteration = 0; iteration < options.iterations; iteration++) {
       const centroids = new Centroids(dimensions, values);
       const sums = new Float64Array(listCount * dimensions);
       const counts = new Uint32Array(listCount);
-      for (const row of sample) {
-        const list = centroids.nearest(rowOf(rows, row, dimensions));
+      for (let index = 0; index < sample.length; index++) {
+        const list = centroids.nearest(rowOf(sampleRows, index, dimensions));
         counts[list] = (counts[list] as number) + 1;
-        const offset = row * dimensions;
+        const offset = index * dimensions;
         const sumOffset = list * dimensions;
-        for (let index = 0; index < dimensions; index++) {
-          sums[sumOffset + index] = (sums[sumOffset + index] as number) + (rows[offset + index] as number);
+        for (let value = 0; value < dimensions; value++) {
+          sums[sumOffset + value] = (sums[sumOffset + value] as number) + (sampleRows[offset + value] as number);
         }
       }
       for (let list = 0; list < listCount; list++) {
         // An empty list starts again from a sample row, picked by its number so that training stays deterministic.
         const mean =
           counts[list] === 0
-            ? rowOf(rows, sample[(list * 7919) % sample.length] as number, dimensions)
+            ? rowOf(sampleRows, (list * 7919) % sample.length, dimensions)
             : normalize(sums.subarray(list * dimensions, (list + 1) * dimensions));
         values.set(mean, list * dimensions);
       }
     }
     const centroids = new Centroids(dimensions, values);
     const listOfRow = new Uint32Array(rowCount);
-    for (const row of live) listOfRow[row] = centroids.nearest(rowOf(rows, row, dimensions));
+    for (const row of live) listOfRow[row] = centroids.nearest(rowAt(row));
     const lists = new InvertedLists(centroids);
     lists.reserveSegments(live.map((row) => listOfRow[row] as number));
-    for (const row of live) lists.put(row, listOfRow[row] as number, rowOf(rows, row, dimensions));
+    for (const row of live) lists.put(row, listOfRow[row] as number, rowAt(row));
     return lists;
   }
 
-  /** Lists read back from a snapshot of the `rowCount` unit rows in `rows`; throws when they do not fit the rows. */
-  static fromSnapshot(dimensions: number, snapshot: InvertedListsSnapshot, rows: Float32Array, rowCount: number): InvertedLists {
+  /**
+   * Lists read back from a snapshot of `rowCount` unit rows, given in order a block at a time by `rows`; throws when
+   * they do not fit the rows.
+   */
+  static fromSnapshot(dimensions: number, snapshot: InvertedListsSnapshot, rows: Iterable<Float32Array>, rowCount: number): InvertedLists {
     const { centroids, listOfRow } = snapshot;
     if (centroids.length === 0 || centroids.length % dimensions !== 0)
       throw new RangeError(`${centroids.length} centroid values for ${dimensions} dimensions`);
@@ -148,7 +153,15 @@ export class InvertedLists {
       if (list >= lists.listCount) throw new RangeError(`row ${row} is in list ${list} of ${lists.listCount}`);
     });
     lists.reserveSegments(listOfRow);
-    listOfRow.forEach((list, row) => lists.put(row, list, rowOf(rows, row, dimensions)));
+    let row = 0;
+    for (const block of rows) {
+      for (let offset = 0; offset < block.length; offset += dimensions) {
+        if (row === rowCount) throw new RangeError(`more rows than the ${rowCount} of the lists`);
+        lists.put(row, listOfRow[row] as number, block.subarray(offset, offset + dimensions));
+        row++;
+      }
+    }
+    if (row !== rowCount) throw new RangeError(`${row} rows for lists of ${rowCount}`);
     return lists;
   }
 
@@ -204,15 +217,16 @@ export class InvertedLists {
   }
 
   /**
-   * The list of each of rows 0 to rowCount - 1, read from the lists, and the centroids: copies, for a snapshot.
-   * Throws unless the lists hold exactly those rows.
+   * The list of each of rows 0 to rowCount - 1, read from the lists, and the centroids: copies, for a snapshot. With
+   * `newRow`, the rows are numbered as renumber would number them. Throws unless the lists hold exactly those rows.
    */
-  toSnapshot(rowCount: number): InvertedListsSnapshot {
+  toSnapshot(rowCount: number, newRow?: Int32Array): InvertedListsSnapshot {
     const listOfRow = new Uint32Array(rowCount).fill(noRow);
     for (let list = 0; list < this.listCount; list++) {
       const start = this.segmentStart[list] as number;
       for (let slot = start; slot < start + (this.rowsInList[list] as number); slot++) {
-        const row = this.rowOfSlot[slot] as number;
+        const row = newRow === undefined ? (this.rowOfSlot[slot] as number) : (newRow[this.rowOfSlot[slot] as number] as number);
+        if (row < 0) continue;
         if (row >= rowCount) throw new RangeError(`list ${list} holds row ${row} of ${rowCount}`);
         listOfRow[row] = list;
       }

@@ -1,11 +1,11 @@
 // Cosine search over one namespace's chunk vectors: an int8 SIMD scan finds candidates, float32 rows rescore them.
 // The scan covers every row (exact) or, past a size, only the rows of the inverted lists nearest the query.
-import { dotAt, normalize } from './cosine.js';
-import { grown, grownCapacity } from './growable-array.js';
+import { normalize } from './cosine.js';
 import { defaultTraining, InvertedLists, type InvertedListsSnapshot, type TrainingOptions } from './inverted-lists.js';
 import type { ScoredHit } from './scored-hit.js';
 import { type ApproximateScores, QuantizedRows } from './simd/quantized-rows.js';
 import { TopK } from './top-k.js';
+import { type RowsInFile, UnitRows } from './unit-rows.js';
 
 /** When searches go through inverted lists instead of scanning every row; see docs/performance.md for the figures. */
 export interface ApproximateSearch {
@@ -34,14 +34,16 @@ export const defaultApproximateSearch: ApproximateSearch = {
 /** The rows and, past the size where searches use them, the inverted lists of a vector index, for a snapshot. */
 export interface LiveRows {
   readonly keys: string[];
-  /** A view of the index's own storage, not a copy: valid until the index next changes. */
-  readonly rows: Float32Array;
+  /** The rows of keys[0], keys[1]..., a block at a time, read from the index's own storage: read them before it next changes. */
+  readonly rows: () => Iterable<Float32Array>;
   readonly lists?: InvertedListsSnapshot;
+  /** The index's state when these rows were taken: `readRowsFrom` takes a file of them only while it is unchanged. */
+  readonly version: number;
 }
 
 export class VectorIndex {
-  /** Unit rows, contiguous; row i belongs to keys[i] (undefined once removed, until compaction). */
-  private matrix: Float32Array;
+  /** Unit rows; row i belongs to keys[i] (undefined once removed, until compaction). */
+  private rows: UnitRows;
   /** The int8 codes of every row, in row order, scanned whole: only while there are no inverted lists. */
   private flat: QuantizedRows | undefined;
   private keys: (string | undefined)[] = [];
@@ -50,6 +52,8 @@ export class VectorIndex {
   private lists: InvertedLists | undefined;
   /** Live rows when the lists were trained: they are trained again on four times as many. */
   private rowsAtTraining = 0;
+  /** Counts changes to the rows and their numbers (see LiveRows.version). */
+  private version = 0;
 
   constructor(
     readonly dimensions: number,
@@ -59,38 +63,45 @@ export class VectorIndex {
     if (!Number.isInteger(dimensions) || dimensions < 1)
       throw new RangeError(`an index needs a whole number of dimensions, not ${dimensions}`);
     const capacity = Math.max(1, initialCapacity);
-    this.matrix = new Float32Array(dimensions * capacity);
+    this.rows = new UnitRows(dimensions, capacity);
     this.flat = new QuantizedRows(dimensions, capacity);
   }
 
   /**
-   * Loads unit rows laid out contiguously (keys[i] is row i), adopting `rows` without copying or renormalizing, and
-   * the inverted lists stored with them (trained here when the rows need lists and none were stored).
+   * Loads unit rows (keys[i] is row i) without renormalizing them: laid out contiguously in memory, adopted without
+   * copying, or in a file, which the index then owns and reads rows from on demand. The inverted lists stored with
+   * them are restored (trained here when the rows need lists and none were stored).
    */
   static fromRows(
     dimensions: number,
     keys: readonly string[],
-    rows: Float32Array,
+    rows: Float32Array | RowsInFile,
     lists?: InvertedListsSnapshot,
     approximate: ApproximateSearch = defaultApproximateSearch,
   ): VectorIndex {
-    if (rows.length !== keys.length * dimensions) {
-      throw new RangeError(`${rows.length} values for ${keys.length} rows of ${dimensions} dimensions`);
-    }
     const index = new VectorIndex(dimensions, 0, approximate);
-    index.matrix = rows;
-    index.keys = [...keys];
-    keys.forEach((key, row) => {
-      if (index.rowOfKey.has(key)) throw new RangeError(`key ${key} appears twice`);
-      index.rowOfKey.set(key, row);
-    });
-    if (lists !== undefined && keys.length >= approximate.fromRows / 2) {
-      index.lists = InvertedLists.fromSnapshot(dimensions, lists, rows, keys.length);
-      index.rowsAtTraining = keys.length;
-      index.flat = undefined;
-    } else {
-      index.scanWhole();
-      index.trainWhenDue();
+    index.rows = rows instanceof Float32Array ? UnitRows.inMemory(dimensions, rows) : UnitRows.inFile(dimensions, rows);
+    try {
+      const values = rows instanceof Float32Array ? rows.length : rows.count * dimensions;
+      if (values !== keys.length * dimensions) {
+        throw new RangeError(`${values} values for ${keys.length} rows of ${dimensions} dimensions`);
+      }
+      index.keys = [...keys];
+      keys.forEach((key, row) => {
+        if (index.rowOfKey.has(key)) throw new RangeError(`key ${key} appears twice`);
+        index.rowOfKey.set(key, row);
+      });
+      if (lists !== undefined && keys.length >= approximate.fromRows / 2) {
+        index.lists = InvertedLists.fromSnapshot(dimensions, lists, index.rows.pieces(), keys.length);
+        index.rowsAtTraining = keys.length;
+        index.flat = undefined;
+      } else {
+        index.scanWhole();
+        index.trainWhenDue();
+      }
+    } catch (error) {
+      index.close();
+      throw error;
     }
     return index;
   }
@@ -99,28 +110,56 @@ export class VectorIndex {
     return this.rowOfKey.size;
   }
 
+  /** Rows whose float32 values are held in memory rather than read from a file (removed rows included). */
+  get rowsInMemory(): number {
+    return this.rows.inMemory;
+  }
+
   has(key: string): boolean {
     return this.rowOfKey.has(key);
   }
 
   /** A copy of the stored (unit) vector of `key`. */
   vector(key: string): Float32Array | undefined {
-    const row = this.rowOfKey.get(key);
-    return row === undefined ? undefined : this.matrix.slice(row * this.dimensions, (row + 1) * this.dimensions);
+    return this.view(key)?.slice();
   }
 
-  /** The stored (unit) vector of `key`: a view of the index's own storage, valid until the index next changes. */
+  /** The stored (unit) vector of `key`: a view valid until the next call of any method of the index. */
   view(key: string): Float32Array | undefined {
     const row = this.rowOfKey.get(key);
-    return row === undefined ? undefined : this.matrix.subarray(row * this.dimensions, (row + 1) * this.dimensions);
+    return row === undefined ? undefined : this.rows.row(row);
   }
 
-  /** The live keys and their unit vectors, contiguous (row i is keys[i]), and the inverted lists: for a snapshot. */
+  /**
+   * The live keys and their unit vectors (row i is keys[i]), and the inverted lists: for a snapshot. Rows read from a
+   * file are not read in to leave out removed ones: the removed rows are left out as the rows are read.
+   */
   liveRows(): LiveRows {
-    if (this.removedRows > 0) this.compact();
-    const rows = this.matrix.subarray(0, this.keys.length * this.dimensions);
-    const keys = this.keys.slice() as string[];
-    return this.lists === undefined ? { keys, rows } : { keys, rows, lists: this.lists.toSnapshot(keys.length) };
+    if (this.removedRows > 0 && !this.rows.readsFile) this.compact();
+    const newRow = this.removedRows > 0 ? this.liveRowNumbers() : undefined;
+    const keys = this.keys.filter((key) => key !== undefined);
+    const rows = () => this.rows.pieces(newRow);
+    const version = this.version;
+    return this.lists === undefined ? { keys, rows, version } : { keys, rows, lists: this.lists.toSnapshot(keys.length, newRow), version };
+  }
+
+  /**
+   * Reads the rows from `file` from now on, when it holds the rows `liveRows` gave at `version` and nothing changed
+   * since: true then; otherwise the file is closed and nothing changes. The file is the index's to close either way.
+   */
+  readRowsFrom(file: RowsInFile, version: number): boolean {
+    if (version !== this.version || file.count !== this.size) {
+      UnitRows.inFile(this.dimensions, file).close();
+      return false;
+    }
+    if (this.removedRows > 0) this.renumber(this.liveRowNumbers());
+    this.rows.replaceWith(file);
+    return true;
+  }
+
+  /** Closes the file rows are read from, if any: the index is not used after this. */
+  close(): void {
+    this.rows.close();
   }
 
   /** Whether searches go through inverted lists (approximate) rather than every row. */
@@ -137,7 +176,8 @@ export class VectorIndex {
     const row = this.keys.length;
     this.ensureCapacity(row + 1);
     const unit = normalize(vector);
-    this.matrix.set(unit, row * this.dimensions);
+    this.rows.append(unit);
+    this.version++;
     this.keys.push(key);
     this.rowOfKey.set(key, row);
     if (this.lists !== undefined && this.size < 4 * this.rowsAtTraining) this.lists.assign(row, unit);
@@ -153,6 +193,7 @@ export class VectorIndex {
     this.rowOfKey.delete(key);
     this.keys[row] = undefined;
     this.removedRows++;
+    this.version++;
     if (this.removedRows > 1024 && this.removedRows * 4 > this.keys.length) this.compact();
     if (this.lists !== undefined && this.size < this.approximate.fromRows / 2) this.scanWhole();
     return true;
@@ -216,7 +257,7 @@ export class VectorIndex {
     if (this.size < this.approximate.fromRows || (this.lists !== undefined && this.size < 4 * this.rowsAtTraining)) return;
     this.lists = InvertedLists.train(
       this.dimensions,
-      this.matrix,
+      (row) => this.rows.row(row),
       this.keys.length,
       (row) => this.keys[row] !== undefined,
       this.approximate.training,
@@ -228,38 +269,51 @@ export class VectorIndex {
   /** Quantizes every row for whole scans, dropping the inverted lists (loading, or once the index has shrunk). */
   private scanWhole(): void {
     this.lists = undefined;
-    this.flat = new QuantizedRows(this.dimensions, this.matrix.length / this.dimensions);
-    this.flat.set(0, this.matrix.subarray(0, this.keys.length * this.dimensions));
+    this.flat = new QuantizedRows(this.dimensions, this.rows.count);
+    let row = 0;
+    for (const piece of this.rows.pieces()) {
+      this.flat.set(row, piece);
+      row += piece.length / this.dimensions;
+    }
   }
 
   private exactScore(row: number, unitQuery: Float32Array): number {
-    return dotAt(this.matrix, row * this.dimensions, unitQuery);
+    return this.rows.dot(row, unitQuery);
   }
 
   private ensureCapacity(rows: number): void {
     this.flat?.ensureCapacity(rows);
-    if (rows * this.dimensions <= this.matrix.length) return;
-    this.matrix = grown(this.matrix, grownCapacity(this.matrix.length / this.dimensions, rows) * this.dimensions);
+    this.rows.ensureCapacity(rows);
+  }
+
+  /** newRow[row]: the number of row `row` once the removed rows are left out, or -1 for a removed row. */
+  private liveRowNumbers(): Int32Array {
+    const newRow = new Int32Array(this.keys.length).fill(-1);
+    let target = 0;
+    for (let row = 0; row < this.keys.length; row++) if (this.keys[row] !== undefined) newRow[row] = target++;
+    return newRow;
   }
 
   private compact(): void {
+    const newRow = this.liveRowNumbers();
+    this.rows.keepOnly(newRow, this.size);
+    this.renumber(newRow);
+  }
+
+  /** Renumbers everything but the float rows (see compact) by `newRow` (see liveRowNumbers). */
+  private renumber(newRow: Int32Array): void {
     const keys: string[] = [];
-    const newRow = new Int32Array(this.keys.length).fill(-1);
-    let target = 0;
     for (let row = 0; row < this.keys.length; row++) {
       const key = this.keys[row];
-      if (key === undefined) continue;
-      newRow[row] = target;
-      if (target !== row) {
-        this.matrix.copyWithin(target * this.dimensions, row * this.dimensions, (row + 1) * this.dimensions);
-        this.flat?.copyRow(row, target);
-      }
+      const target = newRow[row] as number;
+      if (key === undefined || target < 0) continue;
+      if (target !== row) this.flat?.copyRow(row, target);
       this.rowOfKey.set(key, target);
       keys.push(key);
-      target++;
     }
     this.keys = keys;
     this.removedRows = 0;
     this.lists?.renumber(newRow);
+    this.version++;
   }
 }

@@ -4,11 +4,14 @@
 // Layout: [8-byte magic][u64 header offset][u64 header length][u32 header CRC-32], then the sections, each 8-byte
 // aligned: documents as JSON lines (no vectors), the lexical index's typed arrays, the vector rows; the JSON header,
 // which holds every section's CRC-32, comes last. Every byte is checked on reading, so damage is found, not served.
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
+import type { InvertedListsSnapshot } from '../indexes/inverted-lists.js';
 import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
+import type { RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './folder/index-json.js';
@@ -25,9 +28,21 @@ export interface SnapshotContents extends IndexContents {
   readonly derivedFrom: IndexJsonStamp | null;
 }
 
-/** What a snapshot is written from: the lexical arrays come in pieces, so writing holds no second copy of them. */
-export interface SnapshotSource extends Omit<SnapshotContents, 'lexical'> {
+/** What a snapshot is written from: the lexical arrays and the vector rows come in pieces, so writing holds no second copy of them. */
+export interface SnapshotSource extends Omit<SnapshotContents, 'lexical' | 'vectors'> {
   readonly lexical: LexicalSnapshotInPieces;
+  readonly vectors: {
+    readonly keys: readonly string[];
+    /** The rows of keys[0], keys[1]..., contiguous, a block at a time. */
+    readonly rows: () => Iterable<Float32Array>;
+    readonly lists?: InvertedListsSnapshot;
+  } | null;
+}
+
+/** Where a snapshot's vector rows lie in its file: float32, contiguous, one row per key. */
+export interface WrittenRows {
+  readonly byteOffset: number;
+  readonly count: number;
 }
 
 const sectionSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), crc: z.number().int() });
@@ -58,8 +73,9 @@ const headerSchema = z.object({
     .nullable(),
 });
 
-/** Writes the snapshot to `path`, all or nothing. */
-export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<void> {
+/** Writes the snapshot to `path`, all or nothing; where its vector rows lie in it, when it has any. */
+export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<WrittenRows | undefined> {
+  let written: WrittenRows | undefined;
   await writeFileAtomicWith(path, async (file) => {
     let position = preambleBytes;
     const writeBytes = async (bytes: Uint8Array): Promise<Section> => {
@@ -69,29 +85,39 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
       position += bytes.byteLength;
       return { offset, length: bytes.byteLength, crc: crc32(bytes) };
     };
-    const documents = await writeDocuments(file, align(position), contents.documents);
-    position = documents.offset + documents.length;
-    const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
-    for (const [name, array] of Object.entries(contents.lexical.arrays)) {
+    const writePieces = async (pieces: Iterable<Uint32Array | Float32Array>): Promise<Section> => {
       position = align(position);
       const offset = position;
       let crc = 0;
-      for (const piece of array.pieces()) {
+      for (const piece of pieces) {
         const bytes = bytesOf(piece);
         crc = crc32(bytes, crc);
         await file.write(bytes, 0, bytes.byteLength, position);
         position += bytes.byteLength;
       }
-      if (position - offset !== array.length * 4)
-        throw new Error(`the ${name} array gave ${position - offset} bytes, not ${array.length * 4}`);
-      arrays[name] = { offset, length: position - offset, crc, type: array.type };
+      return { offset, length: position - offset, crc };
+    };
+    const documents = await writeDocuments(file, align(position), contents.documents);
+    position = documents.offset + documents.length;
+    const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
+    for (const [name, array] of Object.entries(contents.lexical.arrays)) {
+      const section = await writePieces(array.pieces());
+      if (section.length !== array.length * 4) throw new Error(`the ${name} array gave ${section.length} bytes, not ${array.length * 4}`);
+      arrays[name] = { ...section, type: array.type };
     }
     const stored = contents.vectors;
+    const rows = stored === null ? undefined : await writePieces(stored.rows());
+    if (stored !== null && rows !== undefined) {
+      const dimensions = contents.embedding?.dimensions ?? 0;
+      if (rows.length !== stored.keys.length * dimensions * 4)
+        throw new Error(`the vector rows gave ${rows.length} bytes, not ${stored.keys.length * dimensions * 4}`);
+      written = { byteOffset: rows.offset, count: stored.keys.length };
+    }
     const vectors =
       stored === null
         ? null
         : {
-            ...(await writeBytes(bytesOf(stored.rows))),
+            ...rows,
             keys: stored.keys,
             lists:
               stored.lists === undefined
@@ -120,6 +146,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     preamble.writeUInt32LE(headerSection.crc, 24);
     await file.write(preamble, 0, preambleBytes, 0);
   });
+  return written;
 }
 
 async function writeDocuments(file: FileHandle, offset: number, documents: readonly StoredDocument[]): Promise<Section> {
@@ -128,18 +155,28 @@ async function writeDocuments(file: FileHandle, offset: number, documents: reado
   return { offset, ...(await lines.flush()) };
 }
 
+export interface SnapshotReading {
+  /** Turns down the index.json the snapshot mirrors: it is then not read further. */
+  readonly wanted?: (derivedFrom: IndexJsonStamp | null) => boolean;
+  /**
+   * Leaves the vector rows in the file (checked, not kept) and gives them as rows in an open file, for whoever
+   * adopts them to read on demand and close; otherwise they are read into memory.
+   */
+  readonly rowsInFile?: boolean;
+}
+
 /**
- * The snapshot at `path`, or undefined when there is none or `wanted` turns down the index.json it mirrors (it is then
- * not read further); throws (with the reason) when it is damaged.
+ * The snapshot at `path`, or undefined when there is none or `wanted` turns it down; throws (with the reason) when it
+ * is damaged.
  */
 export async function readSnapshot(
   path: string,
-  wanted: (derivedFrom: IndexJsonStamp | null) => boolean = () => true,
+  { wanted = () => true, rowsInFile = false }: SnapshotReading = {},
 ): Promise<SnapshotContents | undefined> {
   const file = await openIfPresent(path);
   if (file === undefined) return undefined;
   try {
-    const { size } = await file.stat();
+    const { size, ino } = await file.stat();
     const preamble = await readSection(file, 0, preambleBytes, size);
     if (!preamble.subarray(0, magic.length).equals(magic)) throw new Error('not a snapshot file (bad magic)');
     const headerOffset = Number(preamble.readBigUInt64LE(8));
@@ -167,29 +204,61 @@ export async function readSnapshot(
         section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
       arrays[name] = await readArray(file, section, values, size);
     }
-    const lists = header.vectors?.lists;
+    const storedLists = header.vectors?.lists;
+    const lists =
+      storedLists === undefined
+        ? undefined
+        : {
+            centroids: await readArray(file, storedLists.centroids, new Float32Array(storedLists.centroids.length / 4), size),
+            listOfRow: await readArray(file, storedLists.listOfRow, new Uint32Array(storedLists.listOfRow.length / 4), size),
+          };
+    const dimensions = header.embedding?.dimensions ?? 0;
+    if (header.vectors !== null && (dimensions === 0 || header.vectors.length !== header.vectors.keys.length * dimensions * 4)) {
+      throw new Error('vector rows do not match their keys and dimensions');
+    }
+    // Read last: rows left in the file hold a descriptor, which nothing may fail after.
     const vectors =
       header.vectors === null
         ? null
         : {
             keys: header.vectors.keys,
-            rows: await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size),
-            ...(lists === undefined
-              ? {}
-              : {
-                  lists: {
-                    centroids: await readArray(file, lists.centroids, new Float32Array(lists.centroids.length / 4), size),
-                    listOfRow: await readArray(file, lists.listOfRow, new Uint32Array(lists.listOfRow.length / 4), size),
-                  },
-                }),
+            ...(lists === undefined ? {} : { lists }),
+            rows: rowsInFile
+              ? await rowsLeftInFile(path, ino, file, header.vectors, size, dimensions)
+              : await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size),
           };
-    if (vectors !== null && (header.embedding === null || vectors.rows.length !== vectors.keys.length * header.embedding.dimensions)) {
-      throw new Error('vector rows do not match their keys and dimensions');
-    }
     return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors, derivedFrom };
   } finally {
     await file.close();
   }
+}
+
+/**
+ * The rows section, checked, as rows in a new descriptor of the same file (`rowsInFile`), or read into memory when the
+ * file at `path` was replaced meanwhile. The descriptor is opened last, so nothing after it can fail and leave it open.
+ */
+async function rowsLeftInFile(
+  path: string,
+  ino: number,
+  file: FileHandle,
+  section: Section,
+  size: number,
+  dimensions: number,
+): Promise<RowsInFile | Float32Array> {
+  if (section.offset + section.length > size)
+    throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
+  const block = new Uint8Array(Math.min(section.length, 8 << 20));
+  let crc = 0;
+  for (let done = 0; done < section.length; done += block.length) {
+    const bytes = block.subarray(0, Math.min(block.length, section.length - done));
+    await readExactly(file, section.offset + done, bytes);
+    crc = crc32(bytes, crc);
+  }
+  if (crc !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
+  const fd = openSync(path, 'r');
+  if (fstatSync(fd).ino === ino) return { fd, byteOffset: section.offset, count: section.length / 4 / dimensions };
+  closeSync(fd);
+  return readArray(file, section, withHeadroom(Float32Array, section.length / 4), size);
 }
 
 async function readDocuments(file: FileHandle, section: Section, size: number): Promise<StoredDocument[]> {

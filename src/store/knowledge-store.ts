@@ -155,10 +155,17 @@ export class KnowledgeStore {
     return namespace;
   }
 
-  /** Waits for every namespace's queued writes to finish, closes each (a folder folds its journal into index.json), then the layout. */
+  /**
+   * Waits for every namespace's queued writes to finish, closes each (a folder folds its journal into index.json) and
+   * the files its index reads from, then the layout.
+   */
   async close(): Promise<void> {
     const namespaces = await Promise.allSettled(this.opened.values());
-    await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
+    const closing = async (namespace: Namespace) => {
+      await namespace.close();
+      namespace.release();
+    };
+    await Promise.all(namespaces.flatMap((result) => (result.status === 'fulfilled' ? [closing(result.value)] : [])));
     await this.layout.close();
   }
 
@@ -244,6 +251,7 @@ export class KnowledgeStore {
     this.loaded.delete(name);
     this.unloaded.set(name, countsOf(namespace));
     this.evictions++;
+    namespace.release();
   }
 
   private forget(name: string): void {

@@ -7,6 +7,8 @@ export interface IndexSize {
   /** Characters of chunk text. */
   readonly textLength: number;
   readonly vectors: number;
+  /** Vectors whose float32 rows are in memory; the others' rows are read from a file. */
+  readonly vectorsInMemory: number;
   readonly dimensions: number;
 }
 
@@ -14,9 +16,15 @@ export interface IndexSize {
 const bytesPerChunk = 1_450;
 /** Chunk text is held once as a string, and its terms again in the lexical index. */
 const bytesPerCharacter = 2;
-/** A float32 row and its int8 copy, with the headroom the arrays grow with. */
-const bytesPerDimension = 6;
+/** A vector's int8 copy, with the headroom the arrays grow with... */
+const bytesPerDimension = 1.5;
+/** ...and its float32 row, when that is in memory. */
+const bytesPerDimensionInMemory = 4.5;
 
 export function estimateIndexBytes(size: IndexSize): number {
-  return size.chunks * bytesPerChunk + size.textLength * bytesPerCharacter + size.vectors * size.dimensions * bytesPerDimension;
+  return (
+    size.chunks * bytesPerChunk +
+    size.textLength * bytesPerCharacter +
+    (size.vectors * bytesPerDimension + size.vectorsInMemory * bytesPerDimensionInMemory) * size.dimensions
+  );
 }

@@ -2,12 +2,13 @@
 // (the same ops the journal records), so what is replayed at start-up is exactly what happened while running.
 import { LexicalIndex } from '../indexes/lexical-index.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
-import { VectorIndex } from '../indexes/vector-index.js';
+import { openSync } from 'node:fs';
+import { type LiveRows, VectorIndex } from '../indexes/vector-index.js';
 import { FilesByKey } from './files-by-key.js';
 import type { IndexContents, StoredVectors } from './index-contents.js';
 import type { IndexJsonSource } from './folder/index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
-import type { SnapshotContents, SnapshotSource } from './index-snapshot.js';
+import type { SnapshotContents, SnapshotSource, WrittenRows } from './index-snapshot.js';
 import { originIdentity, type StoredChunk, type StoredDocument } from './stored-document.js';
 
 export class NamespaceIndex {
@@ -49,7 +50,7 @@ export class NamespaceIndex {
   }
 
   /** Everything a snapshot holds, read from the live index as it is written: write it before the next change. */
-  toSnapshot(): Omit<SnapshotSource, 'derivedFrom'> {
+  toSnapshot(): Omit<SnapshotSource, 'derivedFrom' | 'vectors'> & { readonly vectors: LiveRows | null } {
     return {
       embedding: this.currentEmbedding,
       documents: [...this.documentsByFile.values()],
@@ -63,10 +64,25 @@ export class NamespaceIndex {
     return { embedding: this.currentEmbedding, documents: [...this.documentsByFile.values()], vectorOf: (id) => this.vectors?.view(id) };
   }
 
+  /**
+   * Once a snapshot of `toSnapshot()` is written to `path` (its rows at `rows`): the vector rows are read from there
+   * from now on instead of held in memory, unless the vectors changed meanwhile.
+   */
+  readVectorsFrom(path: string, rows: WrittenRows, version: number): void {
+    if (this.vectors === null) return;
+    this.vectors.readRowsFrom({ fd: openSync(path, 'r'), ...rows }, version);
+  }
+
+  /** Closes the file the vector rows are read from, if any: the index is not used after this. */
+  close(): void {
+    this.vectors?.close();
+  }
+
   apply(op: IndexOp): void {
     switch (op.op) {
       case 'model':
         this.currentEmbedding = op.embedding;
+        this.vectors?.close();
         this.vectors = null;
         return;
       case 'put':
@@ -136,6 +152,11 @@ export class NamespaceIndex {
 
   get vectorCount(): number {
     return this.vectors?.size ?? 0;
+  }
+
+  /** Vectors whose float32 rows are held in memory, not read from the snapshot's file. */
+  get vectorsInMemory(): number {
+    return this.vectors?.rowsInMemory ?? 0;
   }
 
   /** Characters of text in the namespace's chunks. */

@@ -93,6 +93,7 @@ export class Namespace {
       chunks: this.index.chunkCount,
       textLength: this.index.textLength,
       vectors: this.index.vectorCount,
+      vectorsInMemory: this.index.vectorsInMemory,
       dimensions: this.index.embedding?.dimensions ?? 0,
     });
   }
@@ -180,6 +181,11 @@ export class Namespace {
   /** Applies the changes other replicas committed since this one last looked (cluster mode). */
   refresh(): Promise<void> {
     return this.storage.refresh(this.index);
+  }
+
+  /** Closes the files the index reads from: for a namespace dropped from memory, which is not used after this. */
+  release(): void {
+    this.index.close();
   }
 
   /** Lets queued changes finish, then removes everything the namespace stored. */

@@ -42,9 +42,10 @@ export interface StoredIndex {
  * the first of these that reads: the snapshot when it mirrors the current index.json; index.json itself; when there is
  * no readable current index.json, any snapshot (a namespace of the version that kept no index.json, or a damaged
  * index.json: the journal and the Markdown files fill in what that snapshot lacks); an index.json of format 1. The
- * journal is replayed over it.
+ * journal is replayed over it. With `rowsInFile`, a snapshot's vector rows stay in its file (see readSnapshot), for
+ * the namespace to read on demand; otherwise the index holds no file open.
  */
-export async function readIndexFiles(directory: string): Promise<StoredIndex> {
+export async function readIndexFiles(directory: string, { rowsInFile = false }: { rowsInFile?: boolean } = {}): Promise<StoredIndex> {
   const damaged: { file: string; error: Error }[] = [];
   const attempt = async <T>(file: string, read: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -58,7 +59,7 @@ export async function readIndexFiles(directory: string): Promise<StoredIndex> {
   const snapshotPath = join(directory, snapshotFileName);
   const fromSnapshot = (wanted?: (derivedFrom: IndexJsonStamp | null) => boolean) =>
     attempt(snapshotFileName, async () => {
-      const snapshot = await readSnapshot(snapshotPath, wanted);
+      const snapshot = await readSnapshot(snapshotPath, { wanted, rowsInFile });
       return snapshot === undefined ? undefined : NamespaceIndex.fromSnapshot(snapshot);
     });
 
@@ -104,7 +105,7 @@ export class IndexFiles {
    * for a fresh index.json and snapshot once the caller has reconciled the index with the folder.
    */
   async restore(): Promise<{ index: NamespaceIndex; rewrite: boolean }> {
-    const stored = await readIndexFiles(this.directory);
+    const stored = await readIndexFiles(this.directory, { rowsInFile: true });
     this.indexJsonBytes = stored.stamp?.bytes ?? 0;
     this.journalBytes = stored.journal.intactBytes;
     for (const { file, error } of stored.damaged) {
@@ -178,8 +179,11 @@ export class IndexFiles {
       // Replaying a journal already in index.json is harmless (every op sets state), so a crash before this loses nothing.
       await truncateJournal(join(this.directory, journalFileName), 0);
       this.journalBytes = 0;
-      await writeSnapshot(join(this.directory, snapshotFileName), { ...index.toSnapshot(), derivedFrom: stamp });
+      const snapshotPath = join(this.directory, snapshotFileName);
+      const snapshot = index.toSnapshot();
+      const rows = await writeSnapshot(snapshotPath, { ...snapshot, derivedFrom: stamp });
       this.upToDate = true;
+      if (rows !== undefined && snapshot.vectors !== null) index.readVectorsFrom(snapshotPath, rows, snapshot.vectors.version);
     } catch (error) {
       this.warn(
         `${this.describe}: after writing ${indexJsonFileName}, emptying the journal or writing ${snapshotFileName} failed (${describeFileError(error)}); ${indexJsonFileName} and the journal hold every change`,

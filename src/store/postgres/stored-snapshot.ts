@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import type { ArrayInPieces } from '../../indexes/lexical-index.js';
+import { joinedRows } from '../../indexes/unit-rows.js';
 import { readSnapshot, writeSnapshot, type SnapshotContents, type SnapshotSource } from '../index-snapshot.js';
 import type { NamespaceIndex } from '../namespace-index.js';
 import { snapshotLockClass } from './cluster-schema.js';
@@ -37,10 +38,18 @@ export function detachedSnapshot(index: NamespaceIndex): SnapshotSource {
   return {
     ...live,
     lexical: { ...live.lexical, lengthTotals: [...live.lexical.lengthTotals], arrays },
-    // The lists are copies already; the rows are a view of the live index's.
-    vectors: live.vectors === null ? null : { ...live.vectors, rows: live.vectors.rows.slice() },
+    // The lists are copies already; the rows are read from the live index's.
+    vectors:
+      live.vectors === null
+        ? null
+        : { ...live.vectors, rows: detachedRows(live.vectors.rows(), live.vectors.keys.length * (live.embedding?.dimensions ?? 0)) },
     derivedFrom: null,
   };
+}
+
+function detachedRows(pieces: Iterable<Float32Array>, length: number): () => Iterable<Float32Array> {
+  const rows = joinedRows(pieces, length);
+  return () => [rows];
 }
 
 function materialized(array: ArrayInPieces): ArrayInPieces {

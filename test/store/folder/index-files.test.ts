@@ -190,6 +190,37 @@ describe('a namespace reopened from its index files', () => {
     assert.deepEqual(observable(stored.index, queries), expected);
   });
 
+  it('reads its vector rows from the snapshot it wrote instead of holding them, and searches the same', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 3), draft(markerWord(2), 2)]);
+    await namespace.commitDocuments([draft(markerWord(3), 4)]);
+    const probes = queries.map((query) => vectorFor(query));
+    const expected = probes.map((probe) => namespace.searchVectors(probe, 5));
+    const held = namespace.estimatedBytes;
+    await namespace.close(); // writes the snapshot, whose rows the index reads from then on
+    assert.ok(namespace.estimatedBytes < held, `${namespace.estimatedBytes} < ${held} estimated bytes`);
+    assert.deepEqual(
+      probes.map((probe) => namespace.searchVectors(probe, 5)),
+      expected,
+    );
+    const stored = (await readIndexFiles(directory, { rowsInFile: true })).index;
+    assert.equal(stored.vectorCount, namespace.vectorCount);
+    assert.equal(stored.vectorsInMemory, 0);
+    assert.deepEqual(
+      probes.map((probe) => stored.searchVectors(probe, 5)),
+      expected,
+    );
+    stored.close();
+    const reopened = await open(directory);
+    assert.equal(reopened.estimatedBytes, namespace.estimatedBytes);
+    assert.deepEqual(
+      probes.map((probe) => reopened.searchVectors(probe, 5)),
+      expected,
+    );
+    reopened.release();
+  });
+
   it('writes index.json at the first commit, so a tool reading the folder right after an ingest finds it', async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);

@@ -1,0 +1,211 @@
+// A vector index's float32 unit rows: in memory, or, after a snapshot, the ones the snapshot holds read from its file
+// on demand and only the rows added since in memory. At a million rows of 384 dimensions that keeps 1.5 GB out of the
+// resident set: searches read only the few dozen rows they rescore exactly (docs/performance.md).
+import { closeSync, readSync } from 'node:fs';
+import { dotAt } from './cosine.js';
+import { grown, grownCapacity } from './growable-array.js';
+
+/** Rows lying contiguously as float32 in an open file from `byteOffset`; whoever receives it closes `fd`. */
+export interface RowsInFile {
+  readonly fd: number;
+  readonly byteOffset: number;
+  readonly count: number;
+}
+
+/** Rows read from a file per read when they are read in order (a snapshot or index.json being written). */
+const readAheadRows = 256;
+
+/** Closes the files of rows nobody closed before they were collected (an index read only to be inspected, say). */
+const unclosedFiles = new FinalizationRegistry<number>((fd) => closeSync(fd));
+
+export class UnitRows {
+  private file: RowsInFile | undefined;
+  /** The rows after the file's: memory row i is row fileRows + i. */
+  private memory: Float32Array;
+  private memoryRows = 0;
+  /** File rows read ahead, for reads in order: rows readAheadFirst to readAheadFirst + readAheadCount - 1. */
+  private readonly readAhead: Float32Array;
+  private readAheadFirst = 0;
+  private readAheadCount = 0;
+  private lastRead = -2;
+  private readonly single: Float32Array;
+
+  constructor(
+    readonly dimensions: number,
+    capacity: number,
+  ) {
+    this.memory = new Float32Array(dimensions * Math.max(1, capacity));
+    this.readAhead = new Float32Array(dimensions * readAheadRows);
+    this.single = new Float32Array(dimensions);
+  }
+
+  /** Adopts `rows` (laid out contiguously) without copying them. */
+  static inMemory(dimensions: number, rows: Float32Array): UnitRows {
+    const unitRows = new UnitRows(dimensions, 0);
+    unitRows.memory = rows;
+    unitRows.memoryRows = rows.length / dimensions;
+    return unitRows;
+  }
+
+  /** Rows read from `file` on demand; the file is now this object's to close. */
+  static inFile(dimensions: number, file: RowsInFile): UnitRows {
+    const unitRows = new UnitRows(dimensions, 0);
+    unitRows.useFile(file);
+    return unitRows;
+  }
+
+  get count(): number {
+    return this.fileRows + this.memoryRows;
+  }
+
+  /** Whether some rows are read from a file rather than held in memory. */
+  get readsFile(): boolean {
+    return this.file !== undefined;
+  }
+
+  /** Rows held in memory (the others are read from the file). */
+  get inMemory(): number {
+    return this.memoryRows;
+  }
+
+  /** Row `row`: a view valid until the next call of any method here. */
+  row(row: number): Float32Array {
+    const fileRows = this.fileRows;
+    if (row >= fileRows) return this.memory.subarray((row - fileRows) * this.dimensions, (row - fileRows + 1) * this.dimensions);
+    const inOrder = row === this.lastRead + 1;
+    this.lastRead = row;
+    if (row >= this.readAheadFirst && row < this.readAheadFirst + this.readAheadCount) {
+      const offset = (row - this.readAheadFirst) * this.dimensions;
+      return this.readAhead.subarray(offset, offset + this.dimensions);
+    }
+    if (!inOrder) {
+      this.readFileRows(row, this.single);
+      return this.single;
+    }
+    this.readAheadFirst = row;
+    this.readAheadCount = Math.min(readAheadRows, fileRows - row);
+    this.readFileRows(row, this.readAhead.subarray(0, this.readAheadCount * this.dimensions));
+    return this.readAhead.subarray(0, this.dimensions);
+  }
+
+  dot(row: number, query: Float32Array): number {
+    const fileRows = this.fileRows;
+    return row >= fileRows ? dotAt(this.memory, (row - fileRows) * this.dimensions, query) : dotAt(this.row(row), 0, query);
+  }
+
+  /** Appends a unit row. */
+  append(unit: Float32Array): void {
+    this.ensureCapacity(this.count + 1);
+    this.memory.set(unit, this.memoryRows * this.dimensions);
+    this.memoryRows++;
+  }
+
+  /** Room for `rows` rows in all without growing again. */
+  ensureCapacity(rows: number): void {
+    const memoryRows = rows - this.fileRows;
+    if (memoryRows * this.dimensions <= this.memory.length) return;
+    this.memory = grown(this.memory, grownCapacity(this.memory.length / this.dimensions, memoryRows) * this.dimensions);
+  }
+
+  /** Every row, contiguous in memory; rows read from a file are read in, and the file closed. */
+  contiguous(): Float32Array {
+    if (this.file !== undefined) {
+      const rows = new Float32Array(this.count * this.dimensions);
+      this.readFileRows(0, rows.subarray(0, this.fileRows * this.dimensions));
+      rows.set(this.memory.subarray(0, this.memoryRows * this.dimensions), this.fileRows * this.dimensions);
+      this.memoryRows = this.count;
+      this.memory = rows;
+      this.dropFile();
+    }
+    return this.memory.subarray(0, this.memoryRows * this.dimensions);
+  }
+
+  /** Keeps the rows with newRow[row] >= 0, row `row` becoming row newRow[row] (numbers in the same order, from 0). */
+  keepOnly(newRow: Int32Array, kept: number): void {
+    const rows = this.contiguous();
+    for (let row = 0; row < newRow.length; row++) {
+      const target = newRow[row] as number;
+      if (target >= 0 && target !== row) rows.copyWithin(target * this.dimensions, row * this.dimensions, (row + 1) * this.dimensions);
+    }
+    this.memoryRows = kept;
+  }
+
+  /**
+   * The rows with newRow[row] >= 0 (every row without `newRow`), in order, a block at a time: each block is valid until
+   * the next one is asked for. What a snapshot is written from, without holding a second copy of the rows.
+   */
+  *pieces(newRow?: Int32Array): Generator<Float32Array> {
+    if (this.file === undefined && newRow === undefined) {
+      yield this.memory.subarray(0, this.memoryRows * this.dimensions);
+      return;
+    }
+    const block = new Float32Array(readAheadRows * this.dimensions);
+    let filled = 0;
+    for (let row = 0; row < this.count; row++) {
+      if (newRow !== undefined && (newRow[row] as number) < 0) continue;
+      block.set(this.row(row), filled * this.dimensions);
+      if (++filled === readAheadRows) {
+        yield block;
+        filled = 0;
+      }
+    }
+    if (filled > 0) yield block.subarray(0, filled * this.dimensions);
+  }
+
+  /** Reads every row from `file` from now on (it holds exactly this object's rows, renumbered as the caller says). */
+  replaceWith(file: RowsInFile): void {
+    this.dropFile();
+    this.memory = new Float32Array(this.dimensions);
+    this.memoryRows = 0;
+    this.useFile(file);
+  }
+
+  /** Closes the file rows are read from, if any; the rows are no longer readable after that. */
+  close(): void {
+    this.dropFile();
+    this.memory = new Float32Array(0);
+    this.memoryRows = 0;
+  }
+
+  private get fileRows(): number {
+    return this.file?.count ?? 0;
+  }
+
+  private useFile(file: RowsInFile): void {
+    this.file = file;
+    this.readAheadCount = 0;
+    this.lastRead = -2;
+    unclosedFiles.register(this, file.fd, this);
+  }
+
+  private dropFile(): void {
+    if (this.file === undefined) return;
+    unclosedFiles.unregister(this);
+    closeSync(this.file.fd);
+    this.file = undefined;
+    this.readAheadCount = 0;
+  }
+
+  private readFileRows(first: number, into: Float32Array): void {
+    const file = this.file as RowsInFile;
+    const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+    let done = 0;
+    while (done < bytes.byteLength) {
+      const read = readSync(file.fd, bytes, done, bytes.byteLength - done, file.byteOffset + first * this.dimensions * 4 + done);
+      if (read === 0) throw new Error(`the vector rows' file ends before row ${first + into.length / this.dimensions}`);
+      done += read;
+    }
+  }
+}
+
+/** The `length` values of `pieces` (see UnitRows.pieces) copied into one array. */
+export function joinedRows(pieces: Iterable<Float32Array>, length: number): Float32Array {
+  const rows = new Float32Array(length);
+  let filled = 0;
+  for (const piece of pieces) {
+    rows.set(piece, filled);
+    filled += piece.length;
+  }
+  if (filled !== length) throw new RangeError(`${filled} values where ${length} were expected`);
+  return rows;
+}
