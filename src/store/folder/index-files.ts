@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { indexJsonFileName, readIndexJson, readIndexJsonHead, sameStamp, writeIndexJson, type IndexJsonStamp } from './index-json.js';
 import { appendRecord, encodeRecord, readJournal, truncateJournal, type JournalContents } from './index-journal.js';
 import type { IndexOp } from '../index-ops.js';
-import { readSnapshot, writeSnapshot } from '../index-snapshot.js';
+import { readSnapshot, type WrittenRows, writeSnapshot } from '../index-snapshot.js';
 import { readLegacyIndexJson } from './legacy-index-json.js';
 import { NamespaceIndex } from '../namespace-index.js';
 import { describeFileError } from '../storage-full.js';
@@ -183,10 +183,21 @@ export class IndexFiles {
       const snapshot = index.toSnapshot();
       const rows = await writeSnapshot(snapshotPath, { ...snapshot, derivedFrom: stamp });
       this.upToDate = true;
-      if (rows !== undefined && snapshot.vectors !== null) index.readVectorsFrom(snapshotPath, rows, snapshot.vectors.version);
+      if (rows !== undefined && snapshot.vectors !== null) this.readVectorsFrom(index, snapshotPath, rows, snapshot.vectors.version);
     } catch (error) {
       this.warn(
         `${this.describe}: after writing ${indexJsonFileName}, emptying the journal or writing ${snapshotFileName} failed (${describeFileError(error)}); ${indexJsonFileName} and the journal hold every change`,
+      );
+    }
+  }
+
+  /** Lets the index read its vector rows from the snapshot just written; when that file cannot be opened they stay in memory. */
+  private readVectorsFrom(index: NamespaceIndex, path: string, rows: WrittenRows, version: number): void {
+    try {
+      index.readVectorsFrom(path, rows, version);
+    } catch (error) {
+      this.warn(
+        `${this.describe}: opening ${snapshotFileName} to read vectors from failed (${describeFileError(error)}); they stay in memory`,
       );
     }
   }
