@@ -20,7 +20,7 @@ const { values: flags } = parseArgs({
   options: {
     chunks: { type: 'string', default: '1000000' },
     queries: { type: 'string', default: '300' },
-    probes: { type: 'string', default: '64,128,192,256,320' },
+    probes: { type: 'string', default: '64,128,192,256,320,352' },
     lists: { type: 'string', default: String(defaultApproximateSearch.training.listCount) },
     usearch: { type: 'boolean', default: true },
   },
