@@ -1,8 +1,8 @@
 // A namespace's index in memory: documents, chunks, the lexical index and the vectors, changed only by applying IndexOps
 // (the same ops the journal records), so what is replayed at start-up is exactly what happened while running.
+import { openSync } from 'node:fs';
 import { LexicalIndex } from '../indexes/lexical-index.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
-import { openSync } from 'node:fs';
 import { type LiveRows, VectorIndex } from '../indexes/vector-index.js';
 import { FilesByKey } from './files-by-key.js';
 import type { IndexContents, StoredVectors } from './index-contents.js';
