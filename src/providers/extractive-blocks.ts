@@ -93,7 +93,10 @@ export function tableRows(table: string, question: ReadonlySet<string>): string 
   return [header, separator, ...(matching.length > 0 ? matching : rows).slice(0, maxTableRows)].join('\n');
 }
 
-const listItemStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
+/** A list item's marker: a bullet, or a number and its delimiter. */
+export const listMarker = String.raw`(?:[-*+]|\d{1,9}[.)])`;
+/** The first line of a list item. */
+export const listItemStart = new RegExp(String.raw`^\s{0,3}${listMarker}\s`);
 
 /**
  * The items of a list too long to quote whole, cut at item boundaries to about `budget` characters: those that name

@@ -20,6 +20,8 @@ import {
   isProse,
   leansOnPrevious,
   listItems,
+  listItemStart,
+  listMarker,
   snippetBlocks,
   tableRows,
   type SnippetBlock,
@@ -64,7 +66,6 @@ const maxLeanBack = 2;
 const reachBack = 4;
 /** How many blocks after a passage that has not said how it looks for the sentence that does (across a heading). */
 const crossReach = 6;
-const listStart = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
 const howToQuestion =
   /\b(how|way|example|set ?up|configure|create|add|use|make|write|declare|define|return|run|test|enable|disable|install|deploy)\b/i;
 
@@ -184,7 +185,7 @@ function splitLead(text: string): { lead: string; rest: string } {
 }
 
 /** The last line of a list when it is an item's bold label alone, with the line break before it. */
-const trailingLabelItem = /(?:^|\n)[^\S\n]*(?:[-*+]|\d{1,9}[.)])[^\S\n]+\*\*[^*\n]+\*\*:?[^\S\n]*$/;
+const trailingLabelItem = new RegExp(String.raw`(?:^|\n)[^\S\n]*${listMarker}[^\S\n]+\*\*[^*\n]+\*\*:?[^\S\n]*$`);
 
 function cite(text: string, number: number): string {
   const trimmed = text.trimEnd();
@@ -383,7 +384,7 @@ function withoutEmptyIntroductions(parts: readonly string[]): string[] {
   return parts.map((part, index) => {
     const next = parts[index + 1];
     const introducesNothing =
-      next !== undefined && part.endsWith(':') && !introducedPart.test(next) && !listStart.test(next) && !introducesProse.test(part);
+      next !== undefined && part.endsWith(':') && !introducedPart.test(next) && !listItemStart.test(next) && !introducesProse.test(part);
     return introducesNothing ? `${part.slice(0, -1)}.` : part;
   });
 }
@@ -420,7 +421,7 @@ export function extractiveAnswer(request: ChatRequest): string {
     order();
   }
   // The answer opens with a sentence: a passage that is a bare list goes after the first one that starts with prose.
-  const lead = answer.findIndex((text) => !listStart.test(text));
+  const lead = answer.findIndex((text) => !listItemStart.test(text));
   if (lead > 0) answer.unshift(...answer.splice(lead, 1));
   return answer.length === 0 ? noAnswer : answer.join('\n\n');
 }

@@ -78,14 +78,8 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
   let written: WrittenRows | undefined;
   await writeFileAtomicWith(path, async (file) => {
     let position = preambleBytes;
-    const writeBytes = async (bytes: Uint8Array): Promise<Section> => {
-      position = align(position);
-      const offset = position;
-      await file.write(bytes, 0, bytes.byteLength, position);
-      position += bytes.byteLength;
-      return { offset, length: bytes.byteLength, crc: crc32(bytes) };
-    };
-    const writePieces = async (pieces: Iterable<Uint32Array | Float32Array>): Promise<Section> => {
+    /** Writes `pieces` one after another as one section, aligned. */
+    const writePieces = async (pieces: Iterable<Uint8Array | Uint32Array | Float32Array>): Promise<Section> => {
       position = align(position);
       const offset = position;
       let crc = 0;
@@ -123,8 +117,8 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
               stored.lists === undefined
                 ? undefined
                 : {
-                    centroids: await writeBytes(bytesOf(stored.lists.centroids)),
-                    listOfRow: await writeBytes(bytesOf(stored.lists.listOfRow)),
+                    centroids: await writePieces([stored.lists.centroids]),
+                    listOfRow: await writePieces([stored.lists.listOfRow]),
                   },
           };
     const header = Buffer.from(
@@ -138,7 +132,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
       }),
       'utf8',
     );
-    const headerSection = await writeBytes(header);
+    const headerSection = await writePieces([header]);
     const preamble = Buffer.alloc(preambleBytes);
     magic.copy(preamble, 0);
     preamble.writeBigUInt64LE(BigInt(headerSection.offset), 8);
@@ -235,7 +229,8 @@ export async function readSnapshot(
 
 /**
  * The rows section, checked, as rows in a new descriptor of the same file (`rowsInFile`), or read into memory when the
- * file at `path` was replaced meanwhile. The descriptor is opened last, so nothing after it can fail and leave it open.
+ * file at `path` was replaced meanwhile (its bounds are checked by the caller). The descriptor is opened last, so
+ * nothing after it can fail and leave it open.
  */
 async function rowsLeftInFile(
   path: string,
@@ -245,8 +240,6 @@ async function rowsLeftInFile(
   size: number,
   dimensions: number,
 ): Promise<RowsInFile | Float32Array> {
-  if (section.offset + section.length > size)
-    throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
   const block = new Uint8Array(Math.min(section.length, 8 << 20));
   let crc = 0;
   for (let done = 0; done < section.length; done += block.length) {
@@ -295,7 +288,7 @@ async function readSection(file: FileHandle, offset: number, length: number, siz
   return Buffer.from(target.buffer, target.byteOffset, target.byteLength);
 }
 
-function bytesOf(array: Uint32Array | Float32Array): Uint8Array {
+function bytesOf(array: Uint8Array | Uint32Array | Float32Array): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
