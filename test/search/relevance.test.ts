@@ -91,6 +91,8 @@ describe('relevanceEvidence', () => {
     assert.deepEqual(asked('Is the server compatible with Zappa? I deploy with Docker and Zappa to AWS.'), ['Zappa', 'AWS']);
     assert.deepEqual(asked('can the server export Avro schemas instead of JSON?'), ['Avro']);
     assert.deepEqual(asked('can the server be bundled into one .exe like PyInstaller does?'), ['PyInstaller']);
+    assert.deepEqual(asked('can the server speak gRPC, and does it run on macOS and iOS?'), ['gRPC', 'macOS', 'iOS']);
+    assert.equal(asked('the server calls toJSON() and reads user.firstName'), undefined);
     assert.equal(asked('the server raises ModuleNotFoundError when createApp(MainApp) runs'), undefined);
     // Sentence openings, identifiers, paths, and what the asker quotes (an error message, code) are not names.
     assert.equal(asked('Where does the server log? Nothing in README.md or Content-Type says.'), undefined);
