@@ -106,8 +106,11 @@ describe('relevanceEvidence', () => {
     assert.deepEqual(asked('What is the default of `UV_DOWNLOAD_RETRIES` on the server?'), ['UV_DOWNLOAD_RETRIES']);
     assert.deepEqual(asked('is there a v-lazy directive for the server images?'), ['v-lazy']);
     assert.deepEqual(asked('when does onBeforeRender run on the server?'), ['onBeforeRender']);
-    // A family the namespace hardly names is the asker's own; so is a plural of a member, a path, an English word.
-    assert.equal(asked('the server reads MY_SERVER_PORT and my_settings_file'), undefined);
+    // A snake_case name needs no family: an API's names are of that shape.
+    assert.deepEqual(asked('does the server have a ping_interval option?'), ['ping_interval']);
+    assert.equal(asked('does the server read my_settings?'), undefined);
+    // Of another shape, a family the namespace hardly names is the asker's own; so is a plural of a member, a path, an English word.
+    assert.equal(asked('the server reads MY_SERVER_PORT and MY_SERVER_HOST'), undefined);
     assert.equal(asked('can one server component have two v-models?'), undefined);
     assert.equal(asked('the server keeps its environments in ~/uv-venvs and ./v-cache'), undefined);
     assert.equal(asked('the server does not re-assign it'), undefined);
