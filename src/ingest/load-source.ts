@@ -1,7 +1,8 @@
 // Turns one source into a titled Markdown document: fetch or read it within the limits, then convert it.
 import { open, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { KnowledgeError } from '../errors.js';
+import { titleFromFileName } from '../store/front-matter.js';
 import { acceptedExtensions, detectFormat } from './convert-document.js';
 import type { DocumentConverter } from './document-converter.js';
 import { fetchUrl, type FetchedPage, type FetchLimits } from './fetch-url.js';
@@ -27,19 +28,6 @@ const maxTitleLength = 200;
 function firstLine(markdown: string): string | undefined {
   const line = markdown.slice(0, 200).split('\n')[0]?.trim();
   return line === undefined || line === '' ? undefined : line.replace(/^[#>*\-\s]+/, '').slice(0, 80);
-}
-
-/**
- * A title from a file's name, for a document that names none of its own, as MkDocs titles such a page: without its
- * extension, dashes and underscores as spaces, the first letter capitalised ("errors/validation_errors.md":
- * "Validation errors"); the folder's name for an `index` or `README` page ("tutorial/index.md": "Tutorial").
- */
-function nameFromPath(path: string): string {
-  const name = basename(path).replace(/\.[a-z0-9]+$/i, '');
-  const folder = basename(dirname(path));
-  const chosen = /^(?:index|readme)$/i.test(name) && folder !== '' && folder !== '.' ? folder : name;
-  const spaced = chosen.replace(/[-_]+/g, ' ').trim() || chosen;
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
 
 function nameFromUrl(url: string): string | undefined {
@@ -130,7 +118,7 @@ export async function loadSource(
       const bytes = await readAllowedFile(source.path, limits);
       const format = detectFormat(bytes, { fileName: source.path });
       if (format === undefined) throw unsupported(source.path);
-      return titled(source.title, await converter.convert(bytes, format, undefined, signal), nameFromPath(source.path));
+      return titled(source.title, await converter.convert(bytes, format, undefined, signal), titleFromFileName(source.path));
     }
     case 'upload': {
       if (source.bytes.length > limits.maxSourceBytes) {
@@ -144,7 +132,7 @@ export async function loadSource(
         ...(source.contentType === undefined ? {} : { contentType: source.contentType }),
       });
       if (format === undefined) throw unsupported(source.fileName);
-      return titled(source.title, await converter.convert(source.bytes, format, undefined, signal), nameFromPath(source.fileName));
+      return titled(source.title, await converter.convert(source.bytes, format, undefined, signal), titleFromFileName(source.fileName));
     }
     case 'url':
       return loadFetched(await fetchUrl(source.url, fetchLimits(limits), signal), source.title, converter, signal);

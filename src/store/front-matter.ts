@@ -1,4 +1,6 @@
-// The front-matter block at the top of each stored Markdown document (title, origin, content hash, ingest time).
+// The front-matter block at the top of each stored Markdown document (title, origin, content hash, ingest time), and
+// the title of a document that has none.
+import { basename, dirname } from 'node:path';
 import {
   closesFence,
   isYamlDelimiter,
@@ -92,4 +94,18 @@ export function parseDocument(text: string): { frontMatter: FrontMatter; body: s
     if (value !== undefined && value !== '') frontMatter[field] = value;
   }
   return { frontMatter, body: normalized.slice(block.bodyStart).trim() };
+}
+
+/**
+ * A title from a file's name, for a document that names none of its own, as MkDocs titles such a page: without its
+ * extension, dashes and underscores as spaces, the first letter capitalised ("errors/validation_errors.md":
+ * "Validation errors"); the folder's name for an `index` or `README` page ("tutorial/index.md": "Tutorial"). Both an
+ * ingested file and a `.md` file placed in a namespace's folder by hand are titled so.
+ */
+export function titleFromFileName(path: string): string {
+  const name = basename(path).replace(/\.[a-z0-9]+$/i, '');
+  const folder = basename(dirname(path));
+  const chosen = /^(?:index|readme)$/i.test(name) && folder !== '' && folder !== '.' ? folder : name;
+  const spaced = chosen.replace(/[-_]+/g, ' ').trim() || chosen;
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }

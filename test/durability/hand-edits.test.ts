@@ -56,7 +56,10 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
     const directory = join(storageRoot, namespace);
     const plainMarker = markerWord(100);
     const frontMatterMarker = markerWord(101);
+    const untitledMarker = markerWord(102);
     await writeFile(join(directory, 'hand-notes.md'), `# Hand Notes\n\nWritten in an editor; mentions ${plainMarker}.\n`);
+    // No title of its own: titled from its name, as an ingested file is.
+    await writeFile(join(directory, 'release_notes.md'), `Nothing but text, which mentions ${untitledMarker}.\n`);
     await writeFile(
       join(directory, 'with-front-matter.md'),
       `---\ntitle: "Typed By Hand"\nsource: "notebook"\n---\n\nThe marker is ${frontMatterMarker}.\n`,
@@ -77,6 +80,11 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
       withFrontMatter.results.map((result) => [result.file, result.title]),
       [['with-front-matter.md', 'Typed By Hand']],
     );
+    const untitled = await searchDocs(post, namespace, untitledMarker);
+    assert.deepEqual(
+      untitled.results.map((result) => [result.file, result.title]),
+      [['release_notes.md', 'Release notes']],
+    );
     const gone = await searchDocs(post, namespace, deleted.marker);
     assert.deepEqual(
       gone.results.filter((result) => result.file === deleted.file),
@@ -87,7 +95,7 @@ describe('Markdown files changed by hand, and start-up reconciliation', () => {
 
     const folder = await readNamespaceFolder(directory);
     const index = await readStoredIndex(directory);
-    const expected = [stored[0]?.file, kept.file, 'hand-notes.md', 'with-front-matter.md'].sort();
+    const expected = [stored[0]?.file, kept.file, 'hand-notes.md', 'release_notes.md', 'with-front-matter.md'].sort();
     assert.deepEqual(folder.markdownFiles, expected);
     assert.deepEqual(indexedFiles(index), expected);
     assert.ok(index.documents.every((document) => document.chunks.length > 0));

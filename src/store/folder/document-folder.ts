@@ -5,7 +5,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backupFilePrefix, temporaryFilePrefix } from '../atomic-write.js';
 import { contentHash } from '../content-hash.js';
-import { titleHeading, parseDocument } from '../front-matter.js';
+import { parseDocument, titleFromFileName, titleHeading } from '../front-matter.js';
 import { chunkId, type StoredDocument } from '../stored-document.js';
 
 export interface DocumentFolderOptions {
@@ -88,7 +88,7 @@ export class DocumentFolder {
     if (known !== undefined && known.hash === hash) return { ...known, fileSize: size, fileModifiedMs: modifiedMs };
     return {
       file,
-      title: frontMatter.title ?? titleHeading(body) ?? file.replace(/\.md$/, ''),
+      title: frontMatter.title ?? titleHeading(body) ?? titleFromFileName(file),
       origin: frontMatter.origin ?? file,
       hash,
       ingestedAt: frontMatter.ingestedAt ?? new Date(modifiedMs).toISOString(),
