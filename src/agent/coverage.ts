@@ -2,7 +2,7 @@
 // floor fitted across documentation sites, see bench/abstention.ts), and after it answered, from its own words.
 import { localEmbeddingModelId } from '../providers/local-embedding-model.js';
 import { pageLabel } from '../search/page-label.js';
-import type { RelevanceEvidence } from '../search/relevance.js';
+import { prefixedAcronym, type RelevanceEvidence } from '../search/relevance.js';
 import type { Snippet } from '../search/snippet.js';
 
 export interface RelevanceFloor {
@@ -55,13 +55,16 @@ export function saysNotCovered(answer: string, citedCount: number): boolean {
   return notCoveredOpening.test(opening);
 }
 
+const wholePrefixedAcronym = new RegExp(`^${prefixedAcronym.source}$`);
+
 /**
  * The answer when the floor decides the docs do not cover the question: one plain sentence, which names the options
  * and names the question asks about that the docs never mention.
  */
 export function notCoveredSentence(namespace: string, evidence?: Pick<RelevanceEvidence, 'unknownOptions' | 'unknownNames'>): string {
-  // Options and identifiers (`v-lazy`, `UV_NO_SYNC`) as code, names ("Zappa", "PyInstaller") as words.
-  const asCode = (name: string) => (/[-_.]|[a-z][A-Z]/.test(name) && !/^[A-Z][a-z]+[A-Z]/.test(name) ? `\`${name}\`` : name);
+  // Options and identifiers (`v-lazy`, `UV_NO_SYNC`) as code, names ("Zappa", "PyInstaller", "gRPC", "macOS") as words.
+  const isWord = (name: string) => /^[A-Z][a-z]+[A-Z]/.test(name) || wholePrefixedAcronym.test(name);
+  const asCode = (name: string) => (/[-_.]|[a-z][A-Z]/.test(name) && !isWord(name) ? `\`${name}\`` : name);
   const named = [...(evidence?.unknownOptions ?? []).map((option) => `\`${option}\``), ...(evidence?.unknownNames ?? []).map(asCode)];
   if (named.length > 0)
     return `The "${namespace}" documentation never mentions ${named.join(', ')}: none of the passages I found answers this.`;

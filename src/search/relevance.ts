@@ -99,14 +99,19 @@ function unknownOptionsOf(query: string, context: RelevanceContext): string[] {
 const quoted = /`[^`]*`|'[^'\n]*'|"[^"\n]*"/g;
 const withoutQuotes = (text: string) => text.replace(quoted, (quote) => (/[.?!]\W?$/.test(quote) ? ' .' : ' '));
 
+/** An acronym with a short lower-case prefix: "gRPC", "macOS", "iOS". */
+export const prefixedAcronym = /[a-z]{1,3}[A-Z]{2,}s?/;
+
 /**
  * A name in prose: a capitalised word, an acronym, a product's CamelCase name or an acronym with a short lower-case
  * prefix, that does not open a sentence, is not part of an identifier, a path or a call, and is not the asker's own
  * ("Zappa", "JWT", "SDKs", "PyInstaller", "gRPC", "macOS"; not "What", "Field(", "README.md", "Content-Type",
  * "createApp(MainApp)", "my Rectangle", an error's class such as "ModuleNotFoundError").
  */
-const proseName =
-  /(?<![\w.\-/@$<=])(?<!\w\()(?<![.?!:]\s)(?<!\b(?:[Mm]y|[Oo]ur)\s)(?<!^)(?:[A-Z][a-z]+|[A-Z]{2,}s?|[A-Z][a-z]+[A-Z][A-Za-z]*(?<!Error|Exception|Warning)|[a-z]{1,3}[A-Z]{2,}s?)(?![\w\-(]|\.\w)/g;
+const proseName = new RegExp(
+  String.raw`(?<![\w.\-/@$<=])(?<!\w\()(?<![.?!:]\s)(?<!\b(?:[Mm]y|[Oo]ur)\s)(?<!^)(?:[A-Z][a-z]+|[A-Z]{2,}s?|[A-Z][a-z]+[A-Z][A-Za-z]*(?<!Error|Exception|Warning)|${prefixedAcronym.source})(?![\w\-(]|\.\w)`,
+  'g',
+);
 
 /**
  * An identifier of a shape a product names a family of its own things with, and the family: an environment variable
