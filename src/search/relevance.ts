@@ -114,25 +114,20 @@ const proseName = new RegExp(
 );
 
 /**
- * An identifier of a shape a product names a family of its own things with, and the family: an environment variable
- * (`UV_` of `UV_CACHE_DIR`), a snake_case name (`validate_` of `validate_json`), a directive (`v-` of `v-model`; a
- * longer prefix is English more often: "re-assign"), a hook of three or more words (`onBefore` of `onBeforeMount`).
- * Not in a path ("~/uv-venvs").
+ * An identifier of a shape a product names its own things with, and for the shapes an asker names their own things
+ * with too, its family: an environment variable (`UV_` of `UV_CACHE_DIR`), a directive (`v-` of `v-model`; a longer
+ * prefix is English more often: "re-assign"), a hook of three or more words (`onBefore` of `onBeforeMount`). A
+ * snake_case name has none (its group captures nothing): an API's options, hooks and signals are named so
+ * (`ping_interval`, `post_save`, `response_model_exclude_none`), and one the docs never mention is rarely theirs, with
+ * or without relatives (measured on the development sets, held out: 4 more of 98 out-of-scope questions refused, for 3
+ * in-scope ones of 421: two answered wrongly, and "snake_case attributes", a convention's name). Not in a path
+ * ("~/uv-venvs").
  */
 const familyMember =
-  /(?<![\w.$/~-])(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|([a-z][a-z0-9]*_)[a-z0-9_]*[a-z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|([a-z]+[A-Z][a-z]+)[A-Z][A-Za-z]*)(?![\w/-])/g;
+  /(?<![\w.$/~-])(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|([a-z]+[A-Z][a-z]+)[A-Z][A-Za-z]*)(?![\w/-])/g;
 
 /** Known identifiers of a family that make a missing member a made-up one rather than the asker's own. */
 const familySize = 3;
-
-/**
- * A snake_case name needs no family: an API's options, hooks and signals are named so (`ping_interval`, `post_save`,
- * `response_model_exclude_none`), and one the docs never mention is rarely theirs, with or without relatives. Measured
- * on the development sets, held out: 4 more of 98 out-of-scope questions refused, for 3 in-scope ones (two answered
- * wrongly, and "snake_case attributes", a convention's name) of 421. The asker's own names of other shapes
- * (`MY_SERVER_PORT`) are common and still need a family.
- */
-const needsFamily = (name: string): boolean => !/^[a-z][a-z0-9]*_/.test(name);
 
 /**
  * The identifiers of `query`, quoted or not, that the namespace never mentions: a snake_case name, and one of another
@@ -142,10 +137,10 @@ const needsFamily = (name: string): boolean => !/^[a-z][a-z0-9]*_/.test(name);
  */
 function unknownFamilyMembersOf(query: string, context: RelevanceContext): string[] {
   // Each identifier once: the family's lookup scans the vocabulary.
-  const families = new Map([...query.matchAll(familyMember)].map((match) => [match[0], match.slice(1).find(Boolean) ?? '']));
+  const families = new Map([...query.matchAll(familyMember)].map((match) => [match[0], match.slice(1).find(Boolean)]));
   return [...families].flatMap(([name, family]) => {
     if (!neverMentioned(name, context) || (name.endsWith('s') && !neverMentioned(name.slice(0, -1), context))) return [];
-    return !needsFamily(name) || context.termsStartingWith(family.toLowerCase(), familySize) >= familySize ? [name] : [];
+    return family === undefined || context.termsStartingWith(family.toLowerCase(), familySize) >= familySize ? [name] : [];
   });
 }
 
