@@ -62,9 +62,9 @@ const wholePrefixedAcronym = new RegExp(`^${prefixedAcronym.source}$`);
  * and names the question asks about that the docs never mention.
  */
 export function notCoveredSentence(namespace: string, evidence?: Pick<RelevanceEvidence, 'unknownOptions' | 'unknownNames'>): string {
-  // Options and identifiers (`v-lazy`, `UV_NO_SYNC`) as code, names ("Zappa", "PyInstaller", "gRPC", "macOS") as words.
+  // Options and identifiers (`v-lazy`, `UV_NO_SYNC`, `ttl`) as code, names ("Zappa", "PyInstaller", "gRPC", "macOS") as words.
   const isWord = (name: string) => /^[A-Z][a-z]+[A-Z]/.test(name) || wholePrefixedAcronym.test(name);
-  const asCode = (name: string) => (/[-_.]|[a-z][A-Z]/.test(name) && !isWord(name) ? `\`${name}\`` : name);
+  const asCode = (name: string) => (/[-_.]|[a-z][A-Z]|^[a-z\d]+$/.test(name) && !isWord(name) ? `\`${name}\`` : name);
   const named = [...(evidence?.unknownOptions ?? []).map((option) => `\`${option}\``), ...(evidence?.unknownNames ?? []).map(asCode)];
   if (named.length > 0)
     return `The "${namespace}" documentation never mentions ${named.join(', ')}: none of the passages I found answers this.`;

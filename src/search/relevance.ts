@@ -31,8 +31,9 @@ export interface RelevanceEvidence {
   readonly unknownOptions?: readonly string[];
   /**
    * The names the question's own prose uses that no chunk of the namespace mentions, when there are any: a product, a
-   * format or an acronym ("Zappa", "Avro", "JWT", "gRPC"), and the identifiers it uses, quoted or not: snake_case names
-   * (`ping_interval`), and others missing from a family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`).
+   * format or an acronym ("Zappa", "Avro", "JWT", "gRPC"), an option it calls by its kind ("the ttl prop"), and the
+   * identifiers it uses, quoted or not: snake_case names (`ping_interval`), camelCase names of two words
+   * (`beforeEach`), and others missing from a family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`).
    * Docs that never name a thing rarely answer a question about it, but an answerable question may name the asker's
    * setting too ("on Kubuntu"), so this weighs against the question rather than deciding (agent/coverage.ts).
    */
@@ -117,14 +118,15 @@ const proseName = new RegExp(
  * An identifier of a shape a product names its own things with, and for the shapes an asker names their own things
  * with too, its family: an environment variable (`UV_` of `UV_CACHE_DIR`), a directive (`v-` of `v-model`; a longer
  * prefix is English more often: "re-assign"), a hook of three or more words (`onBefore` of `onBeforeMount`). A
- * snake_case name has none (its group captures nothing): an API's options, hooks and signals are named so
- * (`ping_interval`, `post_save`, `response_model_exclude_none`), and one the docs never mention is rarely theirs, with
- * or without relatives (measured on the development sets, held out: 4 more of 98 out-of-scope questions refused, for 3
- * in-scope ones of 421: two answered wrongly, and "snake_case attributes", a convention's name). Not in a path
- * ("~/uv-venvs").
+ * snake_case name and a camelCase name of two words have none (no group captures): an API's options, hooks and
+ * signals are named so (`ping_interval`, `post_save`, `response_model_exclude_none`, `beforeEach`, `splitChunks`,
+ * `localStorage`), and one the docs never mention is rarely theirs, with or without relatives (measured on the
+ * development sets, held out: see docs/evaluation.md). Not in a path ("~/uv-venvs"), nor a camelCase property of the
+ * asker's object (`user.firstName`) or a camelCase function called in their code (`fetchData()`); a snake_case
+ * function of a module is one (`pydantic.validate_file`).
  */
 const familyMember =
-  /(?<![\w.$/~-])(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|([a-z]+[A-Z][a-z]+)[A-Z][A-Za-z]*)(?![\w/-])/g;
+  /(?<![\w$/~-])(?:(?<!\.)(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|([a-z]+[A-Z][a-z]+)[A-Z][A-Za-z]*|[a-z]+[A-Z][a-z]+(?!\())|(?<![^A-Za-z]\.|^\.)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w/-])/g;
 
 /** Known identifiers of a family that make a missing member a made-up one rather than the asker's own. */
 const familySize = 3;
@@ -144,10 +146,18 @@ function unknownFamilyMembersOf(query: string, context: RelevanceContext): strin
   });
 }
 
+/**
+ * A one-word name the question gives its kind, as prose writes an option's or a command's name: "the ttl prop", "a
+ * persist option", "the autosave setting".
+ */
+const namedByKind =
+  /\b(?:the|a|an|its|any)\s+([a-z][a-z0-9_]*)\s+(?:option|prop|attribute|flag|argument|parameter|setting|command|subcommand|builtin|directive|hook|modifier|keyword|field|method|key)s?\b/g;
+
 /** The names of `query` the namespace never mentions, but for those already reported as options (`exclude_empty=True`). */
 function unknownNamesOf(query: string, context: RelevanceContext, options: readonly string[]): string[] {
   const prose = withoutQuotes(query);
-  const names = (prose.match(proseName) ?? []).filter((name) => neverMentioned(name, context));
+  const byKind = [...prose.matchAll(namedByKind)].map((match) => match[1] as string);
+  const names = [...(prose.match(proseName) ?? []), ...byKind].filter((name) => neverMentioned(name, context));
   return [...new Set([...names, ...unknownFamilyMembersOf(query, context)])].filter((name) => !options.includes(name));
 }
 

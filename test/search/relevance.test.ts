@@ -100,6 +100,14 @@ describe('relevanceEvidence', () => {
     assert.equal(asked("the server says 'Cannot start.' Whats wrong?"), undefined);
   });
 
+  it("names an option the question calls by its kind that no chunk holds, not the asker's own", () => {
+    const asked = (question: string) => evidenceWhereOnly(['server', 'timeout', 'prop'], question).unknownNames;
+    assert.deepEqual(asked("What's the syntax for the ttl prop on the server?"), ['ttl']);
+    assert.deepEqual(asked('does the server take a retries setting or an autosave flag?'), ['retries', 'autosave']);
+    assert.equal(asked('what does the timeout option of the server do?'), undefined);
+    assert.equal(asked('my ttl prop is ignored by the server'), undefined);
+  });
+
   it('names an identifier no chunk holds when the namespace names several others of its family, quoted or not', () => {
     const known = ['server', 'uv_cache_dir', 'uv_index_url', 'uv_python', 'v-model', 'v-if', 'v-for', 'onbeforemount', 'onbeforeupdate'];
     const asked = (question: string) => evidenceWhereOnly([...known, 'onbeforeunmount', 'my_settings'], question).unknownNames;
@@ -108,6 +116,13 @@ describe('relevanceEvidence', () => {
     assert.deepEqual(asked('when does onBeforeRender run on the server?'), ['onBeforeRender']);
     // A snake_case name needs no family: an API's names are of that shape.
     assert.deepEqual(asked('does the server have a ping_interval option?'), ['ping_interval']);
+    assert.deepEqual(asked('how do I call server.validate_file() or read ~/.server_rc?'), ['validate_file']);
+    // So does a camelCase name of two words, but not as a property of the asker's object.
+    assert.deepEqual(asked('how do I add a global beforeEach guard, or configure splitChunks for the server?'), [
+      'beforeEach',
+      'splitChunks',
+    ]);
+    assert.equal(asked('the server reads user.firstName and props.userName'), undefined);
     assert.equal(asked('does the server read my_settings?'), undefined);
     // Of another shape, a family the namespace hardly names is the asker's own; so is a plural of a member, a path, an English word.
     assert.equal(asked('the server reads MY_SERVER_PORT and MY_SERVER_HOST'), undefined);
