@@ -147,16 +147,16 @@ function unknownFamilyMembersOf(query: string, context: RelevanceContext): strin
 }
 
 /**
- * A one-word name the question gives its kind, as prose writes an option's or a command's name: "the ttl prop", "a
- * persist option", "the autosave setting".
+ * A name the question gives its kind, as prose writes an option's or a command's name: "the ttl prop", "a persist
+ * option", "the `uv doctor` command" (the last word of quoted code).
  */
 const namedByKind =
-  /\b(?:the|a|an|its|any)\s+([a-z][a-z0-9_]*)\s+(?:option|prop|attribute|flag|argument|parameter|setting|command|subcommand|builtin|directive|hook|modifier|keyword|field|method|key)s?\b/g;
+  /\b(?:the|a|an|its|any)\s+(?:([a-z][a-z0-9_]*)|`(?:[^`\n]*\s)?([a-z][\w-]*)`)\s+(?:option|prop|attribute|flag|argument|parameter|setting|command|subcommand|builtin|directive|hook|modifier|keyword|field|method|key)s?\b/g;
 
 /** The names of `query` the namespace never mentions, but for those already reported as options (`exclude_empty=True`). */
 function unknownNamesOf(query: string, context: RelevanceContext, options: readonly string[]): string[] {
   const prose = withoutQuotes(query);
-  const byKind = [...prose.matchAll(namedByKind)].map((match) => match[1] as string);
+  const byKind = [...query.matchAll(namedByKind)].map((match) => (match[1] ?? match[2]) as string);
   const names = [...(prose.match(proseName) ?? []), ...byKind].filter((name) => neverMentioned(name, context));
   return [...new Set([...names, ...unknownFamilyMembersOf(query, context)])].filter((name) => !options.includes(name));
 }

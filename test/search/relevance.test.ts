@@ -104,6 +104,7 @@ describe('relevanceEvidence', () => {
     const asked = (question: string) => evidenceWhereOnly(['server', 'timeout', 'prop'], question).unknownNames;
     assert.deepEqual(asked("What's the syntax for the ttl prop on the server?"), ['ttl']);
     assert.deepEqual(asked('does the server take a retries setting or an autosave flag?'), ['retries', 'autosave']);
+    assert.deepEqual(asked('what does the `server doctor` command check?'), ['doctor']);
     assert.equal(asked('what does the timeout option of the server do?'), undefined);
     assert.equal(asked('my ttl prop is ignored by the server'), undefined);
   });
