@@ -32,8 +32,7 @@ export interface RelevanceEvidence {
   /**
    * The names the question's own prose uses that no chunk of the namespace mentions, when there are any: a product, a
    * format or an acronym ("Zappa", "Avro", "JWT", "gRPC"), an option it calls by its kind ("the ttl prop"), and the
-   * identifiers it uses, quoted or not: snake_case names (`ping_interval`), camelCase names of two words
-   * (`beforeEach`), and others missing from a family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`).
+   * identifiers it uses, quoted or not: snake_case and camelCase names (`ping_interval`, `beforeEach`), and others missing from a family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`).
    * Docs that never name a thing rarely answer a question about it, but an answerable question may name the asker's
    * setting too ("on Kubuntu"), so this weighs against the question rather than deciding (agent/coverage.ts).
    */
@@ -117,25 +116,24 @@ const proseName = new RegExp(
 /**
  * An identifier of a shape a product names its own things with, and for the shapes an asker names their own things
  * with too, its family: an environment variable (`UV_` of `UV_CACHE_DIR`), a directive (`v-` of `v-model`; a longer
- * prefix is English more often: "re-assign"), a hook of three or more words (`onBefore` of `onBeforeMount`). A
- * snake_case name and a camelCase name of two words have none (no group captures): an API's options, hooks and
- * signals are named so (`ping_interval`, `post_save`, `response_model_exclude_none`, `beforeEach`, `splitChunks`,
- * `localStorage`), and one the docs never mention is rarely theirs, with or without relatives (measured on the
- * development sets, held out: see docs/evaluation.md). Not in a path ("~/uv-venvs"), nor a camelCase property of the
- * asker's object (`user.firstName`) or a camelCase function called in their code (`fetchData()`); a snake_case
- * function of a module is one (`pydantic.validate_file`).
+ * prefix is English more often: "re-assign"). A snake_case or camelCase name has none (no group captures): an API's
+ * options, hooks and signals are named so (`ping_interval`, `post_save`, `response_model_exclude_none`, `beforeEach`,
+ * `storeToRefs`, `onBeforeRender`), and one the docs never mention is rarely theirs, with or without relatives
+ * (measured on the development sets, held out: see docs/evaluation.md). Not in a path ("~/uv-venvs"), nor a camelCase
+ * property of the asker's object (`user.firstName`) or a camelCase function called in their code (`fetchData()`); a
+ * snake_case function of a module is one (`pydantic.validate_file`).
  */
 const familyMember =
-  /(?<![\w$/~-])(?:(?<!\.)(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|([a-z]+[A-Z][a-z]+)[A-Z][A-Za-z]*|[a-z]+[A-Z][a-z]+(?!\())|(?<![^A-Za-z]\.|^\.)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w/-])/g;
+  /(?<![\w$/~-])(?:(?<!\.)(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|[a-z]+(?:[A-Z][a-z]+)+(?!\())|(?<![^A-Za-z]\.|^\.)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w/-])/g;
 
 /** Known identifiers of a family that make a missing member a made-up one rather than the asker's own. */
 const familySize = 3;
 
 /**
- * The identifiers of `query`, quoted or not, that the namespace never mentions: a snake_case name, and one of another
- * shape when the namespace names several others of its family: `UV_DOWNLOAD_RETRIES_PER_HOST` beside uv's fifty `UV_`
- * variables, `v-lazy` beside Vue's directives, `onBeforeRender` beside `onBeforeMount`. Docs that list a family's
- * members and not this one do not describe it. A plural of a known member ("two v-models") is that member.
+ * The identifiers of `query`, quoted or not, that the namespace never mentions: a snake_case or camelCase name, and one
+ * of another shape when the namespace names several others of its family: `UV_DOWNLOAD_RETRIES_PER_HOST` beside uv's
+ * fifty `UV_` variables, `v-lazy` beside Vue's directives. Docs that list a family's members and not this one do not
+ * describe it. A plural of a known member ("two v-models") is that member.
  */
 function unknownFamilyMembersOf(query: string, context: RelevanceContext): string[] {
   // Each identifier once: the family's lookup scans the vocabulary.

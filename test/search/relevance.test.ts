@@ -118,12 +118,13 @@ describe('relevanceEvidence', () => {
     // A snake_case name needs no family: an API's names are of that shape.
     assert.deepEqual(asked('does the server have a ping_interval option?'), ['ping_interval']);
     assert.deepEqual(asked('how do I call server.validate_file() or read ~/.server_rc?'), ['validate_file']);
-    // So does a camelCase name of two words, but not as a property of the asker's object.
+    // So does a camelCase name, but not as a property of the asker's object or a function called in their code.
     assert.deepEqual(asked('how do I add a global beforeEach guard, or configure splitChunks for the server?'), [
       'beforeEach',
       'splitChunks',
     ]);
-    assert.equal(asked('the server reads user.firstName and props.userName'), undefined);
+    assert.deepEqual(asked('how do I use storeToRefs on the server, not fetchUserData()?'), ['storeToRefs']);
+    assert.equal(asked('the server reads user.firstName and props.userName, then calls fetchData()'), undefined);
     assert.equal(asked('does the server read my_settings?'), undefined);
     // Of another shape, a family the namespace hardly names is the asker's own; so is a plural of a member, a path, an English word.
     assert.equal(asked('the server reads MY_SERVER_PORT and MY_SERVER_HOST'), undefined);
