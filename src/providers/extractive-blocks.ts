@@ -35,9 +35,17 @@ export const instructs = (block: MarkdownBlock): boolean => instructionWithCode.
 export const continuesSentence = (block: MarkdownBlock): boolean =>
   block.kind === 'paragraph' && /^(?:\.\.\.|…)?\s*\p{Ll}/u.test(block.text);
 
+/**
+ * A clause whose subject is what the paragraph before named: "When enabled, uv will query..." after the option and its
+ * code.
+ */
+export const namesPrevious =
+  /^(?:This|That|These|Those|It|(?:When|If|Once) (?:enabled|disabled|set|used|specified|installed|configured)\b)/;
+
 /** Words that open a paragraph which goes on from the one before it: a contrast, a consequence, a pronoun for it. */
 export const leansOnPrevious = (block: MarkdownBlock): boolean =>
-  block.kind === 'paragraph' && /^(?:But|And|Or|So|However|Instead|Also|Still|Otherwise|This|That|These|Those|They|It)\b/.test(block.text);
+  block.kind === 'paragraph' &&
+  (/^(?:But|And|Or|So|However|Instead|Also|Still|Otherwise|They)\b/.test(block.text) || namesPrevious.test(block.text));
 
 export const isProse = (block: MarkdownBlock | undefined): boolean =>
   block !== undefined && (block.kind === 'paragraph' || block.kind === 'list' || block.kind === 'quote');

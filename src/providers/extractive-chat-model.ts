@@ -19,6 +19,7 @@ import {
   isLabel,
   isProse,
   leansOnPrevious,
+  namesPrevious,
   listItems,
   listItemStart,
   listMarker,
@@ -237,7 +238,7 @@ function passage(candidate: Candidate, question: ReadonlySet<string>, quoted: Se
     // Naming what a code block showed ("This setting makes PyPI reject..."), it leans on the code and the sentence that
     // introduced it; a contrast after code ("However, ...") goes on without them.
     const introduced = blocks[first - 2];
-    const namesTheCode = /^(?:This|That|These|Those|It)\b/.test((blocks[first] as SnippetBlock).text);
+    const namesTheCode = namesPrevious.test((blocks[first] as SnippetBlock).text);
     if (
       previous.kind === 'code' &&
       namesTheCode &&

@@ -269,6 +269,16 @@ describe('extractive chat model, context a passage needs', () => {
     );
   });
 
+  it('starts a passage whose clause has the option before it as subject ("When enabled, ...") with that option', async () => {
+    const text = await answer('can the installer detect my GPU driver and pick the matching index on its own?', [
+      '## Automatic selection\n\nThe installer selects the index via the `--backend=auto` argument, as in:\n\n```shell\n$ installer add torch --backend=auto\n```\n\nWhen enabled, the installer will query the installed GPU driver and pick the most compatible index.',
+    ]);
+    assert.match(
+      text,
+      /via the `--backend=auto` argument, as in \[1\]:\n\n```shell\n\$ installer add torch --backend=auto\n```\n\nWhen enabled/,
+    );
+  });
+
   it('counts the comments of the code a paragraph introduces as its words, but not the output printed under code', async () => {
     const snippets = [
       '## Key modifiers\n\nVue allows adding key modifiers for `v-on` when listening for key events:\n\n```vue-html\n<!-- only call `submit` when the `key` is `Enter` -->\n<input @keyup.enter="submit" />\n```',
