@@ -2,8 +2,9 @@
 // tokenizing or parsing anything per term, so a large namespace opens in about a second. It records the stamp of the
 // index.json it mirrors, and is used only while that stamp matches (or when there is no readable index.json).
 // Layout: [8-byte magic][u64 header offset][u64 header length][u32 header CRC-32], then the sections, each 8-byte
-// aligned: documents as JSON lines (no vectors), the lexical index's typed arrays, the vector rows; the JSON header,
-// which holds every section's CRC-32, comes last. Every byte is checked on reading, so damage is found, not served.
+// aligned: documents as JSON lines (no vectors, no texts), their chunks' texts as UTF-8 one after another, the lexical
+// index's typed arrays, the vector rows; the JSON header, which holds every section's CRC-32, comes last. Every byte is
+// checked on reading, so damage is found, not served. Format 2 (still read) kept each chunk's text in its document's line.
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
@@ -15,9 +16,15 @@ import type { RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './folder/index-json.js';
-import { forEachLine, LineWriter, openIfPresent, readExactly } from './line-file.js';
-import { toPersistedDocument, toStoredDocument } from './persisted-document.js';
-import type { StoredDocument } from './stored-document.js';
+import { forEachLine, LineWriter, openIfPresent, readExactly, SlabReader } from './line-file.js';
+import {
+  fromSnapshotDocument,
+  parseSnapshotDocument,
+  type SnapshotDocument,
+  toSnapshotDocument,
+  toStoredDocument,
+} from './persisted-document.js';
+import { encodedText, type StoredDocument } from './stored-document.js';
 
 const magic = Buffer.from('KAINDEX2', 'latin1');
 const preambleBytes = 32;
@@ -53,11 +60,13 @@ interface Section {
   readonly crc: number;
 }
 const headerSchema = z.object({
-  format: z.literal(2),
+  format: z.union([z.literal(2), z.literal(3)]),
   // Absent in snapshots of the version that kept no index.json; older versions ignore it.
   derivedFrom: z.object({ generation: z.string(), bytes: z.number(), modifiedMs: z.number() }).nullable().optional(),
   embedding: z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable(),
   documents: sectionSchema.extend({ count: z.number().int().nonnegative() }),
+  // Format 3: the chunks' texts, which format 2 kept in the documents' lines.
+  texts: sectionSchema.optional(),
   lexical: z.object({
     terms: z.array(z.string()),
     keys: z.array(z.string()),
@@ -93,6 +102,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     };
     const documents = await writeDocuments(file, align(position), contents.documents);
     position = documents.offset + documents.length;
+    const texts = await writePieces(inBlocks(chunkTexts(contents.documents)));
     const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
       const section = await writePieces(array.pieces());
@@ -123,10 +133,11 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
           };
     const header = Buffer.from(
       JSON.stringify({
-        format: 2,
+        format: 3,
         derivedFrom: contents.derivedFrom,
         embedding: contents.embedding,
         documents: { ...documents, count: contents.documents.length },
+        texts,
         lexical: { terms: contents.lexical.terms, keys: contents.lexical.keys, lengthTotals: contents.lexical.lengthTotals, arrays },
         vectors,
       }),
@@ -145,8 +156,29 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
 
 async function writeDocuments(file: FileHandle, offset: number, documents: readonly StoredDocument[]): Promise<Section> {
   const lines = new LineWriter(file, offset);
-  for (const document of documents) await lines.write(JSON.stringify(toPersistedDocument(document)));
+  for (const document of documents) await lines.write(JSON.stringify(toSnapshotDocument(document)));
   return { offset, ...(await lines.flush()) };
+}
+
+function* chunkTexts(documents: readonly StoredDocument[]): Iterable<Uint8Array> {
+  for (const document of documents) for (const chunk of document.chunks) yield encodedText(chunk);
+}
+
+/** Small pieces gathered into blocks of about a megabyte, so that they are written in few calls. */
+function* inBlocks(pieces: Iterable<Uint8Array>, blockBytes = 1 << 20): Iterable<Uint8Array> {
+  let block = Buffer.allocUnsafe(blockBytes);
+  let used = 0;
+  for (const piece of pieces) {
+    if (used + piece.byteLength > block.length && used > 0) {
+      yield block.subarray(0, used);
+      block = Buffer.allocUnsafe(Math.max(blockBytes, piece.byteLength));
+      used = 0;
+    }
+    if (piece.byteLength > block.length) block = Buffer.allocUnsafe(piece.byteLength);
+    block.set(piece, used);
+    used += piece.byteLength;
+  }
+  if (used > 0) yield block.subarray(0, used);
 }
 
 export interface SnapshotReading {
@@ -180,7 +212,10 @@ export async function readSnapshot(
     const header = headerSchema.parse(JSON.parse(headerBytes.toString('utf8')));
     const derivedFrom = header.derivedFrom ?? null;
     if (!wanted(derivedFrom)) return undefined;
-    const documents = await readDocuments(file, header.documents, size);
+    const documents =
+      header.texts === undefined
+        ? await readDocuments(file, header.documents, size)
+        : await readDocumentsAndTexts(file, header.documents, header.texts, size);
     if (documents.length !== header.documents.count)
       throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
     const arrays: Record<string, Uint32Array | Float32Array> = {};
@@ -264,6 +299,27 @@ async function readDocuments(file: FileHandle, section: Section, size: number): 
     documents.push(toStoredDocument(JSON.parse(line.toString('utf8', 0, line.length - 1))));
   });
   if (crc !== section.crc) throw new Error('the documents section is damaged (checksum mismatch)');
+  return documents;
+}
+
+/** Format 3's documents: their lines, then each one's texts from the texts section, kept as bytes (see EncodedTextChunk). */
+async function readDocumentsAndTexts(file: FileHandle, section: Section, textSection: Section, size: number): Promise<StoredDocument[]> {
+  for (const { offset, length } of [section, textSection]) {
+    if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
+  }
+  const lines: { readonly document: SnapshotDocument; readonly textBytes: number }[] = [];
+  let crc = 0;
+  await forEachLine(file, section.offset, section.length, (line) => {
+    crc = crc32(line, crc);
+    lines.push(parseSnapshotDocument(JSON.parse(line.toString('utf8', 0, line.length - 1))));
+  });
+  if (crc !== section.crc) throw new Error('the documents section is damaged (checksum mismatch)');
+  if (lines.reduce((sum, { textBytes }) => sum + textBytes, 0) !== textSection.length)
+    throw new Error("the texts section does not hold the documents' texts");
+  const texts = new SlabReader(file, textSection.offset, textSection.length);
+  const documents: StoredDocument[] = [];
+  for (const { document, textBytes } of lines) documents.push(fromSnapshotDocument(document, await texts.take(textBytes)));
+  if (texts.crc !== textSection.crc) throw new Error('the texts section is damaged (checksum mismatch)');
   return documents;
 }
 

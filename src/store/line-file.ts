@@ -79,6 +79,48 @@ export async function forEachLine(file: FileHandle, offset: number, length: numb
   if (carried > 0) throw new Error('the file ends inside a line');
 }
 
+/**
+ * The `length` bytes at `offset` handed out in order, part by part, each a view of a slab of 64 MB read whole: a part
+ * never spans two slabs, so what keeps a part keeps its slab, not the whole range (a document removed later frees its
+ * slab once the slab's other documents are gone too). Reading a buffer of its own for each part made a load of 300,000
+ * chunks' texts a sixth slower than one buffer for all of them; slabs are as fast.
+ */
+export class SlabReader {
+  private slab = Buffer.alloc(0);
+  private used = 0;
+  /** Where the slab ends in the file. */
+  private position: number;
+  /** CRC-32 of the parts taken so far: the range's once it is all taken. */
+  crc = 0;
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly offset: number,
+    private readonly length: number,
+    private readonly slabBytes = 64 << 20,
+  ) {
+    this.position = offset;
+  }
+
+  /** The next `length` bytes; throws when the range ends first. */
+  async take(length: number): Promise<Buffer> {
+    if (this.used + length > this.slab.length) {
+      // The next slab starts with what this one holds of the part.
+      const start = this.position - (this.slab.length - this.used);
+      const end = this.offset + this.length;
+      if (start + length > end) throw new Error('the section ended early');
+      this.slab = Buffer.allocUnsafeSlow(Math.min(Math.max(this.slabBytes, length), end - start));
+      await readExactly(this.file, start, this.slab);
+      this.position = start + this.slab.length;
+      this.used = 0;
+    }
+    const part = this.slab.subarray(this.used, this.used + length);
+    this.used += length;
+    this.crc = crc32(part, this.crc);
+    return part;
+  }
+}
+
 /** Fills `target` with the file's bytes at `offset`; throws when the file ends first. */
 export async function readExactly(file: FileHandle, offset: number, target: Uint8Array): Promise<void> {
   let done = 0;

@@ -9,7 +9,7 @@ import type { IndexContents, StoredVectors } from './index-contents.js';
 import type { IndexJsonSource } from './folder/index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
 import type { SnapshotContents, SnapshotSource, WrittenRows } from './index-snapshot.js';
-import { originIdentity, type StoredChunk, type StoredDocument } from './stored-document.js';
+import { originIdentity, type StoredChunk, type StoredDocument, textSize } from './stored-document.js';
 
 export class NamespaceIndex {
   private readonly documentsByFile = new Map<string, StoredDocument>();
@@ -201,7 +201,11 @@ export class NamespaceIndex {
         this.filesByOrigin.remove(originIdentity(before), document.file);
         this.filesByOrigin.add(originIdentity(document), document.file);
       }
-      for (const chunk of document.chunks) this.chunksById.set(chunk.id, chunk);
+      for (const chunk of before.chunks) this.characters -= textSize(chunk);
+      for (const chunk of document.chunks) {
+        this.chunksById.set(chunk.id, chunk);
+        this.characters += textSize(chunk);
+      }
       return;
     }
     if (before !== undefined) this.removeDocument(before.file);
@@ -216,7 +220,7 @@ export class NamespaceIndex {
     this.documentsByFile.set(document.file, document);
     for (const chunk of document.chunks) {
       this.chunksById.set(chunk.id, chunk);
-      this.characters += chunk.text.length;
+      this.characters += textSize(chunk);
     }
     this.filesByHash.add(document.hash, document.file);
     this.filesByOrigin.add(originIdentity(document), document.file);
@@ -228,7 +232,7 @@ export class NamespaceIndex {
     this.documentsByFile.delete(file);
     for (const chunk of document.chunks) {
       this.chunksById.delete(chunk.id);
-      this.characters -= chunk.text.length;
+      this.characters -= textSize(chunk);
       this.lexical.remove(chunk.id);
       this.vectors?.remove(chunk.id);
     }

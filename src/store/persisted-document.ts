@@ -1,5 +1,5 @@
 // How a document and its chunks are written in the snapshot and the journal; vectors travel separately.
-import { chunkId, type StoredDocument } from './stored-document.js';
+import { chunkId, EncodedTextChunk, encodedLength, type StoredDocument } from './stored-document.js';
 
 export type DocumentMetadata = Omit<StoredDocument, 'chunks'>;
 
@@ -20,6 +20,47 @@ export function persistedMetadata(document: StoredDocument): Omit<PersistedDocum
 
 export function toPersistedDocument(document: StoredDocument): PersistedDocument {
   return { ...persistedMetadata(document), chunks: document.chunks.map((chunk) => [[...chunk.headingPath], chunk.text]) };
+}
+
+/**
+ * A document as the snapshot writes it: each chunk is [heading path, the UTF-8 bytes of its text], the texts themselves
+ * lying in the snapshot's texts section, in order (so that a load decodes none of them).
+ */
+export type SnapshotDocument = Omit<PersistedDocument, 'chunks'> & { readonly chunks: readonly (readonly [readonly string[], number])[] };
+
+export function toSnapshotDocument(document: StoredDocument): SnapshotDocument {
+  return { ...persistedMetadata(document), chunks: document.chunks.map((chunk) => [[...chunk.headingPath], encodedLength(chunk)]) };
+}
+
+/** A snapshot's document line (parsed JSON), checked: its metadata, its chunks, and the bytes their texts take in all. */
+export function parseSnapshotDocument(value: unknown): { readonly document: SnapshotDocument; readonly textBytes: number } {
+  const metadata = toDocumentMetadata(value);
+  const { chunks } = value as { chunks?: unknown };
+  if (!Array.isArray(chunks)) throw new Error(`not a persisted document: ${metadata.file} lacks its chunks`);
+  let textBytes = 0;
+  for (const [ordinal, chunk] of chunks.entries()) {
+    const [headingPath, byteLength] = Array.isArray(chunk) ? (chunk as unknown[]) : [];
+    if (!Number.isSafeInteger(byteLength) || (byteLength as number) < 0 || !isHeadingPath(headingPath)) {
+      throw new Error(`not a persisted document: chunk ${ordinal} of ${metadata.file} is not [heading path, text length]`);
+    }
+    textBytes += byteLength as number;
+  }
+  const { origin, ...rest } = metadata;
+  return { document: { ...rest, source: origin, chunks: chunks as SnapshotDocument['chunks'] }, textBytes };
+}
+
+/** The stored document of a snapshot's document line, its chunks' texts kept as `texts` (their bytes, in order). */
+export function fromSnapshotDocument({ source, chunks, ...metadata }: SnapshotDocument, texts: Buffer): StoredDocument {
+  let start = 0;
+  return {
+    ...metadata,
+    origin: source,
+    chunks: chunks.map(([headingPath, byteLength], ordinal) => {
+      const chunk = new EncodedTextChunk(chunkId(metadata.file, ordinal), metadata.file, headingPath, texts, start, byteLength);
+      start += byteLength;
+      return chunk;
+    }),
+  };
 }
 
 /**

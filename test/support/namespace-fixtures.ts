@@ -115,9 +115,12 @@ export function observable(index: IndexView, queries: readonly string[]) {
     embedding: index.embedding,
     documents: documents.map((document) => ({
       ...document,
-      chunks: document.chunks.map((chunk) => ({
-        ...chunk,
-        vector: index.vectorOf(chunk.id) && [...(index.vectorOf(chunk.id) as Float32Array)].map((value) => value.toFixed(5)),
+      chunks: document.chunks.map(({ id, file, headingPath, text }) => ({
+        id,
+        file,
+        headingPath,
+        text,
+        vector: index.vectorOf(id) && [...(index.vectorOf(id) as Float32Array)].map((value) => value.toFixed(5)),
       })),
     })),
     rankings: queries.map((query) => index.searchLexical(query, 5).map((hit) => `${hit.key} ${hit.score.toFixed(9)}`)),

@@ -9,7 +9,8 @@ import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
 import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../../src/store/folder/index-files.js';
-import type { StoredDocument } from '../../../src/store/stored-document.js';
+import { EncodedTextChunk, type StoredDocument } from '../../../src/store/stored-document.js';
+import { fixturesDirectory } from '../../support/fixtures.js';
 import { markerWord, seededRandom } from '../../support/durability-documents.js';
 import {
   draft,
@@ -115,11 +116,38 @@ describe('index snapshot', () => {
       flipped(0),
       flipped(Math.floor(valid.length / 2)),
       flipped(valid.length - 2),
+      // A chunk's text, which the documents' lines do not hold.
+      flipped(valid.indexOf('identified by the marker')),
     ]) {
       await writeFile(path, damaged);
       await assert.rejects(readSnapshot(path), Error);
     }
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
+  });
+
+  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads a snapshot of format 2", async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft('alpha', 2), draft('café-日本', 1, false)]);
+    await namespace.settle();
+    const index = (await readIndexFiles(directory)).index;
+    const texts = (documents: readonly StoredDocument[]) =>
+      documents.map(({ file, title, origin, chunks }) => ({
+        file,
+        title,
+        origin,
+        chunks: chunks.map(({ id, headingPath, text }) => ({ id, headingPath, text })),
+      }));
+    const path = join(directory, 'copy.snapshot');
+    await writeSnapshot(path, { ...index.toSnapshot(), derivedFrom: null });
+    const read = await readSnapshot(path);
+    assert.deepEqual(texts(read?.documents ?? []), texts(index.documents));
+    assert.ok(read?.documents.every((document) => document.chunks.every((chunk) => chunk instanceof EncodedTextChunk)));
+    assert.match(read?.documents[1]?.chunks[0]?.text ?? '', /café-日本/);
+    // Written by the previous version from the same two documents: each chunk's text in its document's line.
+    const previous = await readSnapshot(join(fixturesDirectory, 'snapshots', 'format-2.snapshot'));
+    assert.deepEqual(texts(previous?.documents ?? []), texts(index.documents));
+    assert.deepEqual(previous?.vectors?.keys, read?.vectors?.keys);
   });
 
   it("carries the vector index's inverted lists, so a large namespace opens without training them", async () => {
