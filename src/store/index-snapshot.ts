@@ -20,7 +20,7 @@ import { forEachLine, LineWriter, openIfPresent, readExactly, SlabReader } from 
 import {
   fromSnapshotDocument,
   parseSnapshotDocument,
-  type SnapshotDocument,
+  type SnapshotDocumentLine,
   toSnapshotDocument,
   toStoredDocument,
 } from './persisted-document.js';
@@ -307,7 +307,7 @@ async function readDocumentsAndTexts(file: FileHandle, section: Section, textSec
   for (const { offset, length } of [section, textSection]) {
     if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
   }
-  const lines: { readonly document: SnapshotDocument; readonly textBytes: number }[] = [];
+  const lines: SnapshotDocumentLine[] = [];
   let crc = 0;
   await forEachLine(file, section.offset, section.length, (line) => {
     crc = crc32(line, crc);
@@ -318,7 +318,7 @@ async function readDocumentsAndTexts(file: FileHandle, section: Section, textSec
     throw new Error("the texts section does not hold the documents' texts");
   const texts = new SlabReader(file, textSection.offset, textSection.length);
   const documents: StoredDocument[] = [];
-  for (const { document, textBytes } of lines) documents.push(fromSnapshotDocument(document, await texts.take(textBytes)));
+  for (const line of lines) documents.push(fromSnapshotDocument(line, await texts.take(line.textBytes)));
   if (texts.crc !== textSection.crc) throw new Error('the texts section is damaged (checksum mismatch)');
   return documents;
 }

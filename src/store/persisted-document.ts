@@ -32,8 +32,15 @@ export function toSnapshotDocument(document: StoredDocument): SnapshotDocument {
   return { ...persistedMetadata(document), chunks: document.chunks.map((chunk) => [[...chunk.headingPath], encodedLength(chunk)]) };
 }
 
-/** A snapshot's document line (parsed JSON), checked: its metadata, its chunks, and the bytes their texts take in all. */
-export function parseSnapshotDocument(value: unknown): { readonly document: SnapshotDocument; readonly textBytes: number } {
+/** A snapshot's document line, checked: the document's metadata, its chunks, and the bytes their texts take in all. */
+export interface SnapshotDocumentLine {
+  readonly metadata: DocumentMetadata;
+  readonly chunks: SnapshotDocument['chunks'];
+  readonly textBytes: number;
+}
+
+/** The document line `value` (parsed JSON) of a snapshot; throws when it is not one. */
+export function parseSnapshotDocument(value: unknown): SnapshotDocumentLine {
   const metadata = toDocumentMetadata(value);
   const { chunks } = value as { chunks?: unknown };
   if (!Array.isArray(chunks)) throw new Error(`not a persisted document: ${metadata.file} lacks its chunks`);
@@ -45,16 +52,14 @@ export function parseSnapshotDocument(value: unknown): { readonly document: Snap
     }
     textBytes += byteLength as number;
   }
-  const { origin, ...rest } = metadata;
-  return { document: { ...rest, source: origin, chunks: chunks as SnapshotDocument['chunks'] }, textBytes };
+  return { metadata, chunks: chunks as SnapshotDocument['chunks'], textBytes };
 }
 
 /** The stored document of a snapshot's document line, its chunks' texts kept as `texts` (their bytes, in order). */
-export function fromSnapshotDocument({ source, chunks, ...metadata }: SnapshotDocument, texts: Buffer): StoredDocument {
+export function fromSnapshotDocument({ metadata, chunks }: SnapshotDocumentLine, texts: Buffer): StoredDocument {
   let start = 0;
   return {
     ...metadata,
-    origin: source,
     chunks: chunks.map(([headingPath, byteLength], ordinal) => {
       const chunk = new EncodedTextChunk(chunkId(metadata.file, ordinal), metadata.file, headingPath, texts, start, byteLength);
       start += byteLength;
