@@ -17,13 +17,7 @@ import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './folder/index-json.js';
 import { forEachLine, LineWriter, openIfPresent, readExactly, SlabReader } from './line-file.js';
-import {
-  fromSnapshotDocument,
-  parseSnapshotDocument,
-  type SnapshotDocumentLine,
-  toSnapshotDocument,
-  toStoredDocument,
-} from './persisted-document.js';
+import { fromSnapshotDocument, parseSnapshotDocument, toSnapshotDocument, toStoredDocument } from './persisted-document.js';
 import { encodedText, type StoredDocument } from './stored-document.js';
 
 const magic = Buffer.from('KAINDEX2', 'latin1');
@@ -214,7 +208,7 @@ export async function readSnapshot(
     if (!wanted(derivedFrom)) return undefined;
     const documents =
       header.texts === undefined
-        ? await readDocuments(file, header.documents, size)
+        ? await readDocumentLines(file, header.documents, size, toStoredDocument)
         : await readDocumentsAndTexts(file, header.documents, header.texts, size);
     if (documents.length !== header.documents.count)
       throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
@@ -289,31 +283,25 @@ async function rowsLeftInFile(
   return readArray(file, section, withHeadroom(Float32Array, section.length / 4), size);
 }
 
-async function readDocuments(file: FileHandle, section: Section, size: number): Promise<StoredDocument[]> {
+/** The documents section's lines, each parsed by `parse`, checked. */
+async function readDocumentLines<T>(file: FileHandle, section: Section, size: number, parse: (value: unknown) => T): Promise<T[]> {
   if (section.offset + section.length > size)
     throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
-  const documents: StoredDocument[] = [];
+  const lines: T[] = [];
   let crc = 0;
   await forEachLine(file, section.offset, section.length, (line) => {
     crc = crc32(line, crc);
-    documents.push(toStoredDocument(JSON.parse(line.toString('utf8', 0, line.length - 1))));
+    lines.push(parse(JSON.parse(line.toString('utf8', 0, line.length - 1))));
   });
   if (crc !== section.crc) throw new Error('the documents section is damaged (checksum mismatch)');
-  return documents;
+  return lines;
 }
 
 /** Format 3's documents: their lines, then each one's texts from the texts section, kept as bytes (see EncodedTextChunk). */
 async function readDocumentsAndTexts(file: FileHandle, section: Section, textSection: Section, size: number): Promise<StoredDocument[]> {
-  for (const { offset, length } of [section, textSection]) {
-    if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
-  }
-  const lines: SnapshotDocumentLine[] = [];
-  let crc = 0;
-  await forEachLine(file, section.offset, section.length, (line) => {
-    crc = crc32(line, crc);
-    lines.push(parseSnapshotDocument(JSON.parse(line.toString('utf8', 0, line.length - 1))));
-  });
-  if (crc !== section.crc) throw new Error('the documents section is damaged (checksum mismatch)');
+  if (textSection.offset + textSection.length > size)
+    throw new Error(`a section runs past the end of the file (${textSection.offset + textSection.length} > ${size} bytes)`);
+  const lines = await readDocumentLines(file, section, size, parseSnapshotDocument);
   if (lines.reduce((sum, { textBytes }) => sum + textBytes, 0) !== textSection.length)
     throw new Error("the texts section does not hold the documents' texts");
   const texts = new SlabReader(file, textSection.offset, textSection.length);
