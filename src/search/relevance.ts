@@ -32,9 +32,10 @@ export interface RelevanceEvidence {
   /**
    * The names the question's own prose uses that no chunk of the namespace mentions, when there are any: a product, a
    * format or an acronym ("Zappa", "Avro", "JWT", "gRPC"), an option it calls by its kind ("the ttl prop"), and the
-   * identifiers it uses, quoted or not: snake_case and camelCase names (`ping_interval`, `beforeEach`), and others missing from a family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`).
-   * Docs that never name a thing rarely answer a question about it, but an answerable question may name the asker's
-   * setting too ("on Kubuntu"), so this weighs against the question rather than deciding (agent/coverage.ts).
+   * identifiers it uses, quoted or not: snake_case and camelCase names (`ping_interval`, `beforeEach`), and others
+   * missing from a family the namespace names (`UV_DOWNLOAD_RETRIES_PER_HOST`, `v-lazy`). Docs that never name a thing
+   * rarely answer a question about it, but an answerable question may name the asker's setting too ("on Kubuntu"), so
+   * this weighs against the question rather than deciding (agent/coverage.ts).
    */
   readonly unknownNames?: readonly string[];
 }

@@ -206,22 +206,24 @@ export async function readSnapshot(
     const header = headerSchema.parse(JSON.parse(headerBytes.toString('utf8')));
     const derivedFrom = header.derivedFrom ?? null;
     if (!wanted(derivedFrom)) return undefined;
-    const documents =
-      header.texts === undefined
-        ? await readDocumentLines(file, header.documents, size, toStoredDocument)
-        : await readDocumentsAndTexts(file, header.documents, header.texts, size);
-    if (documents.length !== header.documents.count)
-      throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
-    const arrays: Record<string, Uint32Array | Float32Array> = {};
     const listSections = header.vectors?.lists === undefined ? [] : [header.vectors.lists.centroids, header.vectors.lists.listOfRow];
     for (const section of [
+      header.documents,
+      ...(header.texts === undefined ? [] : [header.texts]),
       ...Object.values(header.lexical.arrays),
       ...(header.vectors === null ? [] : [header.vectors]),
       ...listSections,
     ]) {
-      if (section.offset + section.length > size)
-        throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
+      checkWithinFile(section.offset, section.length, size);
     }
+    if (header.format === 3 && header.texts === undefined) throw new Error('a snapshot of format 3 without its texts section');
+    const documents =
+      header.texts === undefined
+        ? await readDocumentLines(file, header.documents, toStoredDocument)
+        : await readDocumentsAndTexts(file, header.documents, header.texts);
+    if (documents.length !== header.documents.count)
+      throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
+    const arrays: Record<string, Uint32Array | Float32Array> = {};
     for (const [name, section] of Object.entries(header.lexical.arrays)) {
       const values =
         section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
@@ -283,10 +285,8 @@ async function rowsLeftInFile(
   return readArray(file, section, withHeadroom(Float32Array, section.length / 4), size);
 }
 
-/** The documents section's lines, each parsed by `parse`, checked. */
-async function readDocumentLines<T>(file: FileHandle, section: Section, size: number, parse: (value: unknown) => T): Promise<T[]> {
-  if (section.offset + section.length > size)
-    throw new Error(`a section runs past the end of the file (${section.offset + section.length} > ${size} bytes)`);
+/** The documents section's lines (within the file: checked by the caller), each parsed by `parse`, checked. */
+async function readDocumentLines<T>(file: FileHandle, section: Section, parse: (value: unknown) => T): Promise<T[]> {
   const lines: T[] = [];
   let crc = 0;
   await forEachLine(file, section.offset, section.length, (line) => {
@@ -298,10 +298,8 @@ async function readDocumentLines<T>(file: FileHandle, section: Section, size: nu
 }
 
 /** Format 3's documents: their lines, then each one's texts from the texts section, kept as bytes (see EncodedTextChunk). */
-async function readDocumentsAndTexts(file: FileHandle, section: Section, textSection: Section, size: number): Promise<StoredDocument[]> {
-  if (textSection.offset + textSection.length > size)
-    throw new Error(`a section runs past the end of the file (${textSection.offset + textSection.length} > ${size} bytes)`);
-  const lines = await readDocumentLines(file, section, size, parseSnapshotDocument);
+async function readDocumentsAndTexts(file: FileHandle, section: Section, textSection: Section): Promise<StoredDocument[]> {
+  const lines = await readDocumentLines(file, section, parseSnapshotDocument);
   if (lines.reduce((sum, { textBytes }) => sum + textBytes, 0) !== textSection.length)
     throw new Error("the texts section does not hold the documents' texts");
   const texts = new SlabReader(file, textSection.offset, textSection.length);
@@ -326,10 +324,14 @@ async function readArray<T extends Uint32Array | Float32Array>(file: FileHandle,
 }
 
 async function readSection(file: FileHandle, offset: number, length: number, size: number, into?: Uint8Array): Promise<Buffer> {
-  if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
+  checkWithinFile(offset, length, size);
   const target = into ?? new Uint8Array(length);
   await readExactly(file, offset, target);
   return Buffer.from(target.buffer, target.byteOffset, target.byteLength);
+}
+
+function checkWithinFile(offset: number, length: number, size: number): void {
+  if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
 }
 
 function bytesOf(array: Uint8Array | Uint32Array | Float32Array): Uint8Array {
