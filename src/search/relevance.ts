@@ -124,7 +124,7 @@ const proseName = new RegExp(
  * property of the asker's object (`user.firstName`) or a camelCase function called in their code (`fetchData()`); a
  * snake_case function of a module is one (`pydantic.validate_file`).
  */
-const familyMember =
+const productIdentifier =
   /(?<![\w$/~-])(?:(?<!\.)(?:([A-Z][A-Z0-9]*_)[A-Z0-9_]*[A-Z0-9]|([a-z]-)[a-z][a-z-]*[a-z]|[a-z]+(?:[A-Z][a-z]+)+(?!\())|(?<![^A-Za-z]\.|^\.)[a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w/-])/g;
 
 /** Known identifiers of a family that make a missing member a made-up one rather than the asker's own. */
@@ -136,9 +136,9 @@ const familySize = 3;
  * fifty `UV_` variables, `v-lazy` beside Vue's directives. Docs that list a family's members and not this one do not
  * describe it. A plural of a known member ("two v-models") is that member.
  */
-function unknownFamilyMembersOf(query: string, context: RelevanceContext): string[] {
+function unknownIdentifiersOf(query: string, context: RelevanceContext): string[] {
   // Each identifier once: the family's lookup scans the vocabulary.
-  const families = new Map([...query.matchAll(familyMember)].map((match) => [match[0], match.slice(1).find(Boolean)]));
+  const families = new Map([...query.matchAll(productIdentifier)].map((match) => [match[0], match.slice(1).find(Boolean)]));
   return [...families].flatMap(([name, family]) => {
     if (!neverMentioned(name, context) || (name.endsWith('s') && !neverMentioned(name.slice(0, -1), context))) return [];
     return family === undefined || context.termsStartingWith(family.toLowerCase(), familySize) >= familySize ? [name] : [];
@@ -157,7 +157,7 @@ function unknownNamesOf(query: string, context: RelevanceContext, options: reado
   const prose = withoutQuotes(query);
   const byKind = [...query.matchAll(namedByKind)].map((match) => (match[1] ?? match[2]) as string);
   const names = [...(prose.match(proseName) ?? []), ...byKind].filter((name) => neverMentioned(name, context));
-  return [...new Set([...names, ...unknownFamilyMembersOf(query, context)])].filter((name) => !options.includes(name));
+  return [...new Set([...names, ...unknownIdentifiersOf(query, context)])].filter((name) => !options.includes(name));
 }
 
 /** Nearest chunks the similarity margin is measured against. */
