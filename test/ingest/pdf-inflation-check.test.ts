@@ -133,6 +133,9 @@ function treeRss(): number {
   return total;
 }
 
+/** A conversion's time limit for the tests whose subject is not time: long enough for any machine's load. */
+const unhurriedTimeoutMs = 300_000;
+
 describe('PDF compression bombs', () => {
   let flateBomb: Buffer;
 
@@ -195,7 +198,9 @@ describe('PDF compression bombs', () => {
   it('fails two bombs converted at once with document_too_large while the RSS grows by less than 300 MB', {
     skip: process.platform !== 'linux',
   }, async () => {
-    const converter = new DocumentConverter({ workers: 2 });
+    // The subject is the refusal and the memory, not the time: on a busy CI machine the two conversions (a process
+    // started for each, 300 MB inflated by each) once took longer than the service's 30 s limit.
+    const converter = new DocumentConverter({ workers: 2, timeoutMs: unhurriedTimeoutMs });
     after(() => converter.close());
     const bomb = pdfWithStream('/Filter /FlateDecode', flateBomb);
     // The workers start before the baseline, so that only the conversions are measured.
@@ -235,8 +240,9 @@ describe('PDF compression bombs', () => {
         }
       });
     await assert.rejects(converter.convert(manual, 'pdf'), { code: 'conversion_timed_out' });
-    // The child sees its worker's channel close and exits.
-    const deadline = Date.now() + 5_000;
+    // The child sees its worker's channel close and exits, once pdf.js lets its event loop run: on a busy machine that
+    // took longer than 5 s.
+    const deadline = Date.now() + 30_000;
     while (started().length > 0 && Date.now() < deadline) await sleep(100);
     assert.deepEqual(started(), [], 'a conversion process outlived its stopped worker');
   });
@@ -244,7 +250,7 @@ describe('PDF compression bombs', () => {
   it('a PDF conversion runs in a process whose memory the system limits', { skip: process.platform !== 'linux' }, async () => {
     // 64 MB of heap and 128 MB in all, and a stream that inflates to 250 MB: under the inflation budget, so only the
     // process's limit stops pdf.js (in a worker thread it would have taken the 250 MB from the service).
-    const converter = new DocumentConverter({ workers: 1, memoryMb: 64 });
+    const converter = new DocumentConverter({ workers: 1, memoryMb: 64, timeoutMs: unhurriedTimeoutMs });
     after(() => converter.close());
     const large = pdfWithStream('/Filter /FlateDecode', await deflatedZeros(250));
     await assert.rejects(converter.convert(large, 'pdf'), {
