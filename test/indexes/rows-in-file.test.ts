@@ -2,10 +2,10 @@
 // snapshots exactly as one holding its rows in memory, and close the file when it lets go of it.
 import assert from 'node:assert/strict';
 import { fstatSync, openSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { normalize } from '../../src/indexes/cosine.js';
 import { joinedRows, type RowsInFile } from '../../src/indexes/unit-rows.js';
 import { type ApproximateSearch, VectorIndex } from '../../src/indexes/vector-index.js';
@@ -24,9 +24,17 @@ function randomVectors(count: number, seed: number): Float32Array[] {
   return Array.from({ length: count }, () => normalize(Float32Array.from({ length: dimensions }, () => next() * 2 - 1)));
 }
 
+/** Holds the row files of this file's tests; removed at the end (an open descriptor still reads a removed file). */
+let folder: string;
+before(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'rows-in-file-'));
+});
+after(() => rm(folder, { recursive: true, force: true }));
+let filesWritten = 0;
+
 /** Writes `rows` after `padding` bytes of something else, as a snapshot lays them out, and opens the file. */
-async function rowsFile(rows: Float32Array, padding = 24): Promise<RowsInFile> {
-  const path = join(await mkdtemp(join(tmpdir(), 'rows-in-file-')), 'rows');
+function rowsFile(rows: Float32Array, padding = 24): RowsInFile {
+  const path = join(folder, `rows-${filesWritten++}`);
   writeFileSync(path, Buffer.concat([Buffer.alloc(padding, 7), Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength)]));
   return { fd: openSync(path, 'r'), byteOffset: padding, count: rows.length / dimensions };
 }
@@ -63,7 +71,7 @@ for (const [name, settings] of [
     it('searches, gives vectors and changes as an index holding its rows in memory', async () => {
       const reference = inMemory();
       const live = liveOf(reference);
-      const file = await rowsFile(live.rows);
+      const file = rowsFile(live.rows);
       const index = VectorIndex.fromRows(dimensions, live.keys, file, live.lists, settings);
       assert.equal(index.rowsInMemory, 0);
       for (const query of queries) assert.deepEqual(index.search(query, 10), reference.search(query, 10));
@@ -89,7 +97,7 @@ for (const [name, settings] of [
       for (let row = 0; row < 600; row += 7) index.remove(`k${row}`);
       const reference = liveOf(index);
       const snapshot = index.liveRows();
-      const file = await rowsFile(joinedRows(snapshot.rows(), snapshot.keys.length * dimensions));
+      const file = rowsFile(joinedRows(snapshot.rows(), snapshot.keys.length * dimensions));
       assert.equal(index.readRowsFrom(file, snapshot.version), true);
       assert.equal(index.rowsInMemory, 0);
       assert.deepEqual(liveOf(index), reference);
@@ -97,7 +105,7 @@ for (const [name, settings] of [
       for (const query of queries) assert.deepEqual(index.search(query, 10), expected.search(query, 10));
 
       const stale = index.liveRows();
-      const staleFile = await rowsFile(joinedRows(stale.rows(), stale.keys.length * dimensions));
+      const staleFile = rowsFile(joinedRows(stale.rows(), stale.keys.length * dimensions));
       index.add('later', queries[1] as Float32Array);
       assert.equal(index.readRowsFrom(staleFile, stale.version), false);
       assert.equal(isOpen(staleFile.fd), false);
@@ -111,7 +119,7 @@ for (const [name, settings] of [
       const reference = new VectorIndex(dimensions, 64, settings);
       randomVectors(2400, 6).forEach((vector, row) => reference.add(`k${row}`, vector));
       const live = liveOf(reference);
-      const file = await rowsFile(live.rows);
+      const file = rowsFile(live.rows);
       const index = VectorIndex.fromRows(dimensions, live.keys, file, live.lists, settings);
       for (let row = 0; row < 2400; row += 2) {
         index.remove(`k${row}`);
@@ -130,7 +138,7 @@ describe('VectorIndex.fromRows with rows in a file', () => {
     const reference = new VectorIndex(dimensions, 64, approximate);
     vectors.slice(0, 300).forEach((vector, row) => reference.add(`k${row}`, vector));
     const live = liveOf(reference);
-    const index = VectorIndex.fromRows(dimensions, live.keys, await rowsFile(live.rows), live.lists, approximate);
+    const index = VectorIndex.fromRows(dimensions, live.keys, rowsFile(live.rows), live.lists, approximate);
     for (const target of [index, reference]) vectors.slice(300).forEach((vector, row) => target.add(`k${300 + row}`, vector));
     assert.equal(index.approximates, true);
     assert.equal(index.rowsInMemory, 200);
@@ -140,13 +148,13 @@ describe('VectorIndex.fromRows with rows in a file', () => {
   });
 
   it('refuses a file whose rows do not match the keys, closing it', async () => {
-    const file = await rowsFile(new Float32Array(3 * dimensions));
+    const file = rowsFile(new Float32Array(3 * dimensions));
     assert.throws(() => VectorIndex.fromRows(dimensions, ['a', 'b'], file), RangeError);
     assert.equal(isOpen(file.fd), false);
   });
 
   it('refuses a file cut short, with the reason, closing it', async () => {
-    const file = await rowsFile(normalize(new Float32Array(dimensions).fill(1)));
+    const file = rowsFile(normalize(new Float32Array(dimensions).fill(1)));
     assert.throws(() => VectorIndex.fromRows(dimensions, ['a', 'b'], { ...file, count: 2 }), /ends before row 2/);
     assert.equal(isOpen(file.fd), false);
   });
