@@ -6,15 +6,17 @@ import wabtInit from 'wabt';
 
 const kernelDirectory = 'src/indexes/simd';
 const wabt = await wabtInit();
+/** SIMD for the kernels, threads for their shared memory. */
+const features = { simd: true, threads: true };
 
 for (const name of readdirSync(kernelDirectory)
   .filter((file) => file.endsWith('.wat'))
   .sort()) {
   const source = join(kernelDirectory, name);
   const target = source.replace(/\.wat$/, '.wasm');
-  const module = wabt.parseWat(name, readFileSync(source, 'utf8'), { simd: true });
+  const module = wabt.parseWat(name, readFileSync(source, 'utf8'), features);
   try {
-    module.validate();
+    module.validate(features);
     writeFileSync(target, module.toBinary({}).buffer);
   } finally {
     module.destroy();

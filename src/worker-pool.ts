@@ -89,7 +89,11 @@ export function workerEntry(moduleUrl: string, name: string): URL {
  */
 let typeScriptLoader: string | undefined;
 
-function startThread(entry: URL, options: { workerData: unknown; resourceLimits: ResourceLimits }): Worker {
+/** Starts the worker thread of `entry`, a compiled module or (under tsx) a TypeScript one. */
+export function startThread(
+  entry: URL,
+  options: { workerData: unknown; resourceLimits?: ResourceLimits; transferList?: Transferable[] },
+): Worker {
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
   // Resolved once: under tsx, resolving waits on its loader thread, which a busy machine makes slow.
   typeScriptLoader ??= import.meta.resolve('tsx/esm/api');

@@ -354,7 +354,7 @@ describe('WebAssembly kernels', () => {
     it(`${name.replace(/\.wat$/, '.wasm')} is the compilation of ${name} (rerun scripts/build-wasm.mjs)`, async () => {
       const wabt = await wabtInit();
       // The same options as scripts/build-wasm.mjs.
-      const module = wabt.parseWat(name, readFileSync(new URL(name, kernelDirectory), 'utf8'), { simd: true });
+      const module = wabt.parseWat(name, readFileSync(new URL(name, kernelDirectory), 'utf8'), { simd: true, threads: true });
       try {
         const compiled = Buffer.from(module.toBinary({}).buffer);
         assert.ok(compiled.equals(readFileSync(new URL(name.replace(/\.wat$/, '.wasm'), kernelDirectory))));

@@ -1,19 +1,23 @@
-// Loads the int8-dot WebAssembly kernel (compiled once per process) and gives each caller its own growable memory.
+// Loads the int8-dot WebAssembly kernel (compiled once per process) and gives each caller its own growable memory,
+// shared so that the scan helper's thread (scan-helper.ts) can score part of a large scan.
 import { readFileSync } from 'node:fs';
+import { forgetKernel, helperFromRows, pieceRows, scanHelper, type ScanPiece } from './scan-helper.js';
 
 /** The part of the WebAssembly API used here: the project compiles without the DOM lib that declares it. */
 interface WebAssemblyMemory {
-  readonly buffer: ArrayBuffer;
+  readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }
 interface WebAssemblyApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => WebAssemblyMemory;
+  Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => WebAssemblyMemory;
 }
 const { Module, Instance, Memory } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
 const pageBytes = 65536;
+/** wasm32's whole address space, the maximum the kernel's shared memory declares. */
+const maximumPages = 65536;
 const int8DotModule = new Module(readFileSync(new URL('./int8-dot.wasm', import.meta.url)));
 
 /** Byte offsets into the kernel's memory and counts; see int8-dot.wat for the layout. */
@@ -26,42 +30,49 @@ export interface QuantizeRowsArguments {
   readonly errorStats: number;
 }
 
-export interface ScoreRowsArguments {
+/** What every run of a scan shares: byte offsets into the kernel's memory and the query's scale. */
+export interface ScoreArguments {
   readonly query: number;
-  readonly rows: number;
-  readonly rowCount: number;
   readonly rowBytes: number;
-  readonly rowScales: number;
-  readonly scores: number;
   readonly queryScaleInverse: number;
 }
 
 type KernelFunction = (...values: number[]) => void;
-interface KernelExports {
+export interface KernelExports {
   readonly quantizeRows: KernelFunction;
   readonly scoreRows: KernelFunction;
 }
+
+/** An instance of the kernel over `memory` (a kernel's, possibly from another thread). */
+export function instantiateKernel(memory: object): KernelExports {
+  return new Instance(int8DotModule, { env: { memory } }).exports as unknown as KernelExports;
+}
+
+let kernelsCreated = 0;
+/** Tells the scan helper to drop its instance over a collected kernel's memory, which it would otherwise keep alive. */
+const collected = new FinalizationRegistry<number>(forgetKernel);
 
 /**
  * One instance with its own memory per index. V8 reserves about 10 GB of address space per WebAssembly memory
  * (only what is used is backed), which caps a process at roughly 13,000 of them: one per namespace with vectors.
  */
 export class Int8DotKernel {
+  private readonly id = ++kernelsCreated;
   private readonly memory: WebAssemblyMemory;
   private readonly exports: KernelExports;
 
   constructor(initialBytes: number) {
-    this.memory = new Memory({ initial: Math.max(1, Math.ceil(initialBytes / pageBytes)) });
-    const instance = new Instance(int8DotModule, { env: { memory: this.memory } });
-    this.exports = instance.exports as unknown as KernelExports;
+    this.memory = new Memory({ initial: Math.max(1, Math.ceil(initialBytes / pageBytes)), maximum: maximumPages, shared: true });
+    this.exports = instantiateKernel(this.memory);
+    collected.register(this, this.id);
   }
 
-  /** The current memory; a new ArrayBuffer after every growth (the old one is detached), so take views afresh. */
-  get buffer(): ArrayBuffer {
+  /** The current memory; a new buffer after every growth, so take views afresh. */
+  get buffer(): ArrayBufferLike {
     return this.memory.buffer;
   }
 
-  /** Grows the memory to at least `bytes` (which detaches the old buffer). */
+  /** Grows the memory to at least `bytes`. */
   reserve(bytes: number): void {
     const missingPages = Math.ceil((bytes - this.memory.buffer.byteLength) / pageBytes);
     if (missingPages > 0) this.memory.grow(missingPages);
@@ -71,7 +82,34 @@ export class Int8DotKernel {
     this.exports.quantizeRows(staged, rowCount, rowBytes, rows, rowScales, errorStats);
   }
 
-  scoreRows({ query, rows, rowCount, rowBytes, rowScales, scores, queryScaleInverse }: ScoreRowsArguments): void {
-    this.exports.scoreRows(query, rows, rowCount, rowBytes, rowScales, scores, queryScaleInverse);
+  /**
+   * Scores each run of rows into its scores (see int8-dot.wat). A scan of many rows is cut into pieces that the scan
+   * helper's thread shares; the scores are the same either way.
+   */
+  scoreRuns({ query, rowBytes, queryScaleInverse }: ScoreArguments, runs: readonly ScanPiece[]): void {
+    const scorePiece = ({ rows, rowCount, rowScales, scores }: ScanPiece) =>
+      this.exports.scoreRows(query, rows, rowCount, rowBytes, rowScales, scores, queryScaleInverse);
+    const rowTotal = runs.reduce((total, run) => total + run.rowCount, 0);
+    const helper = rowTotal >= helperFromRows ? scanHelper() : undefined;
+    if (helper === undefined) {
+      for (const run of runs) scorePiece(run);
+      return;
+    }
+    const pieces = runs.flatMap((run) => cutIntoPieces(run, rowBytes));
+    helper.score(this.id, this.memory, { query, rowBytes, queryScaleInverse, pieces }, scorePiece);
   }
+}
+
+/** A run cut into pieces of at most `pieceRows` rows. */
+function cutIntoPieces(run: ScanPiece, rowBytes: number): ScanPiece[] {
+  const pieces: ScanPiece[] = [];
+  for (let first = 0; first < run.rowCount; first += pieceRows) {
+    pieces.push({
+      rows: run.rows + first * rowBytes,
+      rowCount: Math.min(pieceRows, run.rowCount - first),
+      rowScales: run.rowScales + first * 4,
+      scores: run.scores + first * 4,
+    });
+  }
+  return pieces;
 }

@@ -12,7 +12,9 @@
 ;;
 ;; rowBytes is a multiple of 16, so any dimension count works and no loop has a tail.
 (module
-  (import "env" "memory" (memory 1))
+  ;; Shared, so that a second thread can score part of the rows of a large search (scan-helper.ts); 65536 pages
+  ;; (4 GB) is wasm32's whole address space.
+  (import "env" "memory" (memory 1 65536 shared))
 
   ;; Quantizes each staged row with its own scale: its largest |component| becomes 127, so a row never depends
   ;; on the others. Records the error so that the caller can bound how far scores may be from exact cosines.

@@ -105,18 +105,17 @@ export class QuantizedRows {
   scoreRuns(unitQuery: Float32Array, runs: readonly { readonly first: number; readonly count: number }[]): ApproximateScores {
     const { scale, error } = this.writeQuery(unitQuery);
     let scored = 0;
-    for (const { first, count } of runs) {
-      this.kernel.scoreRows({
-        query: this.queryOffset,
+    const pieces = runs.map(({ first, count }) => {
+      const piece = {
         rows: this.rowsOffset + first * this.rowBytes,
         rowCount: count,
-        rowBytes: this.rowBytes,
         rowScales: this.scalesOffset + first * bytesPerFloat,
         scores: this.scoresOffset + scored * bytesPerFloat,
-        queryScaleInverse: scale === 0 ? 0 : 1 / scale,
-      });
+      };
       scored += count;
-    }
+      return piece;
+    });
+    this.kernel.scoreRuns({ query: this.queryOffset, rowBytes: this.rowBytes, queryScaleInverse: scale === 0 ? 0 : 1 / scale }, pieces);
     // exact - approximate = rowError . query + dequantizedRow . queryError: Cauchy-Schwarz on each, with |query| = 1
     // and the largest row error and dequantized row norm the kernel has seen (kept, never lowered, so always safe).
     const stats = this.errorStatsOffset / bytesPerFloat;
