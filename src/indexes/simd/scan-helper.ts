@@ -11,7 +11,8 @@ import { startThread, workerEntry } from '../../worker-pool.js';
 /**
  * Words of the control buffer both threads share: `signal` counts jobs and messages (the helper waits on it); `cursor`
  * is the job's number (15 bits) above its next unclaimed piece, so that a claim is one compare-exchange that fails
- * once the job has changed; `done` counts the job's scored pieces.
+ * once the job has changed, and `pieceCount` the job's number above its count of pieces; `done` counts the job's
+ * scored pieces.
  */
 export const control = {
   signal: 0,
@@ -111,7 +112,7 @@ class ScanHelper {
     words[control.kernel] = kernelId;
     words[control.query] = job.query;
     words[control.rowBytes] = job.rowBytes;
-    words[control.pieceCount] = count;
+    words[control.pieceCount] = (this.job << 16) | count;
     this.floats[control.queryScaleInverse] = job.queryScaleInverse;
     Atomics.store(words, control.done, 0);
     // The job's fields are written before its number: the helper reads them only once it holds a claim on it.
@@ -123,8 +124,8 @@ class ScanHelper {
     }
     for (let done = Atomics.load(words, control.done); done !== count; done = Atomics.load(words, control.done)) {
       if (Atomics.wait(words, control.done, done, pieceTimeoutMs) === 'timed-out' && Atomics.load(words, control.done) === done) {
-        // The helper claimed a piece and never finished it: it is gone. Scores cannot be trusted half-written.
-        this.alive = false;
+        // The helper claimed a piece and never finished it: it is stuck or gone, and is not asked again.
+        this.stop();
         throw new Error(`the vector scan's helper thread left a piece unscored for ${pieceTimeoutMs / 1000} s`);
       }
     }
@@ -160,7 +161,10 @@ class ScanHelper {
 export function claimPiece(words: Int32Array, job: number): number {
   for (;;) {
     const cursor = Atomics.load(words, control.cursor);
-    if (cursor >>> 16 !== job || (cursor & 0xffff) >= Atomics.load(words, control.pieceCount)) return -1;
+    // The count carries its job's number too: the next job's count is written before its number reaches the cursor,
+    // and must not let a late claim on this job past this job's last piece.
+    const counted = Atomics.load(words, control.pieceCount);
+    if (cursor >>> 16 !== job || counted >>> 16 !== job || (cursor & 0xffff) >= (counted & 0xffff)) return -1;
     if (Atomics.compareExchange(words, control.cursor, cursor, cursor + 1) === cursor) return cursor & 0xffff;
   }
 }
