@@ -1,7 +1,7 @@
 // Loads the int8-dot WebAssembly kernel (compiled once per process) and gives each caller its own growable memory,
 // shared so that the scan helper's thread (scan-helper.ts) can score part of a large scan.
 import { readFileSync } from 'node:fs';
-import { forgetKernel, helperFromRows, pieceRows, scanHelper, type ScanPiece } from './scan-helper.js';
+import { forgetKernel, helperFromRows, pieceRows, scanHelper, type ScanPiece, type ScoreArguments } from './scan-helper.js';
 
 /** The part of the WebAssembly API used here: the project compiles without the DOM lib that declares it. */
 interface WebAssemblyMemory {
@@ -28,13 +28,6 @@ export interface QuantizeRowsArguments {
   readonly rows: number;
   readonly rowScales: number;
   readonly errorStats: number;
-}
-
-/** What every run of a scan shares: byte offsets into the kernel's memory and the query's scale. */
-export interface ScoreArguments {
-  readonly query: number;
-  readonly rowBytes: number;
-  readonly queryScaleInverse: number;
 }
 
 type KernelFunction = (...values: number[]) => void;

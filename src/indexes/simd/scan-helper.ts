@@ -47,10 +47,14 @@ export interface ScanPiece {
   readonly scores: number;
 }
 
-export interface ScanJob {
+/** What every piece of a scan shares: byte offsets into the kernel's memory and the query's scale. */
+export interface ScoreArguments {
   readonly query: number;
   readonly rowBytes: number;
   readonly queryScaleInverse: number;
+}
+
+export interface ScanJob extends ScoreArguments {
   readonly pieces: readonly ScanPiece[];
 }
 
