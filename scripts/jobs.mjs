@@ -76,6 +76,18 @@ function report({ job, code, output, seconds }) {
   }
 }
 
+/**
+ * What a failed job says about its failure, repeated under the run's summary, where a log cut to its last lines (a CI
+ * page) still shows it: the test reporter's closing list of failed tests with their errors, or the output's last lines.
+ */
+function failureExcerpt({ output }, maxLines = 60) {
+  const list = output.lastIndexOf('✖ failing tests:');
+  const lines = (list >= 0 ? output.slice(list) : output).trimEnd().split('\n');
+  const kept = list >= 0 ? lines.slice(0, maxLines) : lines.slice(-maxLines);
+  if (kept.length < lines.length) kept.push(`(${lines.length - kept.length} more lines in the job's output above)`);
+  return kept.join('\n');
+}
+
 /** The seconds each job took in the last run that recorded them, by name; none when no run has. */
 function readDurations(file) {
   try {
@@ -137,6 +149,7 @@ export async function runJobs(jobs, { concurrency = defaultConcurrency, duration
   if (total('tests') > 0)
     summary.push(`tests: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ${total('cancelled')} cancelled`);
   if (failed.length > 0) summary.push(`failed: ${failed.map((result) => result.job.name).join(', ')}`);
+  for (const result of failed) console.log(`✖ ${result.job.name}, what failed:\n${failureExcerpt(result)}\n`);
   console.log(`${failed.length === 0 ? '✔' : '✖'} ${summary.join('; ')}`);
   return failed.length === 0;
 }

@@ -111,7 +111,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config.rerank === undefined
       ? undefined
       : { model: instrumentReranker(createHttpRerankModel(config.rerank), metrics), candidates: config.rerank.candidates };
-  const converter = new DocumentConverter({ workers: config.conversionWorkers });
+  const converter = new DocumentConverter({ workers: config.conversionWorkers, timeoutMs: config.conversionTimeoutMs });
   const ingestLimits = {
     maxSourceBytes: config.limits.maxSourceBytes,
     maxTextBytes: config.limits.maxTextBytes,

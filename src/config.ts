@@ -5,6 +5,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { defaultConversionTimeoutMs } from './ingest/document-converter.js';
 import { grantAll, minimumTokenLength, parseTokenGrants, type TokenGrants } from './auth/token-grants.js';
 import { durationHelp, parseDuration, type QuestionLogMode } from './insights/index.js';
 import type { HttpRerankSettings } from './providers/http-rerank-model.js';
@@ -83,6 +84,8 @@ const environmentSchema = z.object({
     .default('hybrid'),
   KNOWLEDGE_AGENT_COVERAGE_CHECK: booleanText.default(true),
   KNOWLEDGE_AGENT_CONVERSION_WORKERS: integerText(1, 64).optional(),
+  // Milliseconds one document's conversion may take.
+  KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: integerText(1000, 3_600_000).default(defaultConversionTimeoutMs),
   // Milliseconds between two looks for registered sources whose scheduled refresh is due.
   KNOWLEDGE_AGENT_SOURCE_CHECK_MS: integerText(100, 3_600_000).default(15_000),
   // Reranking a search's best candidates with a rerank model (see Config.rerank); none when no model is named.
@@ -203,6 +206,11 @@ export interface Config {
   };
   /** Worker threads converting HTML and PDF documents at once. */
   readonly conversionWorkers: number;
+  /**
+   * Wall time one document's conversion may take (milliseconds): what stops a document built to stall a worker. On a
+   * machine shared with other work a large manual takes several times its usual few seconds.
+   */
+  readonly conversionTimeoutMs: number;
   /** Milliseconds between two looks for registered sources due for their scheduled refresh. */
   readonly sourceCheckMs: number;
   /**
@@ -448,6 +456,7 @@ export function loadConfig(environment: Record<string, string | undefined>, work
       idleMs: parsed.KNOWLEDGE_AGENT_IDLE_TIMEOUT_MS,
     }),
     conversionWorkers: parsed.KNOWLEDGE_AGENT_CONVERSION_WORKERS ?? defaultConversionWorkers(),
+    conversionTimeoutMs: parsed.KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS,
     sourceCheckMs: parsed.KNOWLEDGE_AGENT_SOURCE_CHECK_MS,
     rerank:
       parsed.KNOWLEDGE_AGENT_RERANK_MODEL === undefined || rerankBaseUrl === undefined

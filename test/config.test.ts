@@ -31,6 +31,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.fileRoots, [workingDirectory]);
     assert.equal(config.allowPrivateUrls, false);
     assert.deepEqual(config.timeouts, { headersMs: 10_000, requestMs: 120_000, keepAliveMs: 10_000, idleMs: 300_000 });
+    assert.equal(config.conversionTimeoutMs, 30_000);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -117,6 +118,7 @@ describe('loadConfig', () => {
             PORT: '70000',
             LLM_BASE_URL: 'not a url',
             KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'maybe',
+            KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: '500',
           },
           workingDirectory,
         ),
@@ -125,6 +127,7 @@ describe('loadConfig', () => {
         const names = error.problems.map((problem) => problem.split(':')[0]).sort();
         assert.deepEqual(names, [
           'KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS',
+          'KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS',
           'KNOWLEDGE_AGENT_TEMPERATURE',
           'KNOWLEDGE_AGENT_TOP_K',
           'LLM_BASE_URL',

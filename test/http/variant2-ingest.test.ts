@@ -168,6 +168,31 @@ describe('POST /api/tools/ingest', () => {
     assert.ok((markdown.match(/^#{1,3} \S/gm) ?? []).length >= 5, 'the manual keeps its chapter headings');
   });
 
+  it('stops a conversion past KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS, names the limit, and saves the other file', async () => {
+    // The Bash manual takes about 5 s to convert on a 2-core machine: well past a 1 s limit.
+    const { service: hurried } = await startServiceWithProvider({ environment: { KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: '1000' } });
+    try {
+      const form = new FormData();
+      form.append('namespace', 'hurried');
+      const pdf = await readFile(join(fixturesDirectory, 'pdfs', 'bash-reference-manual-5.2.pdf'));
+      form.append('files', new Blob([pdf], { type: 'application/pdf' }), 'bash-reference-manual-5.2.pdf');
+      form.append('files', new Blob([gettingStarted], { type: 'text/markdown' }), 'getting-started.md');
+      const response = await hurried.request('/api/tools/ingest', { method: 'POST', body: form });
+      assert.equal(response.status, 200);
+      const result = (await response.json()) as IngestResponse;
+      assert.deepEqual(result.files, [{ file: 'getting-started.md', status: 'saved', source: 'getting-started.md' }]);
+      assert.deepEqual(result.errors, [
+        {
+          source: 'bash-reference-manual-5.2.pdf',
+          code: 'conversion_timed_out',
+          error: 'converting the document took longer than 1 s, its time limit',
+        },
+      ]);
+    } finally {
+      await hurried.dispose();
+    }
+  });
+
   it('reports an upload over the file limit per source and saves the other file', async () => {
     const form = new FormData();
     form.append('namespace', 'big');

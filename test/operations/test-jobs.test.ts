@@ -27,4 +27,23 @@ describe('the npm test job runner', () => {
       'a check reports no tests',
     );
   });
+
+  it("repeats each failed job's list of failed tests under the summary, where a log cut to its end shows it", async (context) => {
+    const printed: string[] = [];
+    context.mock.method(console, 'log', (text: string) => printed.push(text));
+    const report = 'ℹ tests 2\nℹ pass 1\nℹ fail 1\n\n✖ failing tests:\n\n✖ converts the manual\n  conversion_timed_out';
+    const failing = [process.execPath, '-e', `console.log(${JSON.stringify(report)}); process.exitCode = 1`];
+    const passing = printing('ℹ tests 1\nℹ pass 1');
+    const passed = await runJobs(
+      [
+        { name: 'broken', command: failing },
+        { name: 'fine', command: passing },
+      ],
+      { concurrency: 1 },
+    );
+    assert.equal(passed, false);
+    const afterJobs = printed.slice(2).join('\n');
+    assert.match(afterJobs, /^✖ broken, what failed:\n✖ failing tests:\n\n✖ converts the manual\n {2}conversion_timed_out\n/);
+    assert.match(printed.at(-1) ?? '', /^✖ 1 of 2 jobs passed .*failed: broken$/);
+  });
 });

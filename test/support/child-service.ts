@@ -48,6 +48,8 @@ function childEnvironment(options: ChildServiceOptions, port: number): NodeJS.Pr
     ...inherited,
     KNOWLEDGE_AGENT_STORAGE_PATH: options.storageRoot,
     KNOWLEDGE_AGENT_RATE_LIMIT: '0',
+    // As startService's: a conversion beside the other test processes may take ten times as long as alone.
+    KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: '300000',
     LLM_API_KEY: testApiKey,
     LLM_BASE_URL: options.providerUrl,
     // With LLM_BASE_URL and no model named the service would embed locally; the provider double's embeddings are meant.

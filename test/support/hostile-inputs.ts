@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { defaultConversionTimeoutMs } from '../../src/ingest/document-converter.js';
 import { startService, type ListeningTestService } from './service.js';
 
 export interface IngestResponse {
@@ -155,7 +156,12 @@ export async function startHostileScenario(): Promise<HostileScenario> {
   const site = await startHelperProcess(siteServer, folder);
   const siteUrl = `http://127.0.0.1:${site.firstLine}`;
   // Listening: the upload comes from a process of its own, and /health is polled over HTTP as a load balancer would.
-  const service = await startService({ listen: true, providerUrl: provider.firstLine });
+  // With the shipped conversion time limit (the tests' services wait longer): a limit is part of what is checked.
+  const service = await startService({
+    listen: true,
+    providerUrl: provider.firstLine,
+    environment: { KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: String(defaultConversionTimeoutMs) },
+  });
   const pageSources = (paths: string[]) => paths.map((path) => ({ type: 'url', value: `${siteUrl}${path}` }));
 
   // Before measuring, the first fetch sets up the client and two pages at once start both conversion workers (under
