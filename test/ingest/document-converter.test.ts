@@ -12,8 +12,9 @@ import { fixturesDirectory } from '../support/fixtures.js';
 const page = (body: string) => Buffer.from(`<!doctype html><html><head><title>Guide</title></head><body>${body}</body></html>`);
 const ordinary = page('<main><h1>Guide</h1><p>Run the installer, then restart the service.</p></main>');
 
+/** A converter with `options`, by default in no hurry: beside other test processes the R manual may take over 30 s. */
 function converter(options: { timeoutMs?: number; memoryMb?: number } = {}): DocumentConverter {
-  const created = new DocumentConverter({ workers: 1, ...options });
+  const created = new DocumentConverter({ workers: 1, timeoutMs: 300_000, ...options });
   after(() => created.close());
   return created;
 }
