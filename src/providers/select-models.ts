@@ -67,7 +67,7 @@ export async function selectModels(config: ProviderSettings, log: { warn(message
     }
   }
 
-  const chat = config.chatModel === extractiveModelId ? createExtractiveChatModel() : provider?.chat;
+  const chat = config.chatModel === extractiveModelId ? createExtractiveChatModel(embeddings) : provider?.chat;
   if (chat === undefined)
     log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 (set KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider)');
   return { chat, embeddings };

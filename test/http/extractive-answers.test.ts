@@ -1,7 +1,7 @@
 // KNOWLEDGE_AGENT_MODEL=extractive with no provider key: the whole pipeline answers over both stream formats and generate.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startService, type TestService } from '../support/service.js';
+import { startService, startServiceWithProvider, type TestService } from '../support/service.js';
 import { parseSseData, variant1Answer } from '../support/sse.js';
 
 describe('extractive answers without a provider', () => {
@@ -111,5 +111,41 @@ describe('extractive answers without a provider', () => {
       embedding_model: string;
     };
     assert.deepEqual([health.agent, health.chat_model, health.embedding_model], ['ready', 'extractive', 'local:all-MiniLM-L6-v2-int8']);
+  });
+});
+
+describe('extractive answers with a provider for embeddings', () => {
+  it("asks the service's embedding model how close each passage is to the question", async () => {
+    const { service, provider } = await startServiceWithProvider({ environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
+    try {
+      const ingested = await service.post('/tools/ingest', {
+        namespace: 'meaning',
+        sources: [
+          {
+            type: 'text',
+            title: 'Caching',
+            value: '# Caching\n\nResponses are cached for five minutes.\n\nThe cache is cleared on every deployment.',
+          },
+        ],
+      });
+      assert.equal(ingested.status, 200);
+      const question = 'when is the cache cleared?';
+      const response = await service.post('/api/agents/knowledge/generate', {
+        messages: [{ role: 'user', content: question }],
+        toolParams: { namespace: 'meaning' },
+      });
+      assert.equal(response.status, 200);
+      assert.match(((await response.json()) as { text: string }).text, /cleared on every deployment \[1\]/);
+      // The search embeds the question alone; the answerer, the question and then each passage under its section's title.
+      const inputs = provider.embeddingRequests().map((request) => (request.body as { input: string | string[] }).input);
+      assert.ok(
+        inputs.some(
+          (input) => Array.isArray(input) && input[0] === question && input.includes('Caching\nThe cache is cleared on every deployment.'),
+        ),
+        JSON.stringify(inputs),
+      );
+    } finally {
+      await service.dispose();
+    }
   });
 });

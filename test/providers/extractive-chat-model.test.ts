@@ -2,11 +2,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatStreamPart, GroundingSnippet } from '../../src/providers/chat-model.js';
+import type { EmbeddingModel } from '../../src/providers/embedding-model.js';
 import { createExtractiveChatModel, noAnswer } from '../../src/providers/extractive-chat-model.js';
 
-async function answer(query: string, snippets: (string | Omit<GroundingSnippet, 'number'>)[]): Promise<string> {
+async function answer(
+  query: string,
+  snippets: (string | Omit<GroundingSnippet, 'number'>)[],
+  embeddings?: EmbeddingModel,
+): Promise<string> {
   const parts: ChatStreamPart[] = [];
-  const stream = createExtractiveChatModel().stream({
+  const stream = createExtractiveChatModel(embeddings).stream({
     messages: [],
     tools: [],
     grounding: {
@@ -20,6 +25,35 @@ async function answer(query: string, snippets: (string | Omit<GroundingSnippet, 
 }
 
 describe('extractive chat model', () => {
+  describe('with an embedding model', () => {
+    // Two passages that hold the same words of the question; only their meaning tells which one answers it.
+    const question = 'is the cache cleared when the server stops?';
+    const snippets = [
+      '# Cache\n\nThe cache is kept on disk when the server stops.',
+      '# Cache\n\nThe cache is emptied when the server stops.',
+    ];
+    // Texts about emptying point one way, the others another: the question and the second passage mean the same.
+    const meaning: EmbeddingModel = {
+      id: 'test-meaning',
+      embed: async (texts) => texts.map((text) => (/emptied|cleared/.test(text) ? Float32Array.of(1, 0) : Float32Array.of(0, 1))),
+    };
+
+    it('leads with the passage whose meaning is closest to the question, where the words alone tie', async () => {
+      assert.match(await answer(question, snippets), /^The cache is kept on disk/);
+      assert.match(await answer(question, snippets, meaning), /^The cache is emptied when the server stops \[2\]\./);
+    });
+
+    it('answers by the words alone when the embedding model fails', async () => {
+      const failing: EmbeddingModel = {
+        id: 'test-down',
+        embed: async () => {
+          throw new Error('the provider is down');
+        },
+      };
+      assert.equal(await answer(question, snippets, failing), await answer(question, snippets));
+    });
+  });
+
   it('quotes the passage that answers the question, with the number of its snippet', async () => {
     const text = await answer('how long are backups kept?', [
       '# Logging\n\nLogs are JSON lines.',
