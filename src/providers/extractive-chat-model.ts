@@ -403,8 +403,8 @@ function withoutEmptyIntroductions(parts: readonly string[]): string[] {
 const similarityWeight = 0.5;
 /**
  * Only the passages best by their words are embedded, each from its first characters: a question has 26 candidate
- * passages on average, and the local model takes about 20 ms a passage on 2 cores. The best 10 and 500 characters gave
- * the same answers on every site as all of them whole; the best 6 lost 4.
+ * passages on average, and the local model takes 15 to 20 ms a passage on 2 cores. The best 10 and 500 characters
+ * gave the same figures on every site as all of them whole; the best 6 lost 4 good answers.
  */
 const similarityCandidates = 10;
 const similarityChars = 500;
