@@ -11,7 +11,6 @@ import { DocumentConverter } from './ingest/document-converter.js';
 import { IngestService } from './ingest/ingest-service.js';
 import { packageVersion } from './package-root.js';
 import { createHttpRerankModel } from './providers/http-rerank-model.js';
-import { selectModels } from './providers/select-models.js';
 import {
   agentRoute,
   apiReference,
@@ -48,7 +47,7 @@ import type { ClusterLayout, ClusterLayoutOptions } from './store/postgres/clust
 import { installRequestContext } from './logging/request-context.js';
 import { serverLoggingOptions } from './logging/server-logging.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
-import { instrumentModels, instrumentReranker } from './metrics/instrument-models.js';
+import { instrumentReranker, selectInstrumentedModels } from './metrics/instrument-models.js';
 import { metricsRoute } from './metrics/metrics-route.js';
 import { namespaceSizes } from './metrics/namespace-sizes.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
@@ -90,7 +89,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     app.log.warn('KNOWLEDGE_AGENT_WRITE_TOKENS is not set: anyone who can reach the service may ingest documents');
   if (config.readTokens === undefined) app.log.info('KNOWLEDGE_AGENT_READ_TOKENS is not set: search and agent routes are open');
 
-  const models = instrumentModels(await selectModels(config.provider, app.log), metrics);
+  const models = await selectInstrumentedModels(config.provider, app.log, metrics);
 
   const warn = (message: string) => app.log.warn(message);
   const embeddingModel = models.embeddings?.id ?? null;

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { ChatModel, ChatRequest, ChatStreamPart } from '../providers/chat-model.js';
 import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { RerankModel } from '../providers/rerank-model.js';
-import type { SelectedModels } from '../providers/select-models.js';
+import { selectModels, type ProviderSettings, type SelectedModels } from '../providers/select-models.js';
 import type { ProviderCallOutcome, ServiceMetrics } from './service-metrics.js';
 
 function failureOutcome(signal: AbortSignal | undefined): ProviderCallOutcome {
@@ -71,9 +71,15 @@ export function instrumentReranker(model: RerankModel, metrics: ServiceMetrics):
   };
 }
 
-export function instrumentModels(models: SelectedModels, metrics: ServiceMetrics): SelectedModels {
-  return {
-    chat: models.chat === undefined ? undefined : instrumentChat(models.chat, metrics),
-    embeddings: models.embeddings === undefined ? undefined : instrumentEmbeddings(models.embeddings, metrics),
-  };
+/**
+ * The models counted and timed. The embedding model is instrumented as `selectModels` chooses it (`wrapEmbeddings`),
+ * so that the extractive answerer, which is given it, is counted too; the chat model here.
+ */
+export async function selectInstrumentedModels(
+  settings: ProviderSettings,
+  log: { warn(message: string): void },
+  metrics: ServiceMetrics,
+): Promise<SelectedModels> {
+  const models = await selectModels(settings, log, (model) => instrumentEmbeddings(model, metrics));
+  return { ...models, chat: models.chat === undefined ? undefined : instrumentChat(models.chat, metrics) };
 }

@@ -43,7 +43,15 @@ export function embeddingModelName(config: ProviderSettings): string {
   return config.apiKey !== undefined && config.baseUrl === undefined ? defaultProviderEmbeddingModel : localEmbeddingModelName;
 }
 
-export async function selectModels(config: ProviderSettings, log: { warn(message: string): void }): Promise<SelectedModels> {
+/**
+ * The models the configuration asks for. `wrapEmbeddings` (counting and timing its calls, say) is applied to the
+ * embedding model before the extractive answerer is given it, so that the answerer's calls go through it too.
+ */
+export async function selectModels(
+  config: ProviderSettings,
+  log: { warn(message: string): void },
+  wrapEmbeddings: (model: EmbeddingModel) => EmbeddingModel = (model) => model,
+): Promise<SelectedModels> {
   const embeddingModel = embeddingModelName(config);
   // The official client is loaded only when a provider is configured: a tenth of a second of start-up otherwise.
   const provider =
@@ -67,6 +75,7 @@ export async function selectModels(config: ProviderSettings, log: { warn(message
     }
   }
 
+  if (embeddings !== undefined) embeddings = wrapEmbeddings(embeddings);
   const chat = config.chatModel === extractiveModelId ? createExtractiveChatModel(embeddings) : provider?.chat;
   if (chat === undefined)
     log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 (set KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider)');

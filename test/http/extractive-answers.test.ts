@@ -115,7 +115,7 @@ describe('extractive answers without a provider', () => {
 });
 
 describe('extractive answers with a provider for embeddings', () => {
-  it("asks the service's embedding model how close each passage is to the question", async () => {
+  it("asks the service's embedding model how close each passage is to the question, and counts the call", async () => {
     const { service, provider } = await startServiceWithProvider({ environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     try {
       const ingested = await service.post('/tools/ingest', {
@@ -144,6 +144,10 @@ describe('extractive answers with a provider for embeddings', () => {
         ),
         JSON.stringify(inputs),
       );
+      // Each of those calls is counted in /metrics, the answerer's too.
+      const metrics = await (await service.get('/metrics')).text();
+      const counted = /^provider_calls_total\{kind="embeddings",model="text-embedding-3-small",outcome="success"\} (\d+)$/m.exec(metrics);
+      assert.equal(Number(counted?.[1]), inputs.length, metrics);
     } finally {
       await service.dispose();
     }
