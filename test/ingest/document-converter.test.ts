@@ -8,13 +8,14 @@ import { after, describe, it } from 'node:test';
 import { DocumentConverter } from '../../src/ingest/document-converter.js';
 import { contentHash } from '../../src/store/content-hash.js';
 import { fixturesDirectory } from '../support/fixtures.js';
+import { unhurriedConversionMs } from '../support/service.js';
 
 const page = (body: string) => Buffer.from(`<!doctype html><html><head><title>Guide</title></head><body>${body}</body></html>`);
 const ordinary = page('<main><h1>Guide</h1><p>Run the installer, then restart the service.</p></main>');
 
-/** A converter with `options`, by default in no hurry: beside other test processes the R manual may take over 30 s. */
+/** A converter with `options`, by default in no hurry (a limit of its own only where the limit is the subject). */
 function converter(options: { timeoutMs?: number; memoryMb?: number } = {}): DocumentConverter {
-  const created = new DocumentConverter({ workers: 1, timeoutMs: 300_000, ...options });
+  const created = new DocumentConverter({ workers: 1, timeoutMs: unhurriedConversionMs, ...options });
   after(() => created.close());
   return created;
 }

@@ -12,6 +12,7 @@ import { createDeflate, deflateSync } from 'node:zlib';
 import { DocumentConverter } from '../../src/ingest/document-converter.js';
 import { checkPdfInflation, pdfInflationBudgetBytes } from '../../src/ingest/pdf-inflation-check.js';
 import { fixturesDirectory } from '../support/fixtures.js';
+import { unhurriedConversionMs } from '../support/service.js';
 
 /** A one-page PDF whose content stream is `data` under the dictionary entries `entries` (its /Length is added). */
 function pdfWithStream(entries: string, data: Uint8Array): Buffer {
@@ -133,9 +134,6 @@ function treeRss(): number {
   return total;
 }
 
-/** A conversion's time limit for the tests whose subject is not time: long enough for any machine's load. */
-const unhurriedTimeoutMs = 300_000;
-
 describe('PDF compression bombs', () => {
   let flateBomb: Buffer;
 
@@ -200,7 +198,7 @@ describe('PDF compression bombs', () => {
   }, async () => {
     // The subject is the refusal and the memory, not the time: on a busy CI machine the two conversions (a process
     // started for each, 300 MB inflated by each) once took longer than the service's 30 s limit.
-    const converter = new DocumentConverter({ workers: 2, timeoutMs: unhurriedTimeoutMs });
+    const converter = new DocumentConverter({ workers: 2, timeoutMs: unhurriedConversionMs });
     after(() => converter.close());
     const bomb = pdfWithStream('/Filter /FlateDecode', flateBomb);
     // The workers start before the baseline, so that only the conversions are measured.
@@ -250,7 +248,7 @@ describe('PDF compression bombs', () => {
   it('a PDF conversion runs in a process whose memory the system limits', { skip: process.platform !== 'linux' }, async () => {
     // 64 MB of heap and 128 MB in all, and a stream that inflates to 250 MB: under the inflation budget, so only the
     // process's limit stops pdf.js (in a worker thread it would have taken the 250 MB from the service).
-    const converter = new DocumentConverter({ workers: 1, memoryMb: 64, timeoutMs: unhurriedTimeoutMs });
+    const converter = new DocumentConverter({ workers: 1, memoryMb: 64, timeoutMs: unhurriedConversionMs });
     after(() => converter.close());
     const large = pdfWithStream('/Filter /FlateDecode', await deflatedZeros(250));
     await assert.rejects(converter.convert(large, 'pdf'), {

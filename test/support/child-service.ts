@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compiledEntryPoint } from './compiled-entry.js';
-import { testApiKey } from './service.js';
+import { testApiKey, unhurriedConversionMs } from './service.js';
 import { packageRoot } from '../../src/package-root.js';
 
 /** Variables of the test process that must not leak into the child's configuration. */
@@ -48,8 +48,7 @@ function childEnvironment(options: ChildServiceOptions, port: number): NodeJS.Pr
     ...inherited,
     KNOWLEDGE_AGENT_STORAGE_PATH: options.storageRoot,
     KNOWLEDGE_AGENT_RATE_LIMIT: '0',
-    // As startService's: a conversion beside the other test processes may take ten times as long as alone.
-    KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: '300000',
+    KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: String(unhurriedConversionMs),
     LLM_API_KEY: testApiKey,
     LLM_BASE_URL: options.providerUrl,
     // With LLM_BASE_URL and no model named the service would embed locally; the provider double's embeddings are meant.

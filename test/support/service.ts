@@ -17,6 +17,13 @@ export { fixturesDirectory };
 
 export const testApiKey = 'sk-test-key-0123456789abcdef';
 
+/**
+ * A conversion's time limit for the tests whose subject is not time. A machine running the other test processes
+ * beside one gives a conversion a fraction of a core: the R manual took 31 s beside six busy processes on two cores,
+ * 3 s alone, where the service's limit is 30 s.
+ */
+export const unhurriedConversionMs = 300_000;
+
 export interface TestService {
   readonly app: FastifyInstance;
   readonly config: Config;
@@ -107,9 +114,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     KNOWLEDGE_AGENT_ALLOW_PRIVATE_URLS: 'true',
     // Tests send bursts of requests; the rate limit has a test of its own.
     KNOWLEDGE_AGENT_RATE_LIMIT: '0',
-    // A machine running the other test processes beside this one gives a conversion a fraction of a core: the R manual
-    // took 31 s beside six busy processes on two cores, 3 s alone. The tests of the time limit set their own.
-    KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: '300000',
+    // The tests of the time limit set their own.
+    KNOWLEDGE_AGENT_CONVERSION_TIMEOUT_MS: String(unhurriedConversionMs),
     PORT: '0',
     ...(apiKey === undefined ? {} : { LLM_API_KEY: apiKey }),
     // With LLM_BASE_URL set and no embedding model named, the service embeds locally (a local server may serve no
