@@ -3,14 +3,21 @@
 // resident set: searches read only the few dozen rows they rescore exactly (docs/performance.md).
 import { closeSync, readSync } from 'node:fs';
 import { dotAt } from './cosine.js';
+import { decodeFloat16 } from './float16.js';
 import { grown, grownCapacity } from './growable-array.js';
 
-/** Rows lying contiguously as float32 in an open file from `byteOffset`; whoever receives it closes `fd`. */
+/** Rows lying contiguously in an open file from `byteOffset`, as little-endian values; whoever receives it closes `fd`. */
 export interface RowsInFile {
   readonly fd: number;
   readonly byteOffset: number;
   readonly count: number;
+  /** float16 in snapshots of format 4 on, float32 before. */
+  readonly encoding: RowEncoding;
 }
+
+export type RowEncoding = 'float32' | 'float16';
+
+export const bytesPerValue: Readonly<Record<RowEncoding, number>> = { float32: 4, float16: 2 };
 
 /** Rows read from a file per read when they are read in order (a snapshot or index.json being written). */
 const readAheadRows = 256;
@@ -29,6 +36,8 @@ export class UnitRows {
   private readAheadCount = 0;
   private lastRead = -2;
   private readonly single: Float32Array;
+  /** A file's float16 values before they are decoded (float32 ones are read straight into the rows asked for). */
+  private halves = new Uint16Array(0);
 
   constructor(
     readonly dimensions: number,
@@ -188,14 +197,26 @@ export class UnitRows {
 
   private readFileRows(first: number, into: Float32Array): void {
     const file = this.file as RowsInFile;
-    const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
-    let done = 0;
-    while (done < bytes.byteLength) {
-      const read = readSync(file.fd, bytes, done, bytes.byteLength - done, file.byteOffset + first * this.dimensions * 4 + done);
-      if (read === 0) throw new Error(`the vector rows' file ends before row ${first + into.length / this.dimensions}`);
-      done += read;
+    const position = file.byteOffset + first * this.dimensions * bytesPerValue[file.encoding];
+    let values: Uint16Array | Float32Array = into;
+    if (file.encoding === 'float16') {
+      if (this.halves.length < into.length) this.halves = new Uint16Array(Math.max(into.length, readAheadRows * this.dimensions));
+      values = this.halves.subarray(0, into.length);
     }
+    if (!readWhole(file.fd, position, new Uint8Array(values.buffer, values.byteOffset, values.byteLength)))
+      throw new Error(`the vector rows' file ends before row ${first + into.length / this.dimensions}`);
+    if (values instanceof Uint16Array) decodeFloat16(values, into);
   }
+}
+
+/** Fills `bytes` from `fd` at `position`; false when the file ends first. */
+function readWhole(fd: number, position: number, bytes: Uint8Array): boolean {
+  for (let done = 0; done < bytes.byteLength; ) {
+    const read = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
+    if (read === 0) return false;
+    done += read;
+  }
+  return true;
 }
 
 /** The `length` values of `pieces` (see UnitRows.pieces) copied into one array. */

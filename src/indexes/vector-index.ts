@@ -1,6 +1,7 @@
 // Cosine search over one namespace's chunk vectors: an int8 SIMD scan finds candidates, float32 rows rescore them.
 // The scan covers every row (exact) or, past a size, only the rows of the inverted lists nearest the query.
 import { normalize } from './cosine.js';
+import { roundToFloat16 } from './float16.js';
 import { defaultTraining, InvertedLists, type InvertedListsSnapshot, type TrainingOptions } from './inverted-lists.js';
 import type { ScoredHit } from './scored-hit.js';
 import { type ApproximateScores, QuantizedRows } from './simd/quantized-rows.js';
@@ -168,7 +169,10 @@ export class VectorIndex {
     return this.lists !== undefined;
   }
 
-  /** Adds or replaces the vector of `key`; it is stored normalized, so scores are cosines. */
+  /**
+   * Adds or replaces the vector of `key`; it is stored normalized, so scores are cosines, and rounded to float16, the
+   * precision its files keep, so that it searches the same once written and read back.
+   */
   add(key: string, vector: ArrayLike<number>): void {
     if (vector.length !== this.dimensions) {
       throw new RangeError(`vector of ${vector.length} dimensions in an index of ${this.dimensions}`);
@@ -177,6 +181,7 @@ export class VectorIndex {
     const row = this.keys.length;
     this.ensureCapacity(row + 1);
     const unit = normalize(vector);
+    roundToFloat16(unit);
     this.rows.append(unit);
     this.version++;
     this.keys.push(key);

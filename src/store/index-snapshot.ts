@@ -3,8 +3,9 @@
 // index.json it mirrors, and is used only while that stamp matches (or when there is no readable index.json).
 // Layout: [8-byte magic][u64 header offset][u64 header length][u32 header CRC-32], then the sections, each 8-byte
 // aligned: documents as JSON lines (no vectors, no texts), their chunks' texts as UTF-8 one after another, the lexical
-// index's typed arrays, the vector rows; the JSON header, which holds every section's CRC-32, comes last. Every byte is
-// checked on reading, so damage is found, not served. Format 2 (still read) kept each chunk's text in its document's line.
+// index's typed arrays, the vector rows (float16); the JSON header, which holds every section's CRC-32, comes last.
+// Every byte is checked on reading, so damage is found, not served. Formats 2 and 3 (still read) kept the rows as
+// float32, and format 2 each chunk's text in its document's line.
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
@@ -12,7 +13,8 @@ import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
 import type { InvertedListsSnapshot } from '../indexes/inverted-lists.js';
 import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
-import type { RowsInFile } from '../indexes/unit-rows.js';
+import { decodeFloat16, encodeFloat16 } from '../indexes/float16.js';
+import { bytesPerValue, type RowEncoding, type RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './folder/index-json.js';
@@ -40,11 +42,12 @@ export interface SnapshotSource extends Omit<SnapshotContents, 'lexical' | 'vect
   } | null;
 }
 
-/** Where a snapshot's vector rows lie in its file: float32, contiguous, one row per key. */
-export interface WrittenRows {
-  readonly byteOffset: number;
-  readonly count: number;
-}
+/** Where a snapshot's vector rows lie in its file: contiguous, one row per key. */
+export type WrittenRows = Omit<RowsInFile, 'fd'>;
+
+const format = 4;
+/** How each format read stores its vector rows. */
+const rowEncoding: Readonly<Record<2 | 3 | 4, RowEncoding>> = { 2: 'float32', 3: 'float32', 4: 'float16' };
 
 const sectionSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), crc: z.number().int() });
 
@@ -54,12 +57,12 @@ interface Section {
   readonly crc: number;
 }
 const headerSchema = z.object({
-  format: z.union([z.literal(2), z.literal(3)]),
+  format: z.union([z.literal(2), z.literal(3), z.literal(format)]),
   // Absent in snapshots of the version that kept no index.json; older versions ignore it.
   derivedFrom: z.object({ generation: z.string(), bytes: z.number(), modifiedMs: z.number() }).nullable().optional(),
   embedding: z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable(),
   documents: sectionSchema.extend({ count: z.number().int().nonnegative() }),
-  // Format 3: the chunks' texts, which format 2 kept in the documents' lines.
+  // Format 3 on: the chunks' texts, which format 2 kept in the documents' lines.
   texts: sectionSchema.optional(),
   lexical: z.object({
     terms: z.array(z.string()),
@@ -82,7 +85,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
   await writeFileAtomicWith(path, async (file) => {
     let position = preambleBytes;
     /** Writes `pieces` one after another as one section, aligned. */
-    const writePieces = async (pieces: Iterable<Uint8Array | Uint32Array | Float32Array>): Promise<Section> => {
+    const writePieces = async (pieces: Iterable<Uint8Array | Uint16Array | Uint32Array | Float32Array>): Promise<Section> => {
       position = align(position);
       const offset = position;
       let crc = 0;
@@ -104,12 +107,11 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
       arrays[name] = { ...section, type: array.type };
     }
     const stored = contents.vectors;
-    const rows = stored === null ? undefined : await writePieces(stored.rows());
+    const rows = stored === null ? undefined : await writePieces(asFloat16(stored.rows()));
     if (stored !== null && rows !== undefined) {
-      const dimensions = contents.embedding?.dimensions ?? 0;
-      if (rows.length !== stored.keys.length * dimensions * 4)
-        throw new Error(`the vector rows gave ${rows.length} bytes, not ${stored.keys.length * dimensions * 4}`);
-      written = { byteOffset: rows.offset, count: stored.keys.length };
+      const expected = stored.keys.length * (contents.embedding?.dimensions ?? 0) * bytesPerValue.float16;
+      if (rows.length !== expected) throw new Error(`the vector rows gave ${rows.length} bytes, not ${expected}`);
+      written = { byteOffset: rows.offset, count: stored.keys.length, encoding: 'float16' };
     }
     const vectors =
       stored === null
@@ -127,7 +129,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
           };
     const header = Buffer.from(
       JSON.stringify({
-        format: 3,
+        format,
         derivedFrom: contents.derivedFrom,
         embedding: contents.embedding,
         documents: { ...documents, count: contents.documents.length },
@@ -146,6 +148,17 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     await file.write(preamble, 0, preambleBytes, 0);
   });
   return written;
+}
+
+/** Float32 pieces as float16, a piece at a time (each valid until the next is asked for). */
+function* asFloat16(pieces: Iterable<Float32Array>): Iterable<Uint16Array> {
+  let halves = new Uint16Array(0);
+  for (const piece of pieces) {
+    if (halves.length < piece.length) halves = new Uint16Array(piece.length);
+    const view = halves.subarray(0, piece.length);
+    encodeFloat16(piece, view);
+    yield view;
+  }
 }
 
 async function writeDocuments(file: FileHandle, offset: number, documents: readonly StoredDocument[]): Promise<Section> {
@@ -216,7 +229,8 @@ export async function readSnapshot(
     ]) {
       checkWithinFile(section.offset, section.length, size);
     }
-    if (header.format === 3 && header.texts === undefined) throw new Error('a snapshot of format 3 without its texts section');
+    if (header.format >= 3 && header.texts === undefined)
+      throw new Error(`a snapshot of format ${header.format} without its texts section`);
     const documents =
       header.texts === undefined
         ? await readDocumentLines(file, header.documents, toStoredDocument)
@@ -238,7 +252,11 @@ export async function readSnapshot(
             listOfRow: await readArray(file, storedLists.listOfRow, new Uint32Array(storedLists.listOfRow.length / 4), size),
           };
     const dimensions = header.embedding?.dimensions ?? 0;
-    if (header.vectors !== null && (dimensions === 0 || header.vectors.length !== header.vectors.keys.length * dimensions * 4)) {
+    const encoding = rowEncoding[header.format];
+    if (
+      header.vectors !== null &&
+      (dimensions === 0 || header.vectors.length !== header.vectors.keys.length * dimensions * bytesPerValue[encoding])
+    ) {
       throw new Error('vector rows do not match their keys and dimensions');
     }
     // Read last: rows left in the file hold a descriptor, which nothing may fail after.
@@ -249,8 +267,8 @@ export async function readSnapshot(
             keys: header.vectors.keys,
             ...(lists === undefined ? {} : { lists }),
             rows: rowsInFile
-              ? await rowsLeftInFile(path, ino, file, header.vectors, size, dimensions)
-              : await readArray(file, header.vectors, withHeadroom(Float32Array, header.vectors.length / 4), size),
+              ? await rowsLeftInFile(path, ino, file, header.vectors, size, { dimensions, encoding })
+              : await readRows(file, header.vectors, size, encoding),
           };
     return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors, derivedFrom };
   } finally {
@@ -269,7 +287,7 @@ async function rowsLeftInFile(
   file: FileHandle,
   section: Section,
   size: number,
-  dimensions: number,
+  { dimensions, encoding }: { readonly dimensions: number; readonly encoding: RowEncoding },
 ): Promise<RowsInFile | Float32Array> {
   const block = new Uint8Array(Math.min(section.length, 8 << 20));
   let crc = 0;
@@ -280,9 +298,19 @@ async function rowsLeftInFile(
   }
   if (crc !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
   const fd = openSync(path, 'r');
-  if (fstatSync(fd).ino === ino) return { fd, byteOffset: section.offset, count: section.length / 4 / dimensions };
+  if (fstatSync(fd).ino === ino)
+    return { fd, byteOffset: section.offset, count: section.length / bytesPerValue[encoding] / dimensions, encoding };
   closeSync(fd);
-  return readArray(file, section, withHeadroom(Float32Array, section.length / 4), size);
+  return readRows(file, section, size, encoding);
+}
+
+/** The rows section read into memory as float32, whatever its encoding. */
+async function readRows(file: FileHandle, section: Section, size: number, encoding: RowEncoding): Promise<Float32Array> {
+  if (encoding === 'float32') return readArray(file, section, withHeadroom(Float32Array, section.length / 4), size);
+  const halves = await readArray(file, section, new Uint16Array(section.length / 2), size);
+  const rows = withHeadroom(Float32Array, halves.length);
+  decodeFloat16(halves, rows);
+  return rows;
 }
 
 /** The documents section's lines (within the file: checked by the caller), each parsed by `parse`, checked. */
@@ -310,8 +338,14 @@ async function readDocumentsAndTexts(file: FileHandle, section: Section, textSec
 }
 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */
-async function readArray<T extends Uint32Array | Float32Array>(file: FileHandle, section: Section, array: T, size: number): Promise<T> {
-  if (section.length % 4 !== 0) throw new Error('an array section is not a whole number of 4-byte values');
+async function readArray<T extends Uint16Array | Uint32Array | Float32Array>(
+  file: FileHandle,
+  section: Section,
+  array: T,
+  size: number,
+): Promise<T> {
+  if (section.length % array.BYTES_PER_ELEMENT !== 0)
+    throw new Error(`an array section is not a whole number of ${array.BYTES_PER_ELEMENT}-byte values`);
   const bytes = await readSection(
     file,
     section.offset,
@@ -334,7 +368,7 @@ function checkWithinFile(offset: number, length: number, size: number): void {
   if (offset + length > size) throw new Error(`a section runs past the end of the file (${offset + length} > ${size} bytes)`);
 }
 
-function bytesOf(array: Uint8Array | Uint32Array | Float32Array): Uint8Array {
+function bytesOf(array: Uint8Array | Uint16Array | Uint32Array | Float32Array): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 

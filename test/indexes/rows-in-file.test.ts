@@ -1,5 +1,6 @@
-// A vector index whose float32 rows are read from a file (a snapshot's row section) must search, change and write
-// snapshots exactly as one holding its rows in memory, and close the file when it lets go of it.
+// A vector index whose rows are read from a file (a snapshot's row section: float16, or float32 in older snapshots)
+// must search, change and write snapshots exactly as one holding its rows in memory, and close the file when it lets
+// go of it.
 import assert from 'node:assert/strict';
 import { fstatSync, openSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { normalize } from '../../src/indexes/cosine.js';
-import { joinedRows, type RowsInFile } from '../../src/indexes/unit-rows.js';
+import { encodeFloat16 } from '../../src/indexes/float16.js';
+import { joinedRows, type RowEncoding, type RowsInFile } from '../../src/indexes/unit-rows.js';
 import { type ApproximateSearch, VectorIndex } from '../../src/indexes/vector-index.js';
 import { seededRandom } from '../support/durability-documents.js';
 
@@ -33,10 +35,15 @@ after(() => rm(folder, { recursive: true, force: true }));
 let filesWritten = 0;
 
 /** Writes `rows` after `padding` bytes of something else, as a snapshot lays them out, and opens the file. */
-function rowsFile(rows: Float32Array, padding = 24): RowsInFile {
+function rowsFile(rows: Float32Array, encoding: RowEncoding = 'float16', padding = 24): RowsInFile {
   const path = join(folder, `rows-${filesWritten++}`);
-  writeFileSync(path, Buffer.concat([Buffer.alloc(padding, 7), Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength)]));
-  return { fd: openSync(path, 'r'), byteOffset: padding, count: rows.length / dimensions };
+  let values: Float32Array | Uint16Array = rows;
+  if (encoding === 'float16') {
+    values = new Uint16Array(rows.length);
+    encodeFloat16(rows, values);
+  }
+  writeFileSync(path, Buffer.concat([Buffer.alloc(padding, 7), Buffer.from(values.buffer, values.byteOffset, values.byteLength)]));
+  return { fd: openSync(path, 'r'), byteOffset: padding, count: rows.length / dimensions, encoding };
 }
 
 function isOpen(fd: number): boolean {
@@ -54,9 +61,11 @@ function liveOf(index: VectorIndex) {
   return { keys, rows: joinedRows(rows(), keys.length * dimensions), lists };
 }
 
-for (const [name, settings] of [
-  ['scanning every row', { ...approximate, fromRows: Number.POSITIVE_INFINITY }],
-  ['through inverted lists', approximate],
+for (const [name, settings, encoding] of [
+  ['scanning every row', { ...approximate, fromRows: Number.POSITIVE_INFINITY }, 'float16'],
+  ['through inverted lists', approximate, 'float16'],
+  ['scanning every row, float32 rows (snapshots before format 4)', { ...approximate, fromRows: Number.POSITIVE_INFINITY }, 'float32'],
+  ['through inverted lists, float32 rows (snapshots before format 4)', approximate, 'float32'],
 ] as const) {
   describe(`VectorIndex with its rows in a file, ${name}`, () => {
     const vectors = randomVectors(600, 3);
@@ -71,7 +80,7 @@ for (const [name, settings] of [
     it('searches, gives vectors and changes as an index holding its rows in memory', async () => {
       const reference = inMemory();
       const live = liveOf(reference);
-      const file = rowsFile(live.rows);
+      const file = rowsFile(live.rows, encoding);
       const index = VectorIndex.fromRows(dimensions, live.keys, file, live.lists, settings);
       assert.equal(index.rowsInMemory, 0);
       for (const query of queries) assert.deepEqual(index.search(query, 10), reference.search(query, 10));
@@ -97,7 +106,7 @@ for (const [name, settings] of [
       for (let row = 0; row < 600; row += 7) index.remove(`k${row}`);
       const reference = liveOf(index);
       const snapshot = index.liveRows();
-      const file = rowsFile(joinedRows(snapshot.rows(), snapshot.keys.length * dimensions));
+      const file = rowsFile(joinedRows(snapshot.rows(), snapshot.keys.length * dimensions), encoding);
       assert.equal(index.readRowsFrom(file, snapshot.version), true);
       assert.equal(index.rowsInMemory, 0);
       assert.deepEqual(liveOf(index), reference);
@@ -105,7 +114,7 @@ for (const [name, settings] of [
       for (const query of queries) assert.deepEqual(index.search(query, 10), expected.search(query, 10));
 
       const stale = index.liveRows();
-      const staleFile = rowsFile(joinedRows(stale.rows(), stale.keys.length * dimensions));
+      const staleFile = rowsFile(joinedRows(stale.rows(), stale.keys.length * dimensions), encoding);
       index.add('later', queries[1] as Float32Array);
       assert.equal(index.readRowsFrom(staleFile, stale.version), false);
       assert.equal(isOpen(staleFile.fd), false);
@@ -119,7 +128,7 @@ for (const [name, settings] of [
       const reference = new VectorIndex(dimensions, 64, settings);
       randomVectors(2400, 6).forEach((vector, row) => reference.add(`k${row}`, vector));
       const live = liveOf(reference);
-      const file = rowsFile(live.rows);
+      const file = rowsFile(live.rows, encoding);
       const index = VectorIndex.fromRows(dimensions, live.keys, file, live.lists, settings);
       for (let row = 0; row < 2400; row += 2) {
         index.remove(`k${row}`);

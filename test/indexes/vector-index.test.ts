@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import wabtInit from 'wabt';
 import { cosineSimilarity, normalize } from '../../src/indexes/cosine.js';
+import { roundToFloat16 } from '../../src/indexes/float16.js';
 import type { ScoredHit } from '../../src/indexes/scored-hit.js';
 import { VectorIndex } from '../../src/indexes/vector-index.js';
 import { joinedRows } from '../../src/indexes/unit-rows.js';
@@ -90,6 +91,13 @@ describe('VectorIndex', () => {
 /** Unit vectors by key in row order (a replaced key moves to the end, as in the index): the naive reference. */
 type Reference = Map<string, Float32Array>;
 
+/** What the index stores of `vector`: its unit vector, rounded to float16 as the index's files keep it. */
+function storedUnit(vector: ArrayLike<number>): Float32Array {
+  const unit = normalize(vector);
+  roundToFloat16(unit);
+  return unit;
+}
+
 /** Every live key scored by a plain float32 scan, best first, ties to the earlier row. */
 function naiveScan(reference: Reference, query: ArrayLike<number>): ScoredHit[] {
   const unitQuery = normalize(query);
@@ -146,7 +154,7 @@ function addAll(index: VectorIndex, reference: Reference, vectors: readonly Floa
   vectors.forEach((vector, row) => {
     index.add(`${keyPrefix}${row}`, vector);
     reference.delete(`${keyPrefix}${row}`);
-    reference.set(`${keyPrefix}${row}`, normalize(vector));
+    reference.set(`${keyPrefix}${row}`, storedUnit(vector));
   });
 }
 
@@ -212,7 +220,7 @@ describe('VectorIndex against a naive float32 scan', () => {
           reference.delete(key);
           if ('vector' in step) {
             index.add(key, step.vector);
-            reference.set(key, normalize(step.vector));
+            reference.set(key, storedUnit(step.vector));
           } else {
             index.remove(key);
           }
@@ -332,13 +340,15 @@ describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
     assert.equal(index.vector('a'), undefined);
   });
 
-  it('returns a copy of a stored unit vector', () => {
+  it('returns a copy of a stored unit vector, rounded to float16', () => {
     const index = new VectorIndex(2);
     index.add('a', [3, 4]);
     const stored = index.vector('a');
-    assert.deepEqual(stored, Float32Array.of(0.6, 0.8));
+    // 0.6 and 0.8 to the nearest float16.
+    const expected = Float32Array.of(0.60009765625, 0.7998046875);
+    assert.deepEqual(stored, expected);
     stored?.fill(0);
-    assert.deepEqual(index.vector('a'), Float32Array.of(0.6, 0.8));
+    assert.deepEqual(index.vector('a'), expected);
     index.remove('a');
     assert.equal(index.vector('a'), undefined);
   });

@@ -1,7 +1,7 @@
 // index.json: a namespace's whole index in one JSON file that any tool can read (documents, chunks with their text,
-// vectors as base64 of little-endian float32), and what the namespace is restored from. It is written and read one
+// vectors as base64 of little-endian float16), and what the namespace is restored from. It is written and read one
 // line at a time, a document or a chunk per line, so neither side ever holds the file in one string:
-//   {"format":2,"generation":"…","embedding":{"model":"…","dimensions":384},"documentCount":2,"chunkCount":3,
+//   {"format":3,"generation":"…","embedding":{"model":"…","dimensions":384},"documentCount":2,"chunkCount":3,
 //   "documents":[
 //   {"file":"a.md","title":"…","source":"…","hash":"sha256:…","ingestedAt":"…","fileSize":1,"fileModifiedMs":1,"chunkCount":2},
 //   …
@@ -13,10 +13,13 @@
 //   "crc32":123}
 // Chunks follow their documents' order, each document's in order. crc32 is the CRC-32 of every byte before its line:
 // damage is found, not served. `generation` names one write, so a cache derived from the file can tell it is current.
+// Format 2 (still read) held the vectors as float32: twice the bytes, for precision the index does not keep (vectors
+// are rounded to float16 as they are added, so a namespace searches alike before and after a restart).
 import { randomBytes } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
+import { decodeFloat16, encodeFloat16, roundToFloat16 } from '../../indexes/float16.js';
 import { withHeadroom } from '../../indexes/growable-array.js';
 import { writeFileAtomicWith } from '../atomic-write.js';
 import type { IndexContents } from '../index-contents.js';
@@ -27,7 +30,9 @@ import { isHeadingPath, persistedMetadata, toDocumentMetadata, type DocumentMeta
 import { chunkId, type StoredChunk, type StoredDocument } from '../stored-document.js';
 
 export const indexJsonFileName = 'index.json';
-const format = 2;
+const format = 3;
+/** Bytes a stored vector value takes in each format read: float32 in format 2, float16 in format 3. */
+const valueBytes = { 2: 4, 3: 2 } as const;
 /** The header line is far shorter; more than this before the first newline is not a current index.json. */
 const headerBytesLimit = 64 << 10;
 
@@ -50,7 +55,7 @@ export interface IndexJsonSource {
 }
 
 const headerSchema = z.object({
-  format: z.literal(format),
+  format: z.union([z.literal(2), z.literal(format)]),
   generation: z.string().min(1),
   embedding: z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable(),
   documentCount: z.number().int().nonnegative(),
@@ -67,6 +72,7 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
   await writeFileAtomicWith(path, async (file) => {
     const lines = new LineWriter(file, 0);
     const header: Header = { format, generation, embedding, documentCount: documents.length, chunkCount };
+    const halves = new Uint16Array(embedding?.dimensions ?? 0);
     // The object is left open: the arrays follow on lines of their own.
     await lines.write(`${JSON.stringify(header).slice(0, -1)},`);
     await lines.write('"documents":[');
@@ -85,7 +91,7 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
           file: chunk.file,
           headingPath: chunk.headingPath,
           text: chunk.text,
-          vector: vector === undefined ? null : Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64'),
+          vector: vector === undefined ? null : float16Base64(vector, halves),
         });
         written++;
         await lines.write(written < chunkCount ? `${line},` : line);
@@ -98,6 +104,12 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
   });
   const { size, mtimeMs } = await stat(path);
   return { generation, bytes: size, modifiedMs: mtimeMs };
+}
+
+/** `vector` as base64 of its float16 values, by way of `halves` (of its length). */
+function float16Base64(vector: Float32Array, halves: Uint16Array): string {
+  encodeFloat16(vector, halves);
+  return Buffer.from(halves.buffer, halves.byteOffset, halves.byteLength).toString('base64');
 }
 
 /**
@@ -181,6 +193,8 @@ class IndexJsonReader {
   private chunksRead = 0;
   private rows = new Float32Array(0);
   private readonly keys: string[] = [];
+  /** One float16 vector as stored, before it is decoded into the rows. */
+  private halves = new Uint16Array(0);
 
   get generation(): string {
     return this.expectHeader().generation;
@@ -192,7 +206,10 @@ class IndexJsonReader {
       case 'header': {
         const header = parseHeader(line);
         this.header = header;
-        if (header.embedding !== null) this.rows = withHeadroom(Float32Array, header.chunkCount * header.embedding.dimensions);
+        if (header.embedding !== null) {
+          this.rows = withHeadroom(Float32Array, header.chunkCount * header.embedding.dimensions);
+          this.halves = new Uint16Array(header.embedding.dimensions);
+        }
         this.part = 'documents-open';
         return;
       }
@@ -278,15 +295,23 @@ class IndexJsonReader {
     this.chunksRead++;
   }
 
-  /** Decodes the vector straight into the rows, with no buffer of its own. */
+  /** Decodes the vector into the rows: float32 values straight into them, float16 ones by way of one vector's buffer. */
   private readVector(id: string, vector: unknown): void {
-    const dimensions = this.expectHeader().embedding?.dimensions;
-    if (dimensions === undefined) throw new Error(`chunk ${id} has a vector, but the index names no embedding model`);
-    const bytes = dimensions * 4;
-    if (typeof vector !== 'string' || vector.length !== 4 * Math.ceil(bytes / 3))
-      throw new Error(`the vector of chunk ${id} is not ${dimensions} float32 values in base64`);
-    const row = Buffer.from(this.rows.buffer, this.rows.byteOffset + this.keys.length * bytes, bytes);
-    if (row.write(vector, 'base64') !== bytes) throw new Error(`the vector of chunk ${id} is not ${dimensions} float32 values in base64`);
+    const { embedding, format: version } = this.expectHeader();
+    if (embedding === null) throw new Error(`chunk ${id} has a vector, but the index names no embedding model`);
+    const { dimensions } = embedding;
+    const bytes = dimensions * valueBytes[version];
+    const malformed = () =>
+      new Error(`the vector of chunk ${id} is not ${dimensions} ${version === 2 ? 'float32' : 'float16'} values in base64`);
+    if (typeof vector !== 'string' || vector.length !== 4 * Math.ceil(bytes / 3)) throw malformed();
+    const row = this.rows.subarray(this.keys.length * dimensions, (this.keys.length + 1) * dimensions);
+    if (version === 2) {
+      if (Buffer.from(row.buffer, row.byteOffset, bytes).write(vector, 'base64') !== bytes) throw malformed();
+      roundToFloat16(row);
+    } else {
+      if (Buffer.from(this.halves.buffer).write(vector, 'base64') !== bytes) throw malformed();
+      decodeFloat16(this.halves, row);
+    }
     this.keys.push(id);
   }
 

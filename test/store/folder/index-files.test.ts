@@ -5,6 +5,7 @@ import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { appendRecord, encodeRecord, readJournal } from '../../../src/store/folder/index-journal.js';
+import { roundToFloat16 } from '../../../src/indexes/float16.js';
 import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
@@ -125,7 +126,7 @@ describe('index snapshot', () => {
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
   });
 
-  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads a snapshot of format 2", async () => {
+  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads snapshots of formats 2 and 3", async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft('alpha', 2), draft('café-日本', 1, false)]);
@@ -144,10 +145,19 @@ describe('index snapshot', () => {
     assert.deepEqual(texts(read?.documents ?? []), texts(index.documents));
     assert.ok(read?.documents.every((document) => document.chunks.every((chunk) => chunk instanceof EncodedTextChunk)));
     assert.match(read?.documents[1]?.chunks[0]?.text ?? '', /café-日本/);
-    // Written by the previous version from the same two documents: each chunk's text in its document's line.
-    const previous = await readSnapshot(join(fixturesDirectory, 'snapshots', 'format-2.snapshot'));
-    assert.deepEqual(texts(previous?.documents ?? []), texts(index.documents));
-    assert.deepEqual(previous?.vectors?.keys, read?.vectors?.keys);
+    // Written by earlier versions from the same two documents: format 2 kept each chunk's text in its document's
+    // line, formats 2 and 3 the vector rows as float32 (the rows of this version are float16, and rounded so as added).
+    const rows = read?.vectors?.rows;
+    assert.ok(rows instanceof Float32Array && rows.length > 0);
+    for (const format of [2, 3]) {
+      const previous = await readSnapshot(join(fixturesDirectory, 'snapshots', `format-${format}.snapshot`));
+      assert.deepEqual(texts(previous?.documents ?? []), texts(index.documents), `format ${format}`);
+      assert.deepEqual(previous?.vectors?.keys, read?.vectors?.keys, `format ${format}`);
+      const previousRows = (previous?.vectors?.rows as Float32Array).slice();
+      assert.notDeepEqual(previousRows, rows, `format ${format}: float32 rows`);
+      roundToFloat16(previousRows);
+      assert.deepEqual(previousRows, rows, `format ${format}`);
+    }
   });
 
   it("carries the vector index's inverted lists, so a large namespace opens without training them", async () => {

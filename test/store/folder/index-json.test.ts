@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { crc32 } from 'node:zlib';
+import { decodeFloat16 } from '../../../src/indexes/float16.js';
 import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../../src/store/folder/index-files.js';
 import { readIndexJson } from '../../../src/store/folder/index-json.js';
 import { writeSnapshot } from '../../../src/store/index-snapshot.js';
@@ -41,9 +43,13 @@ async function closedNamespace(directory: string): Promise<{ namespace: Namespac
   return { namespace, expected: observable(namespaceView(namespace), queries) };
 }
 
+/** A vector as a tool decodes it: base64 of little-endian float16 values. */
 function decodeVector(base64: string): Float32Array {
   const bytes = Buffer.from(base64, 'base64');
-  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const halves = new Uint16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const vector = new Float32Array(halves.length);
+  decodeFloat16(halves, vector);
+  return vector;
 }
 
 interface ToolChunk {
@@ -65,7 +71,7 @@ describe('index.json', () => {
       documents: { file: string; chunkCount: number }[];
       chunks: ToolChunk[];
     };
-    assert.equal(parsed.format, 2);
+    assert.equal(parsed.format, 3);
     assert.deepEqual(parsed.embedding, { model: testModel, dimensions });
     assert.deepEqual(
       parsed.documents.map((document) => [document.file, document.chunkCount]).sort(),
@@ -187,10 +193,40 @@ describe('namespaces of earlier versions', () => {
     const reopened = await openNamespace(directory, warnings);
     assert.deepEqual(observable(namespaceView(reopened), queries), expected);
     assert.deepEqual(warnings, []);
-    assert.equal((JSON.parse(await readFile(join(directory, indexJsonFileName), 'utf8')) as { format: number }).format, 2);
+    assert.equal((JSON.parse(await readFile(join(directory, indexJsonFileName), 'utf8')) as { format: number }).format, 3);
     const stored = await readIndexFiles(directory);
     assert.equal(stored.source, 'snapshot');
     assert.deepEqual(observable(stored.index, queries), expected);
+  });
+
+  it('open from an index.json of format 2 (float32 vectors) with every document and vector, and get one of format 3', async () => {
+    const directory = await temporaryDirectory();
+    const { expected } = await closedNamespace(directory);
+    const path = join(directory, indexJsonFileName);
+    // What the previous version wrote: the same lines, with the vectors as float32 and the checksum over those lines.
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    let crc = 0;
+    const previous = lines.map((line, position) => {
+      if (line.startsWith('"crc32":')) return `"crc32":${crc}}`;
+      let rewritten = position === 0 ? line.replace('{"format":3,', '{"format":2,') : line;
+      rewritten = rewritten.replace(/"vector":"([^"]+)"/, (_, base64: string) => {
+        const vector = decodeVector(base64);
+        return `"vector":"${Buffer.from(vector.buffer).toString('base64')}"`;
+      });
+      if (position < lines.length - 1) crc = crc32(`${rewritten}\n`, crc);
+      return rewritten;
+    });
+    assert.notEqual(previous[0], lines[0]);
+    for (const file of [snapshotFileName, journalFileName]) await rm(join(directory, file));
+    await writeFile(path, previous.join('\n'));
+    assert.equal((await readIndexFiles(directory)).source, 'index.json');
+
+    const warnings: string[] = [];
+    const reopened = await openNamespace(directory, warnings);
+    assert.deepEqual(observable(namespaceView(reopened), queries), expected);
+    assert.deepEqual(warnings, []);
+    assert.equal((JSON.parse(await readFile(path, 'utf8')) as { format: number }).format, 3);
+    assert.deepEqual(observable((await readIndexFiles(directory)).index, queries), expected);
   });
 
   it('open from a snapshot and journal without index.json with every document and vector, and get an index.json', async () => {
