@@ -15,6 +15,8 @@ import { loadConfig } from '../src/config.js';
 import { chunkMarkdown } from '../src/ingest/chunk-markdown.js';
 import { ChunkEmbedder } from '../src/embedding/chunk-embedder.js';
 import { embeddingText } from '../src/embedding/embedding-text.js';
+import { normalize } from '../src/indexes/cosine.js';
+import { roundToFloat16 } from '../src/indexes/float16.js';
 import { DocumentConverter } from '../src/ingest/document-converter.js';
 import { IngestService } from '../src/ingest/ingest-service.js';
 import type { IngestSource } from '../src/ingest/ingest-source.js';
@@ -594,8 +596,14 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
       path: chunk.headingPath,
     })),
   );
+  // At the precision the service stores vectors (unit length, rounded to float16), so that recall measures the
+  // approximate index against exact search over the same vectors (the rounding alone: docs/performance.md).
   const matrix = new Float32Array(rows.length * hashEmbeddingDimensions);
-  rows.forEach((row, index) => matrix.set(hashEmbed(embeddingText(row.title, row.path, row.body)), index * hashEmbeddingDimensions));
+  rows.forEach((row, index) => {
+    const unit = normalize(hashEmbed(embeddingText(row.title, row.path, row.body)));
+    roundToFloat16(unit);
+    matrix.set(unit, index * hashEmbeddingDimensions);
+  });
   const setupSeconds = (performance.now() - setupStarted) / 1000;
   let recallTotal = 0;
   let indexRecallTotal = 0;

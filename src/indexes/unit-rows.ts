@@ -30,22 +30,28 @@ export class UnitRows {
   /** The rows after the file's: memory row i is row fileRows + i. */
   private memory: Float32Array;
   private memoryRows = 0;
-  /** File rows read ahead, for reads in order: rows readAheadFirst to readAheadFirst + readAheadCount - 1. */
-  private readonly readAhead: Float32Array;
+  /**
+   * File rows read ahead, for reads in order: rows readAheadFirst to readAheadFirst + readAheadCount - 1, as the file
+   * holds them (float16 rows are decoded one at a time as they are asked for: a search may read two rows in order and
+   * no more).
+   */
+  private readonly readAhead: Uint8Array;
   private readAheadFirst = 0;
   private readAheadCount = 0;
   private lastRead = -2;
+  /** The row given back when it is not a view of the memory rows or of float32 rows read ahead. */
   private readonly single: Float32Array;
-  /** A file's float16 values before they are decoded (float32 ones are read straight into the rows asked for). */
-  private halves = new Uint16Array(0);
+  /** One float16 row as read, before it is decoded. */
+  private readonly singleHalves: Uint16Array;
 
   constructor(
     readonly dimensions: number,
     capacity: number,
   ) {
     this.memory = new Float32Array(dimensions * Math.max(1, capacity));
-    this.readAhead = new Float32Array(dimensions * readAheadRows);
+    this.readAhead = new Uint8Array(dimensions * readAheadRows * bytesPerValue.float32);
     this.single = new Float32Array(dimensions);
+    this.singleHalves = new Uint16Array(dimensions);
   }
 
   /** Adopts `rows` (laid out contiguously) without copying them. */
@@ -83,18 +89,27 @@ export class UnitRows {
     if (row >= fileRows) return this.memory.subarray((row - fileRows) * this.dimensions, (row - fileRows + 1) * this.dimensions);
     const inOrder = row === this.lastRead + 1;
     this.lastRead = row;
-    if (row >= this.readAheadFirst && row < this.readAheadFirst + this.readAheadCount) {
-      const offset = (row - this.readAheadFirst) * this.dimensions;
-      return this.readAhead.subarray(offset, offset + this.dimensions);
-    }
+    if (row >= this.readAheadFirst && row < this.readAheadFirst + this.readAheadCount) return this.readAheadRow(row - this.readAheadFirst);
+    const file = this.file as RowsInFile;
     if (!inOrder) {
-      this.readFileRows(row, this.single);
+      const values = file.encoding === 'float16' ? this.singleHalves : this.single;
+      this.readFileRows(row, new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+      if (values !== this.single) decodeFloat16(this.singleHalves, this.single);
       return this.single;
     }
     this.readAheadFirst = row;
     this.readAheadCount = Math.min(readAheadRows, fileRows - row);
-    this.readFileRows(row, this.readAhead.subarray(0, this.readAheadCount * this.dimensions));
-    return this.readAhead.subarray(0, this.dimensions);
+    this.readFileRows(row, this.readAhead.subarray(0, this.readAheadCount * this.dimensions * bytesPerValue[file.encoding]));
+    return this.readAheadRow(0);
+  }
+
+  /** Row `index` of those read ahead. */
+  private readAheadRow(index: number): Float32Array {
+    const start = index * this.dimensions;
+    if ((this.file as RowsInFile).encoding === 'float32')
+      return new Float32Array(this.readAhead.buffer, start * bytesPerValue.float32, this.dimensions);
+    decodeFloat16(new Uint16Array(this.readAhead.buffer, start * bytesPerValue.float16, this.dimensions), this.single);
+    return this.single;
   }
 
   dot(row: number, query: Float32Array): number {
@@ -120,7 +135,7 @@ export class UnitRows {
   contiguous(): Float32Array {
     if (this.file !== undefined) {
       const rows = new Float32Array(this.count * this.dimensions);
-      this.readFileRows(0, rows.subarray(0, this.fileRows * this.dimensions));
+      for (let row = 0; row < this.fileRows; row++) rows.set(this.row(row), row * this.dimensions);
       rows.set(this.memory.subarray(0, this.memoryRows * this.dimensions), this.fileRows * this.dimensions);
       this.memoryRows = this.count;
       this.memory = rows;
@@ -195,17 +210,12 @@ export class UnitRows {
     this.readAheadCount = 0;
   }
 
-  private readFileRows(first: number, into: Float32Array): void {
+  /** Reads file rows from `first` on, as the file holds them, into `bytes` (a whole number of rows). */
+  private readFileRows(first: number, bytes: Uint8Array): void {
     const file = this.file as RowsInFile;
-    const position = file.byteOffset + first * this.dimensions * bytesPerValue[file.encoding];
-    let values: Uint16Array | Float32Array = into;
-    if (file.encoding === 'float16') {
-      if (this.halves.length < into.length) this.halves = new Uint16Array(Math.max(into.length, readAheadRows * this.dimensions));
-      values = this.halves.subarray(0, into.length);
-    }
-    if (!readWhole(file.fd, position, new Uint8Array(values.buffer, values.byteOffset, values.byteLength)))
-      throw new Error(`the vector rows' file ends before row ${first + into.length / this.dimensions}`);
-    if (values instanceof Uint16Array) decodeFloat16(values, into);
+    const rowBytes = this.dimensions * bytesPerValue[file.encoding];
+    if (!readWhole(file.fd, file.byteOffset + first * rowBytes, bytes))
+      throw new Error(`the vector rows' file ends before row ${first + bytes.byteLength / rowBytes}`);
   }
 }
 

@@ -150,14 +150,16 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
   return written;
 }
 
-/** Float32 pieces as float16, a piece at a time (each valid until the next is asked for). */
-function* asFloat16(pieces: Iterable<Float32Array>): Iterable<Uint16Array> {
-  let halves = new Uint16Array(0);
+/** Float32 pieces as float16, in blocks of at most 256 KB (each valid until the next is asked for): no second copy of the rows. */
+function* asFloat16(pieces: Iterable<Float32Array>, blockValues = 1 << 17): Iterable<Uint16Array> {
+  const halves = new Uint16Array(blockValues);
   for (const piece of pieces) {
-    if (halves.length < piece.length) halves = new Uint16Array(piece.length);
-    const view = halves.subarray(0, piece.length);
-    encodeFloat16(piece, view);
-    yield view;
+    for (let start = 0; start < piece.length; start += blockValues) {
+      const values = piece.subarray(start, start + blockValues);
+      const block = halves.subarray(0, values.length);
+      encodeFloat16(values, block);
+      yield block;
+    }
   }
 }
 
