@@ -115,7 +115,7 @@ describe('extractive answers without a provider', () => {
 });
 
 describe('extractive answers with a provider for embeddings', () => {
-  it("asks the service's embedding model how close each passage is to the question, and counts the call", async () => {
+  it("asks the service's embedding model how close each passage is to the question, once per passage, and counts the calls", async () => {
     const { service, provider } = await startServiceWithProvider({ environment: { KNOWLEDGE_AGENT_MODEL: 'extractive' } });
     try {
       const ingested = await service.post('/tools/ingest', {
@@ -144,10 +144,25 @@ describe('extractive answers with a provider for embeddings', () => {
         ),
         JSON.stringify(inputs),
       );
+      // Asked again, and then another question: the answerer remembers the passages' vectors (and the first question's),
+      // so only the search embeds the question again, and the new question is all the answerer sends.
+      for (const asked of [question, 'how long are responses cached?']) {
+        const again = await service.post('/api/agents/knowledge/generate', {
+          messages: [{ role: 'user', content: asked }],
+          toolParams: { namespace: 'meaning' },
+        });
+        assert.equal(again.status, 200);
+      }
+      const later = provider
+        .embeddingRequests()
+        .slice(inputs.length)
+        .map((request) => (request.body as { input: string | string[] }).input);
+      const asList = (input: string | string[]) => (Array.isArray(input) ? input : [input]);
+      assert.deepEqual(later.map(asList), [[question], ['how long are responses cached?'], ['how long are responses cached?']]);
       // Each of those calls is counted in /metrics, the answerer's too.
       const metrics = await (await service.get('/metrics')).text();
       const counted = /^provider_calls_total\{kind="embeddings",model="text-embedding-3-small",outcome="success"\} (\d+)$/m.exec(metrics);
-      assert.equal(Number(counted?.[1]), inputs.length, metrics);
+      assert.equal(Number(counted?.[1]), inputs.length + later.length, metrics);
     } finally {
       await service.dispose();
     }
