@@ -142,8 +142,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   // The schedule starts with the server, not while routes are still being registered.
   app.addHook('onReady', async () => sources.start());
-  const search = new SearchService(store, embedder, config.limits.maxResults, reranking, (namespace, origin) =>
-    sources.confirmedAt(namespace, origin),
+  const search = new SearchService(
+    store,
+    embedder,
+    config.limits.maxResults,
+    reranking,
+    (namespace, origin) => sources.confirmedAt(namespace, origin),
+    models.questionEmbeddings,
   );
   const agent = new AgentService({
     chat: models.chat,

@@ -11,7 +11,6 @@ import { queryTerms, tokenize } from '../indexes/tokenize.js';
 import { atxHeading } from '../markdown/markdown-lines.js';
 import type { ChatModel, ChatRequest, ChatStreamPart, GroundingSnippet } from './chat-model.js';
 import type { EmbeddingModel } from './embedding-model.js';
-import { rememberingEmbeddings } from './remembered-embeddings.js';
 import {
   blocksAhead,
   chosenTab,
@@ -487,21 +486,14 @@ export async function extractiveAnswer(request: ChatRequest, embeddings?: Embedd
 }
 
 /**
- * Passages (and questions) whose vectors the extractive model remembers: the passages of the pages that keep answering
- * come back question after question. About 6 MB at 384 dimensions, 12 MB at 1,536.
- */
-const rememberedTexts = 2048;
-
-/**
- * The extractive model; `embeddings` (the service's, when it has one) ranks its passages by meaning too, each text
- * embedded once while it is among the last ones used.
+ * The extractive model; `embeddings` (the service's, when it has one: one that remembers recent texts, see
+ * selectModels) ranks its passages by meaning too.
  */
 export function createExtractiveChatModel(embeddings?: EmbeddingModel): ChatModel {
-  const remembering = embeddings === undefined ? undefined : rememberingEmbeddings(embeddings, rememberedTexts);
   return {
     id: extractiveModelId,
     async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-      const text = await extractiveAnswer(request, remembering);
+      const text = await extractiveAnswer(request, embeddings);
       // Streamed word by word, like a model would, so both stream formats behave the same.
       for (const piece of text.match(/\s*\S+\s*/g) ?? []) {
         if (request.signal?.aborted) return;

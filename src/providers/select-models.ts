@@ -4,6 +4,7 @@ import type { ChatModel } from './chat-model.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import { createExtractiveChatModel, extractiveModelId } from './extractive-chat-model.js';
 import { createLocalEmbeddingModel } from './local-embedding-model.js';
+import { rememberingEmbeddings } from './remembered-embeddings.js';
 
 export const localEmbeddingModelName = 'local';
 /** The provider's small embedding model, used when the provider is the default public endpoint and no model is named. */
@@ -14,7 +15,16 @@ export interface SelectedModels {
   readonly chat: ChatModel | undefined;
   /** Undefined: embedding search is unavailable and ranking falls back to lexical. */
   readonly embeddings: EmbeddingModel | undefined;
+  /**
+   * The same model for what is embedded while answering (questions, and the extractive answerer's passages), with the
+   * vectors of recent texts remembered: a question is embedded once for its search and its answer, and a question or
+   * passage that comes back is not embedded again. Undefined exactly when `embeddings` is.
+   */
+  readonly questionEmbeddings: EmbeddingModel | undefined;
 }
+
+/** Texts whose vectors the question embeddings remember: about 6 MB at 384 dimensions, 12 MB at 1,536. */
+const rememberedTexts = 2048;
 
 /** The provider settings of the configuration (see config.ts). */
 export interface ProviderSettings {
@@ -76,8 +86,9 @@ export async function selectModels(
   }
 
   if (embeddings !== undefined) embeddings = wrapEmbeddings(embeddings);
-  const chat = config.chatModel === extractiveModelId ? createExtractiveChatModel(embeddings) : provider?.chat;
+  const questionEmbeddings = embeddings === undefined ? undefined : rememberingEmbeddings(embeddings, rememberedTexts);
+  const chat = config.chatModel === extractiveModelId ? createExtractiveChatModel(questionEmbeddings) : provider?.chat;
   if (chat === undefined)
     log.warn('LLM_API_KEY is not set: the agent endpoints answer 503 (set KNOWLEDGE_AGENT_MODEL=extractive to answer without a provider)');
-  return { chat, embeddings };
+  return { chat, embeddings, questionEmbeddings };
 }

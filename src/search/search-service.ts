@@ -3,6 +3,7 @@
 import { KnowledgeError, isKnowledgeError } from '../errors.js';
 import type { ChunkEmbedder } from '../embedding/chunk-embedder.js';
 import type { ScoredHit } from '../indexes/scored-hit.js';
+import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { NamespaceName } from '../store/namespace-name.js';
@@ -66,6 +67,8 @@ export class SearchService {
     private readonly reranking?: SearchReranking,
     /** When a refresh last found the document of `origin` current, if one did (registered sources). */
     private readonly confirmedAt: (namespace: NamespaceName, origin: string) => string | undefined = () => undefined,
+    /** What embeds the query: the embedder's model, or the same model remembering recent texts (see selectModels). */
+    private readonly queryEmbeddings: EmbeddingModel | undefined = embeddings?.model,
   ) {}
 
   async search(name: NamespaceName, query: string, options: SearchOptions): Promise<SearchOutcome> {
@@ -131,7 +134,7 @@ export class SearchService {
       if (options.mode === 'embedding' && this.embeddings === undefined) throw new KnowledgeError('embeddings_unavailable', unavailable);
       return lexical(`${unavailable}; these results are ranked lexically`);
     }
-    const [vector] = await (this.embeddings as ChunkEmbedder).model.embed([query], options.signal);
+    const [vector] = await (this.queryEmbeddings as EmbeddingModel).embed([query], options.signal);
     const queryVector = vector as Float32Array;
     if (options.mode === 'embedding') {
       const nearest = namespace.searchVectors(queryVector, Math.max(candidateDepth, backgroundDepth));
