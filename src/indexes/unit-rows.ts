@@ -3,7 +3,7 @@
 // resident set: searches read only the few dozen rows they rescore exactly (docs/performance.md).
 import { closeSync, readSync } from 'node:fs';
 import { dotAt } from './cosine.js';
-import { decodeFloat16 } from './float16.js';
+import { decodeFloat16, encodeFloat16 } from './float16.js';
 import { grown, grownCapacity } from './growable-array.js';
 
 /** Rows lying contiguously in an open file from `byteOffset`, as little-endian values; whoever receives it closes `fd`. */
@@ -39,10 +39,12 @@ export class UnitRows {
   private readAheadFirst = 0;
   private readAheadCount = 0;
   private lastRead = -2;
-  /** The row given back when it is not a view of the memory rows or of float32 rows read ahead. */
-  private readonly single: Float32Array;
-  /** One float16 row as read, before it is decoded. */
-  private readonly singleHalves: Uint16Array;
+  /** A file row read on its own (not in order), as the file holds it. */
+  private readonly singleBytes: Uint8Array;
+  /** A float16 file row decoded, given back by `row`. */
+  private readonly decoded: Float32Array;
+  /** A float32 row encoded, given back by `halfRow`. */
+  private readonly encoded: Uint16Array;
 
   constructor(
     readonly dimensions: number,
@@ -50,8 +52,9 @@ export class UnitRows {
   ) {
     this.memory = new Float32Array(dimensions * Math.max(1, capacity));
     this.readAhead = new Uint8Array(dimensions * readAheadRows * bytesPerValue.float32);
-    this.single = new Float32Array(dimensions);
-    this.singleHalves = new Uint16Array(dimensions);
+    this.singleBytes = new Uint8Array(dimensions * bytesPerValue.float32);
+    this.decoded = new Float32Array(dimensions);
+    this.encoded = new Uint16Array(dimensions);
   }
 
   /** Adopts `rows` (laid out contiguously) without copying them. */
@@ -87,29 +90,43 @@ export class UnitRows {
   row(row: number): Float32Array {
     const fileRows = this.fileRows;
     if (row >= fileRows) return this.memory.subarray((row - fileRows) * this.dimensions, (row - fileRows + 1) * this.dimensions);
-    const inOrder = row === this.lastRead + 1;
-    this.lastRead = row;
-    if (row >= this.readAheadFirst && row < this.readAheadFirst + this.readAheadCount) return this.readAheadRow(row - this.readAheadFirst);
-    const file = this.file as RowsInFile;
-    if (!inOrder) {
-      const values = file.encoding === 'float16' ? this.singleHalves : this.single;
-      this.readFileRows(row, new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
-      if (values !== this.single) decodeFloat16(this.singleHalves, this.single);
-      return this.single;
-    }
-    this.readAheadFirst = row;
-    this.readAheadCount = Math.min(readAheadRows, fileRows - row);
-    this.readFileRows(row, this.readAhead.subarray(0, this.readAheadCount * this.dimensions * bytesPerValue[file.encoding]));
-    return this.readAheadRow(0);
+    const bytes = this.fileRowBytes(row);
+    if ((this.file as RowsInFile).encoding === 'float32') return new Float32Array(bytes.buffer, bytes.byteOffset, this.dimensions);
+    decodeFloat16(new Uint16Array(bytes.buffer, bytes.byteOffset, this.dimensions), this.decoded);
+    return this.decoded;
   }
 
-  /** Row `index` of those read ahead. */
-  private readAheadRow(index: number): Float32Array {
-    const start = index * this.dimensions;
-    if ((this.file as RowsInFile).encoding === 'float32')
-      return new Float32Array(this.readAhead.buffer, start * bytesPerValue.float32, this.dimensions);
-    decodeFloat16(new Uint16Array(this.readAhead.buffer, start * bytesPerValue.float16, this.dimensions), this.single);
-    return this.single;
+  /**
+   * Row `row` as float16, as index.json and the snapshot store it: read from a float16 file without decoding, so that
+   * writing them again costs no conversion. A view valid until the next call of any method here.
+   */
+  halfRow(row: number): Uint16Array {
+    if (row >= this.fileRows || (this.file as RowsInFile).encoding === 'float32') {
+      encodeFloat16(this.row(row), this.encoded);
+      return this.encoded;
+    }
+    const bytes = this.fileRowBytes(row);
+    return new Uint16Array(bytes.buffer, bytes.byteOffset, this.dimensions);
+  }
+
+  /** A file row's bytes as the file holds them: from the rows read ahead, which a read in order refills, or read alone. */
+  private fileRowBytes(row: number): Uint8Array {
+    const file = this.file as RowsInFile;
+    const rowBytes = this.dimensions * bytesPerValue[file.encoding];
+    const inOrder = row === this.lastRead + 1;
+    this.lastRead = row;
+    if (row < this.readAheadFirst || row >= this.readAheadFirst + this.readAheadCount) {
+      if (!inOrder) {
+        const single = this.singleBytes.subarray(0, rowBytes);
+        this.readFileRows(row, single);
+        return single;
+      }
+      this.readAheadFirst = row;
+      this.readAheadCount = Math.min(readAheadRows, this.fileRows - row);
+      this.readFileRows(row, this.readAhead.subarray(0, this.readAheadCount * rowBytes));
+    }
+    const start = (row - this.readAheadFirst) * rowBytes;
+    return this.readAhead.subarray(start, start + rowBytes);
   }
 
   dot(row: number, query: Float32Array): number {
@@ -176,6 +193,21 @@ export class UnitRows {
     if (filled > 0) yield block.subarray(0, filled * this.dimensions);
   }
 
+  /** The same rows as `pieces` as float16, as they are stored (see halfRow), a block at a time. */
+  *halfPieces(newRow?: Int32Array): Generator<Uint16Array> {
+    const block = new Uint16Array(readAheadRows * this.dimensions);
+    let filled = 0;
+    for (let row = 0; row < this.count; row++) {
+      if (newRow !== undefined && (newRow[row] as number) < 0) continue;
+      block.set(this.halfRow(row), filled * this.dimensions);
+      if (++filled === readAheadRows) {
+        yield block;
+        filled = 0;
+      }
+    }
+    if (filled > 0) yield block.subarray(0, filled * this.dimensions);
+  }
+
   /** Reads every row from `file` from now on (it holds exactly this object's rows, renumbered as the caller says). */
   replaceWith(file: RowsInFile): void {
     this.dropFile();
@@ -229,9 +261,15 @@ function readWhole(fd: number, position: number, bytes: Uint8Array): boolean {
   return true;
 }
 
-/** The `length` values of `pieces` (see UnitRows.pieces) copied into one array. */
-export function joinedRows(pieces: Iterable<Float32Array>, length: number): Float32Array {
-  const rows = new Float32Array(length);
+/** The `length` values of `pieces` (see UnitRows.pieces, and halfPieces with Uint16Array) copied into one array. */
+export function joinedRows(pieces: Iterable<Float32Array>, length: number): Float32Array;
+export function joinedRows(pieces: Iterable<Uint16Array>, length: number, Type: Uint16ArrayConstructor): Uint16Array;
+export function joinedRows(
+  pieces: Iterable<Float32Array | Uint16Array>,
+  length: number,
+  Type: Float32ArrayConstructor | Uint16ArrayConstructor = Float32Array,
+): Float32Array | Uint16Array {
+  const rows = new Type(length);
   let filled = 0;
   for (const piece of pieces) {
     rows.set(piece, filled);

@@ -38,6 +38,8 @@ export interface LiveRows {
   readonly keys: string[];
   /** The rows of keys[0], keys[1]..., a block at a time, read from the index's own storage: read them before it next changes. */
   readonly rows: () => Iterable<Float32Array>;
+  /** The same as float16, as they are stored: what index files are written from (see UnitRows.halfRow). */
+  readonly halves: () => Iterable<Uint16Array>;
   readonly lists?: InvertedListsSnapshot;
   /** The index's state when these rows were taken: `readRowsFrom` takes a file of them only while it is unchanged. */
   readonly version: number;
@@ -132,6 +134,12 @@ export class VectorIndex {
     return row === undefined ? undefined : this.rows.row(row);
   }
 
+  /** The stored (unit, float16) vector of `key` as float16 values: a view valid until the next call of any method of the index. */
+  halfView(key: string): Uint16Array | undefined {
+    const row = this.rowOfKey.get(key);
+    return row === undefined ? undefined : this.rows.halfRow(row);
+  }
+
   /**
    * The live keys and their unit vectors (row i is keys[i]), and the inverted lists: for a snapshot. Rows read from a
    * file are not read in to leave out removed ones: the removed rows are left out as the rows are read.
@@ -141,8 +149,11 @@ export class VectorIndex {
     const newRow = this.removedRows > 0 ? this.liveRowNumbers() : undefined;
     const keys = this.keys.filter((key) => key !== undefined);
     const rows = () => this.rows.pieces(newRow);
+    const halves = () => this.rows.halfPieces(newRow);
     const version = this.version;
-    return this.lists === undefined ? { keys, rows, version } : { keys, rows, lists: this.lists.toSnapshot(keys.length, newRow), version };
+    return this.lists === undefined
+      ? { keys, rows, halves, version }
+      : { keys, rows, halves, lists: this.lists.toSnapshot(keys.length, newRow), version };
   }
 
   /**

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
 import type { InvertedListsSnapshot } from '../indexes/inverted-lists.js';
 import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
-import { decodeFloat16, encodeFloat16 } from '../indexes/float16.js';
+import { decodeFloat16 } from '../indexes/float16.js';
 import { bytesPerValue, type RowEncoding, type RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
@@ -36,8 +36,8 @@ export interface SnapshotSource extends Omit<SnapshotContents, 'lexical' | 'vect
   readonly lexical: LexicalSnapshotInPieces;
   readonly vectors: {
     readonly keys: readonly string[];
-    /** The rows of keys[0], keys[1]..., contiguous, a block at a time. */
-    readonly rows: () => Iterable<Float32Array>;
+    /** The rows of keys[0], keys[1]..., contiguous, as float16, a block at a time. */
+    readonly halves: () => Iterable<Uint16Array>;
     readonly lists?: InvertedListsSnapshot;
   } | null;
 }
@@ -107,7 +107,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
       arrays[name] = { ...section, type: array.type };
     }
     const stored = contents.vectors;
-    const rows = stored === null ? undefined : await writePieces(asFloat16(stored.rows()));
+    const rows = stored === null ? undefined : await writePieces(stored.halves());
     if (stored !== null && rows !== undefined) {
       const expected = stored.keys.length * (contents.embedding?.dimensions ?? 0) * bytesPerValue.float16;
       if (rows.length !== expected) throw new Error(`the vector rows gave ${rows.length} bytes, not ${expected}`);
@@ -148,19 +148,6 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     await file.write(preamble, 0, preambleBytes, 0);
   });
   return written;
-}
-
-/** Float32 pieces as float16, in blocks of at most 256 KB (each valid until the next is asked for): no second copy of the rows. */
-function* asFloat16(pieces: Iterable<Float32Array>, blockValues = 1 << 17): Iterable<Uint16Array> {
-  const halves = new Uint16Array(blockValues);
-  for (const piece of pieces) {
-    for (let start = 0; start < piece.length; start += blockValues) {
-      const values = piece.subarray(start, start + blockValues);
-      const block = halves.subarray(0, values.length);
-      encodeFloat16(values, block);
-      yield block;
-    }
-  }
 }
 
 async function writeDocuments(file: FileHandle, offset: number, documents: readonly StoredDocument[]): Promise<Section> {

@@ -61,7 +61,11 @@ export class NamespaceIndex {
 
   /** What index.json is written from; the vectors are views of the live rows, so write it before the next change. */
   toIndexJsonSource(): IndexJsonSource {
-    return { embedding: this.currentEmbedding, documents: [...this.documentsByFile.values()], vectorOf: (id) => this.vectors?.view(id) };
+    return {
+      embedding: this.currentEmbedding,
+      documents: [...this.documentsByFile.values()],
+      halvesOf: (id) => this.vectors?.halfView(id),
+    };
   }
 
   /**

@@ -93,9 +93,14 @@ for (const [name, settings, encoding] of [
       }
       assert.equal(index.rowsInMemory, 31);
       for (const query of queries) assert.deepEqual(index.search(query, 10), reference.search(query, 10));
-      // A snapshot taken now leaves the removed rows out without reading the rows in.
+      // A snapshot taken now leaves the removed rows out without reading the rows in, and its float16 rows (read from a
+      // float16 file as they are) are the rows encoded.
       const written = liveOf(index);
       assert.deepEqual(written, liveOf(reference));
+      const stored = index.liveRows();
+      const expectedHalves = new Uint16Array(written.rows.length);
+      encodeFloat16(written.rows, expectedHalves);
+      assert.deepEqual(joinedRows(stored.halves(), written.rows.length, Uint16Array), expectedHalves);
       assert.equal(index.rowsInMemory, 31);
       index.close();
       assert.equal(isOpen(file.fd), false);

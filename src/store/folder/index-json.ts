@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
-import { decodeFloat16, encodeFloat16, roundToFloat16 } from '../../indexes/float16.js';
+import { decodeFloat16, roundToFloat16 } from '../../indexes/float16.js';
 import { withHeadroom } from '../../indexes/growable-array.js';
 import { writeFileAtomicWith } from '../atomic-write.js';
 import type { IndexContents } from '../index-contents.js';
@@ -47,11 +47,11 @@ export function sameStamp(left: IndexJsonStamp | null, right: IndexJsonStamp): b
   return left !== null && left.generation === right.generation && left.bytes === right.bytes && left.modifiedMs === right.modifiedMs;
 }
 
-/** What index.json is written from; `vectorOf` may return a view, as it is encoded at once. */
+/** What index.json is written from; `halvesOf` (a vector's float16 values) may return a view, as it is encoded at once. */
 export interface IndexJsonSource {
   readonly embedding: EmbeddingInfo | null;
   readonly documents: readonly StoredDocument[];
-  vectorOf(id: string): Float32Array | undefined;
+  halvesOf(id: string): Uint16Array | undefined;
 }
 
 const headerSchema = z.object({
@@ -72,7 +72,6 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
   await writeFileAtomicWith(path, async (file) => {
     const lines = new LineWriter(file, 0);
     const header: Header = { format, generation, embedding, documentCount: documents.length, chunkCount };
-    const halves = new Uint16Array(embedding?.dimensions ?? 0);
     // The object is left open: the arrays follow on lines of their own.
     await lines.write(`${JSON.stringify(header).slice(0, -1)},`);
     await lines.write('"documents":[');
@@ -85,13 +84,13 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
     let written = 0;
     for (const document of documents) {
       for (const chunk of document.chunks) {
-        const vector = index.vectorOf(chunk.id);
+        const halves = index.halvesOf(chunk.id);
         const line = JSON.stringify({
           id: chunk.id,
           file: chunk.file,
           headingPath: chunk.headingPath,
           text: chunk.text,
-          vector: vector === undefined ? null : float16Base64(vector, halves),
+          vector: halves === undefined ? null : Buffer.from(halves.buffer, halves.byteOffset, halves.byteLength).toString('base64'),
         });
         written++;
         await lines.write(written < chunkCount ? `${line},` : line);
@@ -104,12 +103,6 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
   });
   const { size, mtimeMs } = await stat(path);
   return { generation, bytes: size, modifiedMs: mtimeMs };
-}
-
-/** `vector` as base64 of its float16 values, by way of `halves` (of its length). */
-function float16Base64(vector: Float32Array, halves: Uint16Array): string {
-  encodeFloat16(vector, halves);
-  return Buffer.from(halves.buffer, halves.byteOffset, halves.byteLength).toString('base64');
 }
 
 /**

@@ -42,14 +42,17 @@ export function detachedSnapshot(index: NamespaceIndex): SnapshotSource {
     vectors:
       live.vectors === null
         ? null
-        : { ...live.vectors, rows: detachedRows(live.vectors.rows(), live.vectors.keys.length * (live.embedding?.dimensions ?? 0)) },
+        : {
+            ...live.vectors,
+            halves: detachedHalves(live.vectors.halves(), live.vectors.keys.length * (live.embedding?.dimensions ?? 0)),
+          },
     derivedFrom: null,
   };
 }
 
-function detachedRows(pieces: Iterable<Float32Array>, length: number): () => Iterable<Float32Array> {
-  const rows = joinedRows(pieces, length);
-  return () => [rows];
+function detachedHalves(pieces: Iterable<Uint16Array>, length: number): () => Iterable<Uint16Array> {
+  const halves = joinedRows(pieces, length, Uint16Array);
+  return () => [halves];
 }
 
 function materialized(array: ArrayInPieces): ArrayInPieces {

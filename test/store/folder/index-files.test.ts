@@ -180,7 +180,7 @@ describe('index snapshot', () => {
     const read = await readSnapshot(path);
     assert.deepEqual(read?.vectors?.lists, live.lists);
     assert.deepEqual(read?.vectors?.keys, live.keys);
-    const withoutLists = { keys: live.keys, rows: live.rows };
+    const withoutLists = { keys: live.keys, halves: live.halves };
     await writeSnapshot(path, {
       ...index.toSnapshot(),
       embedding: { model: 'test', dimensions: 8 },
