@@ -173,39 +173,37 @@ export class UnitRows {
 
   /**
    * The rows with newRow[row] >= 0 (every row without `newRow`), in order, a block at a time: each block is valid until
-   * the next one is asked for. What a snapshot is written from, without holding a second copy of the rows.
+   * the next one is asked for. What the lists and whole scans are built from, without a second copy of the rows.
    */
   *pieces(newRow?: Int32Array): Generator<Float32Array> {
     if (this.file === undefined && newRow === undefined) {
       yield this.memory.subarray(0, this.memoryRows * this.dimensions);
       return;
     }
-    const block = new Float32Array(readAheadRows * this.dimensions);
-    let filled = 0;
-    for (let row = 0; row < this.count; row++) {
-      if (newRow !== undefined && (newRow[row] as number) < 0) continue;
-      block.set(this.row(row), filled * this.dimensions);
-      if (++filled === readAheadRows) {
-        yield block;
-        filled = 0;
-      }
-    }
-    if (filled > 0) yield block.subarray(0, filled * this.dimensions);
+    yield* this.inBlocks(new Float32Array(readAheadRows * this.dimensions), newRow, (row) => this.row(row));
   }
 
-  /** The same rows as `pieces` as float16, as they are stored (see halfRow), a block at a time. */
-  *halfPieces(newRow?: Int32Array): Generator<Uint16Array> {
-    const block = new Uint16Array(readAheadRows * this.dimensions);
+  /** The same rows as float16, as they are stored (see halfRow), a block at a time: what index files are written from. */
+  halfPieces(newRow?: Int32Array): Generator<Uint16Array> {
+    return this.inBlocks(new Uint16Array(readAheadRows * this.dimensions), newRow, (row) => this.halfRow(row));
+  }
+
+  /** The rows `rowOf` gives, newRow[row] >= 0 only, copied into `block` a block at a time. */
+  private *inBlocks<T extends Float32Array | Uint16Array>(
+    block: T,
+    newRow: Int32Array | undefined,
+    rowOf: (row: number) => T,
+  ): Generator<T> {
     let filled = 0;
     for (let row = 0; row < this.count; row++) {
       if (newRow !== undefined && (newRow[row] as number) < 0) continue;
-      block.set(this.halfRow(row), filled * this.dimensions);
+      block.set(rowOf(row), filled * this.dimensions);
       if (++filled === readAheadRows) {
         yield block;
         filled = 0;
       }
     }
-    if (filled > 0) yield block.subarray(0, filled * this.dimensions);
+    if (filled > 0) yield block.subarray(0, filled * this.dimensions) as T;
   }
 
   /** Reads every row from `file` from now on (it holds exactly this object's rows, renumbered as the caller says). */
