@@ -4,25 +4,31 @@
 // those do.
 
 const single = new Float32Array(1);
-const singleBits = new Uint32Array(single.buffer);
+const singleBits = new Int32Array(single.buffer);
 
 /** The float16 bit pattern nearest `value` (ties to even; too large becomes infinity, NaN stays NaN). */
 export function float16Bits(value: number): number {
   single[0] = value;
-  const bits = singleBits[0] as number;
-  const sign = (bits >>> 16) & 0x8000;
-  const exponent = (bits >>> 23) & 0xff;
+  return halfOfSingleBits(singleBits[0] as number);
+}
+
+/**
+ * The float16 bit pattern nearest the float32 whose bits are `bits`, as a signed integer: the batch conversions read
+ * them through a signed integer view, which keeps every value a small integer for the JIT (a third faster than
+ * converting value by value through a scratch array). Normal float16 values, what a unit vector mostly holds, first.
+ */
+function halfOfSingleBits(bits: number): number {
+  const sign = (bits >> 16) & 0x8000;
+  const exponent = (bits >> 23) & 0xff;
   const mantissa = bits & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa === 0 ? 0 : 0x200);
   const halfExponent = exponent - 127 + 15;
-  if (halfExponent >= 0x1f) return sign | 0x7c00;
-  if (halfExponent <= 0) {
-    // Subnormal in float16: the implicit leading bit becomes explicit and the whole mantissa shifts right.
-    if (halfExponent < -10) return sign;
-    return sign | roundedShift(mantissa | 0x800000, 14 - halfExponent);
-  }
   // A carry out of the mantissa lands in the exponent, which is the right result (up to infinity).
-  return sign | ((halfExponent << 10) + roundedShift(mantissa, 13));
+  if (halfExponent > 0 && halfExponent < 0x1f) return sign | ((halfExponent << 10) + roundedShift(mantissa, 13));
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa === 0 ? 0 : 0x200);
+  if (halfExponent >= 0x1f) return sign | 0x7c00;
+  // Subnormal in float16: the implicit leading bit becomes explicit and the whole mantissa shifts right.
+  if (halfExponent < -10) return sign;
+  return sign | roundedShift(mantissa | 0x800000, 14 - halfExponent);
 }
 
 /** `value >> shift`, rounded to nearest, ties to even. */
@@ -55,24 +61,11 @@ function decodingTable(): Float32Array {
   return decoded;
 }
 
-/**
- * The float16 bit pattern nearest the float32 whose bits are `bits` (as a signed integer): the arithmetic for the
- * values a unit vector mostly holds (normal in float16), the general conversion for the rest. Reading the bits
- * through a signed integer view (the JIT keeps them small integers) makes a batch about a third faster than
- * float16Bits value by value.
- */
-function halfOfSingleBits(bits: number, value: number): number {
-  const exponent = (bits >> 23) & 0xff;
-  // Normal in float16: exponents 2^-14 to 2^15.
-  if (exponent <= 112 || exponent >= 143) return float16Bits(value);
-  return ((bits >> 16) & 0x8000) | (((exponent - 112) << 10) + roundedShift(bits & 0x7fffff, 13));
-}
-
 /** Writes the float16 bit patterns of `values` into `into` (of the same length). */
 export function encodeFloat16(values: Float32Array, into: Uint16Array): void {
   if (into.length !== values.length) throw new RangeError(`${values.length} values into ${into.length} float16 slots`);
   const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
-  for (let index = 0; index < values.length; index++) into[index] = halfOfSingleBits(bits[index] as number, values[index] as number);
+  for (let index = 0; index < values.length; index++) into[index] = halfOfSingleBits(bits[index] as number);
 }
 
 /** Writes the values of the float16 bit patterns `halves` into `into` (of the same length): a look-up each. */
@@ -86,6 +79,5 @@ export function decodeFloat16(halves: Uint16Array, into: Float32Array): void {
 export function roundToFloat16(values: Float32Array): void {
   const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
   const table = decodingTable();
-  for (let index = 0; index < values.length; index++)
-    values[index] = table[halfOfSingleBits(bits[index] as number, values[index] as number)] as number;
+  for (let index = 0; index < values.length; index++) values[index] = table[halfOfSingleBits(bits[index] as number)] as number;
 }

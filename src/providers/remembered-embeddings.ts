@@ -1,13 +1,14 @@
 // An embedding model that remembers the vectors of the texts it embedded most recently, so that texts asked for again
-// (the passages of pages that keep answering related questions) are not embedded again: the extractive answerer embeds
-// its ten best passages for every answer, about 165 ms a time with the local model, and a provider bills each call.
+// are not embedded again: a question, embedded by its search and then wanted by the extractive answerer, and the
+// passages of pages that keep answering related questions (the answerer embeds its ten best for every answer, about
+// 165 ms with the local model; a provider bills each call).
 
 import type { EmbeddingModel } from './embedding-model.js';
 
 /**
  * `model` with the vectors of the last `capacity` texts it embedded remembered (least recently used forgotten first).
  * Only the texts not remembered are sent, in one call; the vectors given back are shared, so callers must not change
- * them.
+ * them. It does not own `model`: whoever made that closes it.
  */
 export function rememberingEmbeddings(model: EmbeddingModel, capacity: number): EmbeddingModel {
   if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`remember at least one text, not ${capacity}`);
@@ -33,6 +34,5 @@ export function rememberingEmbeddings(model: EmbeddingModel, capacity: number): 
       vectors.forEach((vector, position) => remember(texts[position] as string, vector));
       return vectors;
     },
-    ...(model.close === undefined ? {} : { close: () => (model.close as () => Promise<void>)() }),
   };
 }
