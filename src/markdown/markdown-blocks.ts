@@ -20,32 +20,55 @@ const blockKinds: Partial<Record<MarkdownLine['kind'], Exclude<BlockKind, 'code'
   'table-row': 'table',
 };
 
-export function markdownBlocks(markdown: string): MarkdownBlock[] {
-  const blocks: MarkdownBlock[] = [];
+/**
+ * The blocks of `markdown`. `context` is the text just before it in its document (a neighbouring chunk's): it is read
+ * for the list items open where `markdown` starts, and none of its blocks are returned, so a chunk that starts with a
+ * list item's indented code (`    ```python` under `* item:` of the chunk before) is code, not paragraphs of code lines.
+ * A context that ends inside a fenced block is not used: it may itself start inside one (a long block cut into chunks)
+ * and read its fences the wrong way round.
+ */
+export function markdownBlocks(markdown: string, context?: string): MarkdownBlock[] {
   const lines = markdown.split('\n');
+  if (context === undefined) return blocksOf(lines, 0) as MarkdownBlock[];
+  // The context ends a block where `markdown` starts (a blank line).
+  const contextLines = [...context.split('\n'), ''];
+  return blocksOf([...contextLines, ...lines], contextLines.length) ?? (blocksOf(lines, 0) as MarkdownBlock[]);
+}
+
+/** The blocks from line `own` on, the lines before it read as context; undefined when a fence runs from one into the other. */
+function blocksOf(lines: readonly string[], own: number): MarkdownBlock[] | undefined {
+  const blocks: MarkdownBlock[] = [];
   let current: { kind: BlockKind; lines: string[] } | undefined;
+  let index = 0;
   const close = (): void => {
-    if (current !== undefined) blocks.push({ kind: current.kind, text: current.lines.join('\n').trimEnd() });
+    if (current !== undefined && index >= own) blocks.push({ kind: current.kind, text: current.lines.join('\n').trimEnd() });
     current = undefined;
   };
   const classifier = new MarkdownLineClassifier();
   // The index of the next line with text after each line, found from the end so that blank lines cost nothing more.
   const nextText = new Array<number>(lines.length);
-  for (let index = lines.length - 1, next = -1; index >= 0; index--) {
-    nextText[index] = next;
-    if ((lines[index] as string).trim() !== '') next = index;
+  for (let line = lines.length - 1, next = -1; line >= 0; line--) {
+    nextText[line] = next;
+    if ((lines[line] as string).trim() !== '') next = line;
   }
-  for (let index = 0; index < lines.length; index++) {
+  for (; index < lines.length; index++) {
+    // What the context left open is not returned.
+    if (index === own) current = undefined;
     const line = lines[index] as string;
     const classified = classifier.classify(line);
     if (classified.kind === 'fence') {
       close();
+      const opened = index;
       const code = [line];
       let closed = false;
       while (!closed && ++index < lines.length) {
         const inner = lines[index] as string;
         code.push(inner);
         closed = closesFence(inner, classified.fence);
+      }
+      if (opened < own) {
+        if (index >= own) return undefined;
+        continue;
       }
       // A fence cut off by the end of a chunk is closed, so a quoted block is always valid Markdown.
       if (!closed) code.push(`${classified.fence.indent}${classified.fence.marker}`);

@@ -150,9 +150,12 @@ export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
     ...(snippet.after === undefined ? [] : [{ ...snippet.after, inSnippet: false }]),
   ];
   const blocks: SnippetBlock[] = [];
+  // Each part is read after the one before it: a chunk may start inside a list item or a code block of the one before.
+  let context: string | undefined;
   for (const [position, part] of parts.entries()) {
     let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
-    const partBlocks = markdownBlocks(normalizeDocSiteMarkup(part.text, { plainCodeLinks: true })).map((block) => {
+    const text = normalizeDocSiteMarkup(part.text, { plainCodeLinks: true });
+    const partBlocks = markdownBlocks(text, context).map((block) => {
       if (block.kind === 'heading') heading = new Set(tokenize(`${title} ${block.text}`));
       return { ...block, heading, inSnippet: part.inSnippet };
     });
@@ -165,6 +168,7 @@ export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
       partBlocks.shift();
     }
     blocks.push(...partBlocks);
+    context = text;
   }
   return blocks;
 }

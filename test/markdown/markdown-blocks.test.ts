@@ -66,4 +66,22 @@ describe('markdownBlocks', () => {
   it('closes a code block cut off by the end of the text', () => {
     assert.deepEqual(markdownBlocks('```sh\nrun --now'), [{ kind: 'code', text: '```sh\nrun --now\n```' }]);
   });
+
+  it('reads a text after its context: the list item it continues', () => {
+    const item = '* Configuration is propagated unless\n  the type has its own:';
+    const code = '    ```python\n    @dataclass\n\n    class User:\n        name: str\n    ```\n\nAfter.';
+    // Alone, the item's indented code is paragraphs of code lines; after the item, it is the code it is.
+    assert.deepEqual(
+      markdownBlocks(code).map((block) => block.kind),
+      ['paragraph', 'paragraph', 'paragraph'],
+    );
+    assert.deepEqual(markdownBlocks(code, `Intro.\n\n${item}`), [
+      { kind: 'code', text: '    ```python\n    @dataclass\n\n    class User:\n        name: str\n    ```' },
+      { kind: 'paragraph', text: 'After.' },
+    ]);
+    assert.deepEqual(markdownBlocks('Next.', 'One.\n\n* item\n\n```sh\nrun\n```'), [{ kind: 'paragraph', text: 'Next.' }]);
+    // A context that ends inside a fenced block may have started inside one: the text is read alone.
+    const text = 'Done.\n\n```sh\nrun --later\n```';
+    assert.deepEqual(markdownBlocks(text, 'run --now\n```\n\nRun:\n\n```sh\nrun --now'), markdownBlocks(text));
+  });
 });

@@ -209,6 +209,22 @@ describe('extractive chat model, passages across chunk edges', () => {
     assert.doesNotMatch(apart, /^the original/, apart);
   });
 
+  it("reads a neighbour's text after the snippet, so a list item's code it starts with is not quoted as a sentence", async () => {
+    const text = await answer('I set str_to_lower=True but the nested User name is not lowercased: does config apply to nested models?', [
+      {
+        title: 'Config',
+        headingPath: ['Configuration propagation'],
+        text: '## Configuration propagation\n\n* For stdlib types, configuration is propagated unless\n  the type has its own configuration set:',
+        after: {
+          text: '    ```python\n    @dataclass\n    @with_config(str_to_lower=False)\n    class User:\n        name: str\n    ```',
+          headingPath: ['Configuration propagation'],
+        },
+      },
+    ]);
+    assert.doesNotMatch(text, /^@dataclass/m, text);
+    assert.match(text, /configuration is propagated/, text);
+  });
+
   it("cites a list where its prose ends, not on an item's label alone", async () => {
     const text = await answer('how do I disable attribute fallthrough with inheritAttrs?', [
       {
