@@ -316,14 +316,13 @@ async function readDocumentLines<T>(file: FileHandle, section: Section, parse: (
 
 /** Format 3's documents: their lines, then each one's texts from the texts section, kept as bytes (see EncodedTextChunk). */
 async function readDocumentsAndTexts(file: FileHandle, section: Section, textSection: Section): Promise<StoredDocument[]> {
+  // The texts first, while the heap is small (see SlabReader).
+  const texts = await SlabReader.read(file, textSection.offset, textSection.length);
+  if (texts.crc !== textSection.crc) throw new Error('the texts section is damaged (checksum mismatch)');
   const lines = await readDocumentLines(file, section, parseSnapshotDocument);
   if (lines.reduce((sum, { textBytes }) => sum + textBytes, 0) !== textSection.length)
     throw new Error("the texts section does not hold the documents' texts");
-  const texts = new SlabReader(file, textSection.offset, textSection.length);
-  const documents: StoredDocument[] = [];
-  for (const line of lines) documents.push(fromSnapshotDocument(line, await texts.take(line.textBytes)));
-  if (texts.crc !== textSection.crc) throw new Error('the texts section is damaged (checksum mismatch)');
-  return documents;
+  return lines.map((line) => fromSnapshotDocument(line, texts.take(line.textBytes)));
 }
 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */

@@ -1,4 +1,5 @@
-// Reading a file's range part by part in slabs: each part exactly its bytes, whatever the slab size, and the range's CRC-32.
+// Reading a file's range in slabs, handed out part by part: each part exactly its bytes, whatever the slab size, and the
+// range's CRC-32.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { open, writeFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { removeTemporaryDirectories, temporaryDirectory } from '../support/names
 after(removeTemporaryDirectories);
 
 describe('SlabReader', () => {
-  it('hands out each part of a range in order, parts larger than a slab and across slab ends included', async () => {
+  it('hands out each part of a range in order, parts larger than a slab, across slab ends and at them included', async () => {
     const sizes = [3, 10, 1, 0, 25, 7, 40, 16, 2];
     const parts = sizes.map((size) => randomBytes(size));
     const range = Buffer.concat(parts);
@@ -21,10 +22,10 @@ describe('SlabReader', () => {
     const file = await open(path, 'r');
     try {
       for (const slabBytes of [1, 16, 64, 1 << 20]) {
-        const reader = new SlabReader(file, 5, range.length, slabBytes);
-        for (const part of parts) assert.deepEqual(await reader.take(part.length), part);
+        const reader = await SlabReader.read(file, 5, range.length, slabBytes);
         assert.equal(reader.crc, crc32(range));
-        await assert.rejects(reader.take(1), /ended early/);
+        for (const part of parts) assert.deepEqual(reader.take(part.length), part);
+        assert.throws(() => reader.take(1), /ended early/);
       }
     } finally {
       await file.close();
