@@ -319,10 +319,15 @@ async function readDocumentsAndTexts(file: FileHandle, section: Section, textSec
   // The texts first, while the heap is small (see SlabReader).
   const texts = await SlabReader.read(file, textSection.offset, textSection.length);
   if (texts.crc !== textSection.crc) throw new Error('the texts section is damaged (checksum mismatch)');
-  const lines = await readDocumentLines(file, section, parseSnapshotDocument);
-  if (lines.reduce((sum, { textBytes }) => sum + textBytes, 0) !== textSection.length)
-    throw new Error("the texts section does not hold the documents' texts");
-  return lines.map((line) => fromSnapshotDocument(line, texts.take(line.textBytes)));
+  // Each line becomes its document as it is read, so that what parsing it made and the document does not keep dies young.
+  let textBytes = 0;
+  const documents = await readDocumentLines(file, section, (value) => {
+    const line = parseSnapshotDocument(value);
+    textBytes += line.textBytes;
+    return fromSnapshotDocument(line, texts.take(line.textBytes));
+  });
+  if (textBytes !== textSection.length) throw new Error("the texts section does not hold the documents' texts");
+  return documents;
 }
 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */

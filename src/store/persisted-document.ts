@@ -58,15 +58,21 @@ export function parseSnapshotDocument(value: unknown): SnapshotDocumentLine {
 /** The stored document of a snapshot's document line, its chunks' texts kept as `texts` (their bytes, in order). */
 export function fromSnapshotDocument({ metadata, chunks }: SnapshotDocumentLine, texts: Buffer): StoredDocument {
   let start = 0;
+  // Chunks of one section share one heading path (each line parses a copy per chunk): fewer objects kept after a load.
+  let shared: readonly string[] = [];
   return {
     ...metadata,
     chunks: chunks.map(([headingPath, byteLength], ordinal) => {
-      const chunk = new EncodedTextChunk(chunkId(metadata.file, ordinal), metadata.file, headingPath, texts, start, byteLength);
+      if (!samePath(headingPath, shared)) shared = headingPath;
+      const chunk = new EncodedTextChunk(chunkId(metadata.file, ordinal), metadata.file, shared, texts, start, byteLength);
       start += byteLength;
       return chunk;
     }),
   };
 }
+
+const samePath = (left: readonly string[], right: readonly string[]): boolean =>
+  left.length === right.length && left.every((heading, index) => heading === right[index]);
 
 /**
  * The stored document that `value` (parsed JSON) describes; throws when it is not a persisted document. Checked by
