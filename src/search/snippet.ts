@@ -32,15 +32,21 @@ export interface Snippet {
 /** Longest repeated text the chunker carries from one chunk into the next, with room to spare (see chunk-markdown.ts). */
 const maxOverlapChars = 600;
 
+/** A fence line alone: a code block the chunker cut ends with one and the next chunk starts with one. */
+const fenceLine = /^\s*(?:`{3,}|~{3,})\s*$/;
+
 /**
  * Characters at the start of `next` that repeat the end of `previous` (the chunker's overlap between consecutive
- * chunks of a section), or 0. The repeat must end where a line or word ends, so a lone closing fence or word that
- * happens to match is not taken for one.
+ * chunks of a section), or 0. The repeat must end where a line or word ends, and be more than a fence line, so a word
+ * that happens to match, or the fence that closes a cut code block and the one that opens its rest, is not taken for
+ * one.
  */
 export function overlapLength(previous: string, next: string): number {
   for (let start = Math.max(0, previous.length - maxOverlapChars); start < previous.length - 2; start++) {
     const repeated = previous.length - start;
-    if (next.startsWith(previous.slice(start)) && (repeated === next.length || /\s/.test(next.charAt(repeated)))) return repeated;
+    const repeat = previous.slice(start);
+    if (next.startsWith(repeat) && (repeated === next.length || /\s/.test(next.charAt(repeated))) && !fenceLine.test(repeat))
+      return repeated;
   }
   return 0;
 }

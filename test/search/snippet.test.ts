@@ -21,6 +21,8 @@ describe('overlapLength', () => {
   it('takes no repeat that ends inside a word or a fence line', () => {
     assert.equal(overlapLength('Some code:\n\n```', '```python\nx = 1\n```'), 0);
     assert.equal(overlapLength('Ends with Sha', 'Shared words'), 0);
+    // A code block cut in two: the fence closing the first part is not the one opening the second.
+    assert.equal(overlapLength('Run:\n\n```\ncase word in\nesac\n```', '```\nesac\n```\n\nThen.'), 0);
   });
 });
 
