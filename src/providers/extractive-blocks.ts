@@ -150,7 +150,7 @@ export function snippetBlocks(snippet: GroundingSnippet): SnippetBlock[] {
     ...(snippet.after === undefined ? [] : [{ ...snippet.after, inSnippet: false }]),
   ];
   const blocks: SnippetBlock[] = [];
-  // Each part is read after the one before it: a chunk may start inside a list item or a code block of the one before.
+  // Each part is read after the one before it: a chunk may start inside a list item of the one before (its code, say).
   let context: string | undefined;
   for (const [position, part] of parts.entries()) {
     let heading = new Set(tokenize([title, ...part.headingPath].join(' ')));
