@@ -582,10 +582,10 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
   progress(
     `single ingest: p50 ${singleIngest.p50.toFixed(0)} ms, p95 ${singleIngest.p95.toFixed(0)} ms; the slowest ${(ingestSamples[slowest] ?? 0).toFixed(0)} ms (number ${slowest + 1} of ${ingestSamples.length}); a search after each p50 ${searchAfterIngest.p50.toFixed(1)} ms`,
   );
-  await store.close();
   const service = memory();
 
-  // Baselines over the same chunks: the texts and vectors the namespace holds now.
+  // Baselines over the same chunks: the texts and vectors the namespace holds now (read before it is closed: its
+  // texts are read from its files).
   const setupStarted = performance.now();
   const rows = namespace.documents.flatMap((document) =>
     document.chunks.map((chunk) => ({
@@ -596,6 +596,7 @@ async function measure(options: ChildOptions): Promise<MeasureResult> {
       path: chunk.headingPath,
     })),
   );
+  await store.close();
   // At the precision the service stores vectors (unit length, rounded to float16), so that recall measures the
   // approximate index against exact search over the same vectors (the rounding alone: docs/performance.md).
   const matrix = new Float32Array(rows.length * hashEmbeddingDimensions);

@@ -250,7 +250,7 @@ export class UnitRows {
 }
 
 /** Fills `bytes` from `fd` at `position`; false when the file ends first. */
-function readWhole(fd: number, position: number, bytes: Uint8Array): boolean {
+export function readWhole(fd: number, position: number, bytes: Uint8Array): boolean {
   for (let done = 0; done < bytes.byteLength; ) {
     const read = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
     if (read === 0) return false;

@@ -7,6 +7,7 @@ import type { EmbeddingModel } from '../providers/embedding-model.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Namespace } from '../store/namespace.js';
 import type { NamespaceName } from '../store/namespace-name.js';
+import { withTextsAround } from '../store/stored-document.js';
 import { diversificationDepth, diversifyByDocument, searchDiverseEnough } from './diversify.js';
 import { hybridCandidateDepth, hybridRanking, medianChunkCount } from './fusion.js';
 import { relevanceEvidence, type RelevanceEvidence } from './relevance.js';
@@ -189,11 +190,14 @@ export class SearchService {
     return median;
   }
 
+  /** The hits' chunks and documents, their texts read (see withTextsAround). */
   private resolve(namespace: Namespace, hits: readonly ScoredHit[]): RetrievedChunk[] {
     return hits.flatMap(({ key, score }) => {
-      const chunk = namespace.chunk(key);
-      const document = chunk === undefined ? undefined : namespace.document(chunk.file);
-      if (chunk === undefined || document === undefined) return [];
+      const file = namespace.chunk(key)?.file;
+      const found = file === undefined ? undefined : namespace.document(file);
+      const held = found === undefined ? undefined : withTextsAround(found, key);
+      if (held === undefined) return [];
+      const { chunk, document } = held;
       const confirmed = this.confirmedAt(namespace.name, document.origin);
       return [
         { chunk, document, score, asOf: confirmed !== undefined && confirmed > document.ingestedAt ? confirmed : document.ingestedAt },

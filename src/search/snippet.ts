@@ -56,21 +56,25 @@ export function neighbouringText(chunks: readonly StoredChunk[], chunkId: string
   const index = chunks.findIndex((chunk) => chunk.id === chunkId);
   const chunk = chunks[index];
   if (chunk === undefined) return {};
+  // Each text is read once: it may be read from a file on each use (see EncodedTextChunk).
+  const text = chunk.text;
   const previous = chunks[index - 1];
   const next = chunks[index + 1];
-  const before = previous && neighbour(previous, previous.text.length - overlapLength(previous.text, chunk.text), 'before');
-  const after = next && neighbour(next, overlapLength(chunk.text, next.text), 'after');
+  const before = previous && neighbour(previous, text, 'before');
+  const after = next && neighbour(next, text, 'after');
   return { ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) };
 }
 
 /**
- * The text of `chunk` on its side of `cut` (where its repeat of the snippet's chunk starts, or ends), if any. A repeat
- * starts at the start of a block or inside it, so whitespace without a blank line at the cut separates the two sides
- * of one block.
+ * The text of `chunk` on its side of where its repeat of the snippet's text (`snippetText`) starts, or ends, if any. A
+ * repeat starts at the start of a block or inside it, so whitespace without a blank line at the cut separates the two
+ * sides of one block.
  */
-function neighbour(chunk: StoredChunk, cut: number, side: 'before' | 'after'): NeighbouringText | undefined {
-  const repeats = side === 'before' ? cut < chunk.text.length : cut > 0;
-  const raw = side === 'before' ? chunk.text.slice(0, cut) : chunk.text.slice(cut);
+function neighbour(chunk: StoredChunk, snippetText: string, side: 'before' | 'after'): NeighbouringText | undefined {
+  const chunkText = chunk.text;
+  const cut = side === 'before' ? chunkText.length - overlapLength(chunkText, snippetText) : overlapLength(snippetText, chunkText);
+  const repeats = side === 'before' ? cut < chunkText.length : cut > 0;
+  const raw = side === 'before' ? chunkText.slice(0, cut) : chunkText.slice(cut);
   // After a line break, the next line keeps its indentation: it may be what puts a code block inside a list item.
   const text = side === 'before' ? raw.trimEnd() : raw.replace(/^\s*\n|^[^\S\n]+/, '');
   if (text.trim() === '') return undefined;
@@ -81,17 +85,20 @@ function neighbour(chunk: StoredChunk, cut: number, side: 'before' | 'after'): N
 
 /** Numbers the hits of a search in result order. */
 export function toSnippets(outcome: SearchOutcome): Snippet[] {
-  return outcome.hits.map((hit, index) => ({
-    number: index + 1,
-    chunkId: hit.chunk.id,
-    title: hit.document.title,
-    file: hit.document.file,
-    headingPath: hit.chunk.headingPath,
-    text: hit.chunk.text,
-    score: hit.score,
-    origin: hit.document.origin,
-    asOf: hit.asOf,
-    preview: excerptAround(markdownWithoutAutorefTargets(hit.chunk.text), outcome.terms, previewLength),
-    ...neighbouringText(hit.document.chunks, hit.chunk.id),
-  }));
+  return outcome.hits.map((hit, index) => {
+    const text = hit.chunk.text;
+    return {
+      number: index + 1,
+      chunkId: hit.chunk.id,
+      title: hit.document.title,
+      file: hit.document.file,
+      headingPath: hit.chunk.headingPath,
+      text,
+      score: hit.score,
+      origin: hit.document.origin,
+      asOf: hit.asOf,
+      preview: excerptAround(markdownWithoutAutorefTargets(text), outcome.terms, previewLength),
+      ...neighbouringText(hit.document.chunks, hit.chunk.id),
+    };
+  });
 }

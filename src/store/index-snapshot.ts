@@ -20,7 +20,8 @@ import type { IndexContents } from './index-contents.js';
 import type { IndexJsonStamp } from './folder/index-json.js';
 import { forEachLine, LineWriter, openIfPresent, readExactly, SlabReader } from './line-file.js';
 import { fromSnapshotDocument, parseSnapshotDocument, toSnapshotDocument, toStoredDocument } from './persisted-document.js';
-import { encodedText, type StoredDocument } from './stored-document.js';
+import { EncodedTextChunk, encodedText, type StoredDocument } from './stored-document.js';
+import { TextsInFile } from './texts-in-file.js';
 
 const magic = Buffer.from('KAINDEX2', 'latin1');
 const preambleBytes = 32;
@@ -29,6 +30,8 @@ export interface SnapshotContents extends IndexContents {
   readonly lexical: LexicalSnapshot;
   /** The index.json this snapshot mirrors; null in snapshots of the version that kept no index.json. */
   readonly derivedFrom: IndexJsonStamp | null;
+  /** The file the chunks read their texts from, when they were left in it (`inFile`): whoever adopts them closes it. */
+  readonly textsFile?: TextsInFile;
 }
 
 /** What a snapshot is written from: the lexical arrays and the vector rows come in pieces, so writing holds no second copy of them. */
@@ -44,6 +47,13 @@ export interface SnapshotSource extends Omit<SnapshotContents, 'lexical' | 'vect
 
 /** Where a snapshot's vector rows lie in its file: contiguous, one row per key. */
 export type WrittenRows = Omit<RowsInFile, 'fd'>;
+
+/** Where a written snapshot keeps what can be read from its file rather than held in memory. */
+export interface WrittenSnapshot {
+  /** The offset of the texts section: each document's chunks' texts, one after another, in the documents' order. */
+  readonly textsOffset: number;
+  readonly rows: WrittenRows | undefined;
+}
 
 const format = 4;
 /** How each format read stores its vector rows. */
@@ -79,8 +89,9 @@ const headerSchema = z.object({
     .nullable(),
 });
 
-/** Writes the snapshot to `path`, all or nothing; where its vector rows lie in it, when it has any. */
-export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<WrittenRows | undefined> {
+/** Writes the snapshot to `path`, all or nothing; where its texts and vector rows lie in it. */
+export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<WrittenSnapshot> {
+  let textsOffset = 0;
   let written: WrittenRows | undefined;
   await writeFileAtomicWith(path, async (file) => {
     let position = preambleBytes;
@@ -100,6 +111,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     const documents = await writeDocuments(file, align(position), contents.documents);
     position = documents.offset + documents.length;
     const texts = await writePieces(inBlocks(chunkTexts(contents.documents)));
+    textsOffset = texts.offset;
     const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
       const section = await writePieces(array.pieces());
@@ -147,7 +159,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     preamble.writeUInt32LE(headerSection.crc, 24);
     await file.write(preamble, 0, preambleBytes, 0);
   });
-  return written;
+  return { textsOffset, rows: written };
 }
 
 async function writeDocuments(file: FileHandle, offset: number, documents: readonly StoredDocument[]): Promise<Section> {
@@ -157,7 +169,7 @@ async function writeDocuments(file: FileHandle, offset: number, documents: reado
 }
 
 function* chunkTexts(documents: readonly StoredDocument[]): Iterable<Uint8Array> {
-  for (const document of documents) for (const chunk of document.chunks) yield encodedText(chunk);
+  for (const document of documents) for (const chunk of EncodedTextChunk.readTogether(document.chunks)) yield encodedText(chunk);
 }
 
 /** Small pieces gathered into blocks of about a megabyte, so that they are written in few calls. */
@@ -181,10 +193,11 @@ export interface SnapshotReading {
   /** Turns down the index.json the snapshot mirrors: it is then not read further. */
   readonly wanted?: (derivedFrom: IndexJsonStamp | null) => boolean;
   /**
-   * Leaves the vector rows in the file (checked, not kept) and gives them as rows in an open file, for whoever
-   * adopts them to read on demand and close; otherwise they are read into memory.
+   * Leaves the vector rows and the chunks' texts in the file (checked, not kept): the rows are given as rows in an open
+   * file, for whoever adopts them to read on demand and close, the chunks read their texts from it (see TextsInFile).
+   * Otherwise both are read into memory.
    */
-  readonly rowsInFile?: boolean;
+  readonly inFile?: boolean;
 }
 
 /**
@@ -193,10 +206,11 @@ export interface SnapshotReading {
  */
 export async function readSnapshot(
   path: string,
-  { wanted = () => true, rowsInFile = false }: SnapshotReading = {},
+  { wanted = () => true, inFile = false }: SnapshotReading = {},
 ): Promise<SnapshotContents | undefined> {
   const file = await openIfPresent(path);
   if (file === undefined) return undefined;
+  let textsFile: TextsInFile | undefined;
   try {
     const { size, ino } = await file.stat();
     const preamble = await readSection(file, 0, preambleBytes, size);
@@ -220,10 +234,12 @@ export async function readSnapshot(
     }
     if (header.format >= 3 && header.texts === undefined)
       throw new Error(`a snapshot of format ${header.format} without its texts section`);
+    // Closed below if anything fails from here on.
+    textsFile = inFile && header.texts !== undefined ? TextsInFile.openIfSame(path, ino) : undefined;
     const documents =
       header.texts === undefined
         ? await readDocumentLines(file, header.documents, toStoredDocument)
-        : await readDocumentsAndTexts(file, header.documents, header.texts);
+        : await readDocumentsAndTexts(file, header.documents, header.texts, textsFile);
     if (documents.length !== header.documents.count)
       throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
     const arrays: Record<string, Uint32Array | Float32Array> = {};
@@ -255,18 +271,21 @@ export async function readSnapshot(
         : {
             keys: header.vectors.keys,
             ...(lists === undefined ? {} : { lists }),
-            rows: rowsInFile
+            rows: inFile
               ? await rowsLeftInFile(path, ino, file, header.vectors, size, { dimensions, encoding })
               : await readRows(file, header.vectors, size, encoding),
           };
-    return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors, derivedFrom };
+    return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors, derivedFrom, textsFile };
+  } catch (error) {
+    textsFile?.close();
+    throw error;
   } finally {
     await file.close();
   }
 }
 
 /**
- * The rows section, checked, as rows in a new descriptor of the same file (`rowsInFile`), or read into memory when the
+ * The rows section, checked, as rows in a new descriptor of the same file (`inFile`), or read into memory when the
  * file at `path` was replaced meanwhile (its bounds are checked by the caller). The descriptor is opened last, so
  * nothing after it can fail and leave it open.
  */
@@ -278,14 +297,7 @@ async function rowsLeftInFile(
   size: number,
   { dimensions, encoding }: { readonly dimensions: number; readonly encoding: RowEncoding },
 ): Promise<RowsInFile | Float32Array> {
-  const block = new Uint8Array(Math.min(section.length, 8 << 20));
-  let crc = 0;
-  for (let done = 0; done < section.length; done += block.length) {
-    const bytes = block.subarray(0, Math.min(block.length, section.length - done));
-    await readExactly(file, section.offset + done, bytes);
-    crc = crc32(bytes, crc);
-  }
-  if (crc !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
+  if ((await crcOf(file, section)) !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
   const fd = openSync(path, 'r');
   if (fstatSync(fd).ino === ino)
     return { fd, byteOffset: section.offset, count: section.length / bytesPerValue[encoding] / dimensions, encoding };
@@ -314,20 +326,45 @@ async function readDocumentLines<T>(file: FileHandle, section: Section, parse: (
   return lines;
 }
 
-/** Format 3's documents: their lines, then each one's texts from the texts section, kept as bytes (see EncodedTextChunk). */
-async function readDocumentsAndTexts(file: FileHandle, section: Section, textSection: Section): Promise<StoredDocument[]> {
+/**
+ * Format 3's documents: their lines, each one's texts kept as bytes (see EncodedTextChunk), read from the texts section
+ * into memory, or left in `inFile` (the same file, opened again: checked, not kept).
+ */
+async function readDocumentsAndTexts(
+  file: FileHandle,
+  section: Section,
+  textSection: Section,
+  inFile: TextsInFile | undefined,
+): Promise<StoredDocument[]> {
   // The texts first, while the heap is small (see SlabReader).
-  const texts = await SlabReader.read(file, textSection.offset, textSection.length);
-  if (texts.crc !== textSection.crc) throw new Error('the texts section is damaged (checksum mismatch)');
+  const texts = inFile === undefined ? await SlabReader.read(file, textSection.offset, textSection.length) : undefined;
+  if ((texts?.crc ?? (await crcOf(file, textSection))) !== textSection.crc)
+    throw new Error('the texts section is damaged (checksum mismatch)');
   // Each line becomes its document as it is read, so that what parsing it made and the document does not keep dies young.
   let textBytes = 0;
   const documents = await readDocumentLines(file, section, (value) => {
     const line = parseSnapshotDocument(value);
+    const document =
+      texts === undefined
+        ? fromSnapshotDocument(line, inFile as TextsInFile, textSection.offset + textBytes)
+        : fromSnapshotDocument(line, texts.take(line.textBytes));
     textBytes += line.textBytes;
-    return fromSnapshotDocument(line, texts.take(line.textBytes));
+    return document;
   });
   if (textBytes !== textSection.length) throw new Error("the texts section does not hold the documents' texts");
   return documents;
+}
+
+/** The CRC-32 of a section's bytes, read a block at a time (checked, not kept). */
+async function crcOf(file: FileHandle, section: Section): Promise<number> {
+  const block = new Uint8Array(Math.min(section.length, 8 << 20));
+  let crc = 0;
+  for (let done = 0; done < section.length; done += block.length) {
+    const bytes = block.subarray(0, Math.min(block.length, section.length - done));
+    await readExactly(file, section.offset + done, bytes);
+    crc = crc32(bytes, crc);
+  }
+  return crc;
 }
 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */

@@ -4,8 +4,9 @@
 
 export interface IndexSize {
   readonly chunks: number;
-  /** Characters of chunk text. */
+  /** Characters of chunk text, and those of it held in memory (the rest is read from a snapshot's file). */
   readonly textLength: number;
+  readonly textLengthInMemory: number;
   readonly vectors: number;
   /** Vectors whose float32 rows are in memory; the others' rows are read from a file. */
   readonly vectorsInMemory: number;
@@ -14,8 +15,10 @@ export interface IndexSize {
 
 /** A chunk's objects, ids, map entries and lexical postings, its text aside (measured: see the header). */
 const bytesPerChunk = 1_450;
-/** Chunk text is held once as a string, and its terms again in the lexical index. */
-const bytesPerCharacter = 2;
+/** Chunk text's terms are held in the lexical index... */
+const bytesPerCharacter = 1;
+/** ...and the text itself, as a string or its bytes, unless it is read from a file. */
+const bytesPerCharacterInMemory = 1;
 /** A vector's int8 copy, with the headroom the arrays grow with... */
 const bytesPerDimension = 1.5;
 /** ...and its float32 row, when that is in memory. */
@@ -25,6 +28,7 @@ export function estimateIndexBytes(size: IndexSize): number {
   return (
     size.chunks * bytesPerChunk +
     size.textLength * bytesPerCharacter +
+    size.textLengthInMemory * bytesPerCharacterInMemory +
     (size.vectors * bytesPerDimension + size.vectorsInMemory * bytesPerDimensionInMemory) * size.dimensions
   );
 }

@@ -8,8 +8,20 @@ import { FilesByKey } from './files-by-key.js';
 import type { IndexContents, StoredVectors } from './index-contents.js';
 import type { IndexJsonSource } from './folder/index-json.js';
 import type { EmbeddingInfo, IndexOp } from './index-ops.js';
-import type { SnapshotContents, SnapshotSource, WrittenRows } from './index-snapshot.js';
-import { originIdentity, type StoredChunk, type StoredDocument, textSize } from './stored-document.js';
+import type { SnapshotContents, SnapshotSource, WrittenSnapshot } from './index-snapshot.js';
+import {
+  EncodedTextChunk,
+  encodedLength,
+  originIdentity,
+  type StoredChunk,
+  type StoredDocument,
+  textSize,
+  textSizeInMemory,
+} from './stored-document.js';
+import { TextsInFile } from './texts-in-file.js';
+
+/** A snapshot's contents read from the live index (see NamespaceIndex.toSnapshot). */
+export type LiveSnapshot = Omit<SnapshotSource, 'derivedFrom' | 'vectors'> & { readonly vectors: LiveRows | null };
 
 export class NamespaceIndex {
   private readonly documentsByFile = new Map<string, StoredDocument>();
@@ -19,8 +31,14 @@ export class NamespaceIndex {
   private readonly filesByOrigin = new FilesByKey();
   private currentEmbedding: EmbeddingInfo | null = null;
   private vectors: VectorIndex | null = null;
-  /** Characters of every chunk's text, kept as documents come and go (for the memory estimate). */
+  /** Characters of every chunk's text, and of those held in memory (see TextsInFile), kept for the memory estimate. */
   private characters = 0;
+  private charactersInMemory = 0;
+  /**
+   * The files chunks read their texts from: the latest snapshot's, and earlier ones while a chunk of theirs lives on
+   * (see TextsInFile). Weak, so that an earlier file is closed once it is collected; close() closes what is left.
+   */
+  private textFiles: WeakRef<TextsInFile>[] = [];
 
   private constructor(private readonly lexical: LexicalIndex) {}
 
@@ -31,6 +49,7 @@ export class NamespaceIndex {
   /** Throws when the parts of the snapshot do not agree with each other (the caller rebuilds instead). */
   static fromSnapshot(snapshot: SnapshotContents): NamespaceIndex {
     const index = new NamespaceIndex(LexicalIndex.fromSnapshot(snapshot.lexical));
+    if (snapshot.textsFile !== undefined) index.textFiles.push(new WeakRef(snapshot.textsFile));
     index.currentEmbedding = snapshot.embedding;
     for (const document of snapshot.documents) index.addDocument(document);
     if (index.lexical.size !== index.chunksById.size || snapshot.lexical.keys.some((key) => !index.chunksById.has(key))) {
@@ -50,7 +69,7 @@ export class NamespaceIndex {
   }
 
   /** Everything a snapshot holds, read from the live index as it is written: write it before the next change. */
-  toSnapshot(): Omit<SnapshotSource, 'derivedFrom' | 'vectors'> & { readonly vectors: LiveRows | null } {
+  toSnapshot(): LiveSnapshot {
     return {
       embedding: this.currentEmbedding,
       documents: [...this.documentsByFile.values()],
@@ -69,16 +88,52 @@ export class NamespaceIndex {
   }
 
   /**
-   * Once a snapshot of `toSnapshot()` is written to `path` (its rows at `rows`): the vector rows are read from there
-   * from now on instead of held in memory, unless the vectors changed meanwhile.
+   * Once a snapshot of `snapshot` (this index's `toSnapshot()`) is written to `path`: the chunks' texts and the vector
+   * rows are read from there from now on instead of held in memory, except those of documents or vectors changed
+   * meanwhile (they stay in memory until the next snapshot).
    */
-  readVectorsFrom(path: string, rows: WrittenRows, version: number): void {
-    if (this.vectors === null) return;
-    this.vectors.readRowsFrom({ fd: openSync(path, 'r'), ...rows }, version);
+  readFromSnapshot(path: string, written: WrittenSnapshot, snapshot: LiveSnapshot): void {
+    const texts = TextsInFile.open(path);
+    this.textFiles = [...this.textFiles.filter((file) => file.deref() !== undefined), new WeakRef(texts)];
+    this.readTextsFrom(texts, written.textsOffset, snapshot.documents);
+    if (this.vectors !== null && snapshot.vectors !== null && written.rows !== undefined) {
+      this.vectors.readRowsFrom({ fd: openSync(path, 'r'), ...written.rows }, snapshot.vectors.version);
+    }
   }
 
-  /** Closes the file the vector rows are read from, if any: the index is not used after this. */
+  /** Moves the texts of `documents` (written one after another from `offset`) to `file`, those still current. */
+  private readTextsFrom(file: TextsInFile, offset: number, documents: readonly StoredDocument[]): void {
+    let start = offset;
+    for (const document of documents) {
+      const current = this.documentsByFile.get(document.file) === document;
+      const chunks: StoredChunk[] = [];
+      let replaced = false;
+      for (const chunk of document.chunks) {
+        const byteLength = encodedLength(chunk);
+        if (current) {
+          this.charactersInMemory -= textSizeInMemory(chunk);
+          if (chunk instanceof EncodedTextChunk) chunk.moveTo(file, start);
+          // A chunk whose text is a string becomes one that reads it.
+          replaced ||= !(chunk instanceof EncodedTextChunk);
+          chunks.push(
+            chunk instanceof EncodedTextChunk
+              ? chunk
+              : new EncodedTextChunk(chunk.id, chunk.file, chunk.headingPath, file, start, byteLength),
+          );
+        }
+        start += byteLength;
+      }
+      if (replaced) {
+        this.documentsByFile.set(document.file, { ...document, chunks });
+        for (const chunk of chunks) this.chunksById.set(chunk.id, chunk);
+      }
+    }
+  }
+
+  /** Closes the files the texts and vector rows are read from, if any: the index is not used after this. */
   close(): void {
+    for (const file of this.textFiles) file.deref()?.close();
+    this.textFiles = [];
     this.vectors?.close();
   }
 
@@ -168,6 +223,11 @@ export class NamespaceIndex {
     return this.characters;
   }
 
+  /** Characters of text held in memory, not read from the snapshot's file. */
+  get textLengthInMemory(): number {
+    return this.charactersInMemory;
+  }
+
   vectorOf(id: string): Float32Array | undefined {
     return this.vectors?.vector(id);
   }
@@ -205,10 +265,10 @@ export class NamespaceIndex {
         this.filesByOrigin.remove(originIdentity(before), document.file);
         this.filesByOrigin.add(originIdentity(document), document.file);
       }
-      for (const chunk of before.chunks) this.characters -= textSize(chunk);
+      for (const chunk of before.chunks) this.countText(chunk, -1);
       for (const chunk of document.chunks) {
         this.chunksById.set(chunk.id, chunk);
-        this.characters += textSize(chunk);
+        this.countText(chunk, 1);
       }
       return;
     }
@@ -224,7 +284,7 @@ export class NamespaceIndex {
     this.documentsByFile.set(document.file, document);
     for (const chunk of document.chunks) {
       this.chunksById.set(chunk.id, chunk);
-      this.characters += textSize(chunk);
+      this.countText(chunk, 1);
     }
     this.filesByHash.add(document.hash, document.file);
     this.filesByOrigin.add(originIdentity(document), document.file);
@@ -236,12 +296,17 @@ export class NamespaceIndex {
     this.documentsByFile.delete(file);
     for (const chunk of document.chunks) {
       this.chunksById.delete(chunk.id);
-      this.characters -= textSize(chunk);
+      this.countText(chunk, -1);
       this.lexical.remove(chunk.id);
       this.vectors?.remove(chunk.id);
     }
     this.filesByHash.remove(document.hash, file);
     this.filesByOrigin.remove(originIdentity(document), file);
+  }
+
+  private countText(chunk: StoredChunk, sign: 1 | -1): void {
+    this.characters += sign * textSize(chunk);
+    this.charactersInMemory += sign * textSizeInMemory(chunk);
   }
 
   /** Takes over rows read from a file, as they are (unit vectors), without copying them. */

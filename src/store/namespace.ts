@@ -92,6 +92,7 @@ export class Namespace {
     return estimateIndexBytes({
       chunks: this.index.chunkCount,
       textLength: this.index.textLength,
+      textLengthInMemory: this.index.textLengthInMemory,
       vectors: this.index.vectorCount,
       vectorsInMemory: this.index.vectorsInMemory,
       dimensions: this.index.embedding?.dimensions ?? 0,

@@ -1,5 +1,6 @@
 // How a document and its chunks are written in the snapshot and the journal; vectors travel separately.
 import { chunkId, EncodedTextChunk, encodedLength, type StoredDocument } from './stored-document.js';
+import type { TextsInFile } from './texts-in-file.js';
 
 export type DocumentMetadata = Omit<StoredDocument, 'chunks'>;
 
@@ -55,17 +56,20 @@ export function parseSnapshotDocument(value: unknown): SnapshotDocumentLine {
   return { metadata, chunks: chunks as SnapshotDocument['chunks'], textBytes };
 }
 
-/** The stored document of a snapshot's document line, its chunks' texts kept as `texts` (their bytes, in order). */
-export function fromSnapshotDocument({ metadata, chunks }: SnapshotDocumentLine, texts: Buffer): StoredDocument {
-  let start = 0;
+/**
+ * The stored document of a snapshot's document line, its chunks' texts kept as `texts` (their bytes, in order, from
+ * `start`), or read from the snapshot's file (from the document's offset in it).
+ */
+export function fromSnapshotDocument({ metadata, chunks }: SnapshotDocumentLine, texts: Buffer | TextsInFile, start = 0): StoredDocument {
   // Chunks of one section share one heading path (each line parses a copy per chunk): fewer objects kept after a load.
   let shared: readonly string[] = [];
+  let offset = start;
   return {
     ...metadata,
     chunks: chunks.map(([headingPath, byteLength], ordinal) => {
       if (!samePath(headingPath, shared)) shared = headingPath;
-      const chunk = new EncodedTextChunk(chunkId(metadata.file, ordinal), metadata.file, shared, texts, start, byteLength);
-      start += byteLength;
+      const chunk = new EncodedTextChunk(chunkId(metadata.file, ordinal), metadata.file, shared, texts, offset, byteLength);
+      offset += byteLength;
       return chunk;
     }),
   };

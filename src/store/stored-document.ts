@@ -1,4 +1,5 @@
 // The in-memory shapes of a namespace's documents and chunks.
+import { TextsInFile } from './texts-in-file.js';
 
 export interface StoredChunk {
   /** `<file stem>:<ordinal>`, stable while the document is unchanged. */
@@ -28,27 +29,77 @@ export interface StoredDocument {
 
 /**
  * A chunk whose text stays its document's UTF-8 bytes until it is read: a namespace restored from its snapshot decodes
- * no text at load (reading the documents with their texts decoded was a third of a 300,000-chunk load).
+ * no text at load (reading the documents with their texts decoded was a third of a 300,000-chunk load). The bytes are
+ * in memory, or in the snapshot's file, read on each use (see TextsInFile).
  */
 export class EncodedTextChunk implements StoredChunk {
   constructor(
     readonly id: string,
     readonly file: string,
     readonly headingPath: readonly string[],
-    /** The bytes of the document's chunks, this one from `start`. */
-    private readonly bytes: Buffer,
-    private readonly start: number,
+    /** The bytes of the document's chunks, or the file holding them, this chunk's from `start`. */
+    private source: Buffer | TextsInFile,
+    private start: number,
     readonly byteLength: number,
   ) {}
 
   get text(): string {
-    return this.bytes.toString('utf8', this.start, this.start + this.byteLength);
+    return this.source instanceof TextsInFile
+      ? this.source.read(this.start, this.byteLength).toString('utf8')
+      : this.source.toString('utf8', this.start, this.start + this.byteLength);
   }
 
   /** The text's UTF-8 bytes, not decoded. */
   get encoded(): Buffer {
-    return this.bytes.subarray(this.start, this.start + this.byteLength);
+    return this.source instanceof TextsInFile
+      ? this.source.read(this.start, this.byteLength)
+      : this.source.subarray(this.start, this.start + this.byteLength);
   }
+
+  /** Whether the text is read from a file on each use rather than held in memory. */
+  get inFile(): boolean {
+    return this.source instanceof TextsInFile;
+  }
+
+  /** Reads the text (the same bytes) from `file` at `start` from now on: a snapshot's, once it is written. */
+  moveTo(file: TextsInFile, start: number): void {
+    this.source = file;
+    this.start = start;
+  }
+
+  /**
+   * `chunks` (a document's) with their texts in memory, read in one read when they lie one after another in one file,
+   * as a snapshot keeps a document's: what writes every text (a compaction) reads a document at a time, not a chunk.
+   */
+  static readTogether(chunks: readonly StoredChunk[]): readonly StoredChunk[] {
+    const first = chunks[0];
+    if (!(first instanceof EncodedTextChunk) || !(first.source instanceof TextsInFile)) return chunks;
+    let end = first.start;
+    for (const chunk of chunks) {
+      if (!(chunk instanceof EncodedTextChunk) || chunk.source !== first.source || chunk.start !== end) return chunks;
+      end += chunk.byteLength;
+    }
+    const bytes = first.source.read(first.start, end - first.start);
+    return (chunks as readonly EncodedTextChunk[]).map(
+      (chunk) => new EncodedTextChunk(chunk.id, chunk.file, chunk.headingPath, bytes, chunk.start - first.start, chunk.byteLength),
+    );
+  }
+}
+
+/**
+ * `document` with the text of its chunk `chunkId`, and those of the chunks either side, in memory (one read where they
+ * lie in a file): a search's result, whose snippet shows the neighbours too, stays readable once its namespace is
+ * closed to free memory. Undefined when the document has no such chunk.
+ */
+export function withTextsAround(document: StoredDocument, chunkId: string): { document: StoredDocument; chunk: StoredChunk } | undefined {
+  const index = document.chunks.findIndex((chunk) => chunk.id === chunkId);
+  if (index < 0) return undefined;
+  const from = Math.max(0, index - 1);
+  const around = EncodedTextChunk.readTogether(document.chunks.slice(from, index + 2));
+  if (around[0] === document.chunks[from]) return { document, chunk: document.chunks[index] as StoredChunk };
+  const chunks = [...document.chunks];
+  chunks.splice(from, around.length, ...around);
+  return { document: { ...document, chunks }, chunk: chunks[index] as StoredChunk };
 }
 
 /** The UTF-8 bytes of a chunk's text: those it keeps, or its text encoded. */
@@ -61,6 +112,9 @@ export const encodedLength = (chunk: StoredChunk): number =>
 
 /** The size of a chunk's text without decoding it: characters, or the UTF-8 bytes of a text kept encoded (as many for ASCII). */
 export const textSize = (chunk: StoredChunk): number => (chunk instanceof EncodedTextChunk ? chunk.byteLength : chunk.text.length);
+
+/** Characters (or, for a text kept encoded, bytes) of a chunk's text held in memory: none for one read from a file. */
+export const textSizeInMemory = (chunk: StoredChunk): number => (chunk instanceof EncodedTextChunk && chunk.inFile ? 0 : textSize(chunk));
 
 /** A document ready to be committed: converted, chunked and (where possible) embedded. */
 export interface DocumentDraft {

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { indexJsonFileName, readIndexJson, readIndexJsonHead, sameStamp, writeIndexJson, type IndexJsonStamp } from './index-json.js';
 import { appendRecord, encodeRecord, readJournal, truncateJournal, type JournalContents } from './index-journal.js';
 import type { IndexOp } from '../index-ops.js';
-import { readSnapshot, type WrittenRows, writeSnapshot } from '../index-snapshot.js';
+import { readSnapshot, type WrittenSnapshot, writeSnapshot } from '../index-snapshot.js';
 import { readLegacyIndexJson } from './legacy-index-json.js';
-import { NamespaceIndex } from '../namespace-index.js';
+import { type LiveSnapshot, NamespaceIndex } from '../namespace-index.js';
 import { describeFileError } from '../storage-full.js';
 
 export { indexJsonFileName };
@@ -42,10 +42,10 @@ export interface StoredIndex {
  * the first of these that reads: the snapshot when it mirrors the current index.json; index.json itself; when there is
  * no readable current index.json, any snapshot (a namespace of the version that kept no index.json, or a damaged
  * index.json: the journal and the Markdown files fill in what that snapshot lacks); an index.json of format 1. The
- * journal is replayed over it. With `rowsInFile`, a snapshot's vector rows stay in its file (see readSnapshot), for
- * the namespace to read on demand; otherwise the index holds no file open.
+ * journal is replayed over it. With `inFile`, a snapshot's vector rows and chunks' texts stay in its file (see
+ * readSnapshot), for the namespace to read on demand; otherwise the index holds no file open.
  */
-export async function readIndexFiles(directory: string, { rowsInFile = false }: { rowsInFile?: boolean } = {}): Promise<StoredIndex> {
+export async function readIndexFiles(directory: string, { inFile = false }: { inFile?: boolean } = {}): Promise<StoredIndex> {
   const damaged: { file: string; error: Error }[] = [];
   const attempt = async <T>(file: string, read: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -59,7 +59,7 @@ export async function readIndexFiles(directory: string, { rowsInFile = false }: 
   const snapshotPath = join(directory, snapshotFileName);
   const fromSnapshot = (wanted?: (derivedFrom: IndexJsonStamp | null) => boolean) =>
     attempt(snapshotFileName, async () => {
-      const snapshot = await readSnapshot(snapshotPath, { wanted, rowsInFile });
+      const snapshot = await readSnapshot(snapshotPath, { wanted, inFile });
       return snapshot === undefined ? undefined : NamespaceIndex.fromSnapshot(snapshot);
     });
 
@@ -105,7 +105,7 @@ export class IndexFiles {
    * for a fresh index.json and snapshot once the caller has reconciled the index with the folder.
    */
   async restore(): Promise<{ index: NamespaceIndex; rewrite: boolean }> {
-    const stored = await readIndexFiles(this.directory, { rowsInFile: true });
+    const stored = await readIndexFiles(this.directory, { inFile: true });
     this.indexJsonBytes = stored.stamp?.bytes ?? 0;
     this.journalBytes = stored.journal.intactBytes;
     for (const { file, error } of stored.damaged) {
@@ -181,9 +181,9 @@ export class IndexFiles {
       this.journalBytes = 0;
       const snapshotPath = join(this.directory, snapshotFileName);
       const snapshot = index.toSnapshot();
-      const rows = await writeSnapshot(snapshotPath, { ...snapshot, derivedFrom: stamp });
+      const written = await writeSnapshot(snapshotPath, { ...snapshot, derivedFrom: stamp });
       this.upToDate = true;
-      if (rows !== undefined && snapshot.vectors !== null) this.readVectorsFrom(index, snapshotPath, rows, snapshot.vectors.version);
+      this.readFromSnapshot(index, snapshotPath, written, snapshot);
     } catch (error) {
       this.warn(
         `${this.describe}: after writing ${indexJsonFileName}, emptying the journal or writing ${snapshotFileName} failed (${describeFileError(error)}); ${indexJsonFileName} and the journal hold every change`,
@@ -191,13 +191,16 @@ export class IndexFiles {
     }
   }
 
-  /** Lets the index read its vector rows from the snapshot just written; when that file cannot be opened they stay in memory. */
-  private readVectorsFrom(index: NamespaceIndex, path: string, rows: WrittenRows, version: number): void {
+  /**
+   * Lets the index read its texts and vector rows from the snapshot just written; when that file cannot be opened they
+   * stay in memory.
+   */
+  private readFromSnapshot(index: NamespaceIndex, path: string, written: WrittenSnapshot, snapshot: LiveSnapshot): void {
     try {
-      index.readVectorsFrom(path, rows, version);
+      index.readFromSnapshot(path, written, snapshot);
     } catch (error) {
       this.warn(
-        `${this.describe}: opening ${snapshotFileName} to read vectors from failed (${describeFileError(error)}); they stay in memory`,
+        `${this.describe}: opening ${snapshotFileName} to read texts and vectors from failed (${describeFileError(error)}); they stay in memory`,
       );
     }
   }

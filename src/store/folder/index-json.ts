@@ -27,7 +27,7 @@ import type { EmbeddingInfo } from '../index-ops.js';
 import { legacyIndexJsonPrefix } from './legacy-index-json.js';
 import { forEachLine, LineWriter, openIfPresent, readExactly } from '../line-file.js';
 import { isHeadingPath, persistedMetadata, toDocumentMetadata, type DocumentMetadata } from '../persisted-document.js';
-import { chunkId, type StoredChunk, type StoredDocument } from '../stored-document.js';
+import { chunkId, EncodedTextChunk, type StoredChunk, type StoredDocument } from '../stored-document.js';
 
 export const indexJsonFileName = 'index.json';
 const format = 3;
@@ -83,7 +83,7 @@ export async function writeIndexJson(path: string, index: IndexJsonSource): Prom
     await lines.write('"chunks":[');
     let written = 0;
     for (const document of documents) {
-      for (const chunk of document.chunks) {
+      for (const chunk of EncodedTextChunk.readTogether(document.chunks)) {
         const halves = index.halvesOf(chunk.id);
         const line = JSON.stringify({
           id: chunk.id,

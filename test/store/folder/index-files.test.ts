@@ -122,6 +122,8 @@ describe('index snapshot', () => {
     ]) {
       await writeFile(path, damaged);
       await assert.rejects(readSnapshot(path), Error);
+      // Texts left in the file are checked all the same.
+      await assert.rejects(readSnapshot(path, { inFile: true }), Error);
     }
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
   });
@@ -242,7 +244,7 @@ describe('a namespace reopened from its index files', () => {
       probes.map((probe) => namespace.searchVectors(probe, 5)),
       expected,
     );
-    const stored = (await readIndexFiles(directory, { rowsInFile: true })).index;
+    const stored = (await readIndexFiles(directory, { inFile: true })).index;
     assert.equal(stored.vectorCount, namespace.vectorCount);
     assert.equal(stored.vectorsInMemory, 0);
     assert.deepEqual(
@@ -257,6 +259,38 @@ describe('a namespace reopened from its index files', () => {
       expected,
     );
     reopened.release();
+  });
+
+  it("reads its chunks' texts from the snapshot it wrote instead of holding them, and from each next one", async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 3)]); // the first commit writes index.json and the snapshot
+    await namespace.commitDocuments([draft('café-日本', 2)]); // the next ones go to the journal
+    const texts = (documents: readonly StoredDocument[]) => documents.map(({ chunks }) => chunks.map(({ id, text }) => [id, text]));
+    const expected = texts(namespace.documents);
+    const inFile = (documents: readonly StoredDocument[]) =>
+      documents.every(({ chunks }) => chunks.every((chunk) => chunk instanceof EncodedTextChunk && chunk.inFile));
+    assert.ok(inFile(namespace.documents.slice(0, 1)) && !inFile(namespace.documents.slice(1)));
+    const held = namespace.estimatedBytes;
+    await namespace.close(); // writes the snapshot, whose texts the chunks read from then on
+    assert.ok(inFile(namespace.documents));
+    assert.deepEqual(texts(namespace.documents), expected);
+    assert.ok(namespace.estimatedBytes < held, `${namespace.estimatedBytes} < ${held} estimated bytes`);
+    assert.match(namespace.chunk(namespace.documents[1]?.chunks[0]?.id ?? '')?.text ?? '', /café-日本/);
+
+    const reopened = await open(directory);
+    assert.ok(inFile(reopened.documents));
+    assert.deepEqual(texts(reopened.documents), expected);
+    // A chunk held over the next snapshot (which replaces the file) reads the same text from the new one.
+    const kept = reopened.documents[0]?.chunks.at(-1);
+    await reopened.commitDocuments([draft(markerWord(3), 2)]);
+    await reopened.close();
+    assert.equal(kept?.text, expected[0]?.at(-1)?.[1]);
+    assert.ok(inFile(reopened.documents));
+    assert.deepEqual(texts(reopened.documents).slice(0, 2), expected);
+    const stored = (await readIndexFiles(directory, { inFile: true })).index;
+    assert.deepEqual(texts(stored.documents), texts(reopened.documents));
+    stored.close();
   });
 
   it('writes index.json at the first commit, so a tool reading the folder right after an ingest finds it', async () => {
