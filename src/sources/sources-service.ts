@@ -347,6 +347,8 @@ export class SourcesService {
     try {
       // Read under the lease: what the last refresh stored, wherever it ran.
       const source = await this.get(namespace, id);
+      // Claimed from a read made before the run that was due finished (it rescheduled the source meanwhile): done.
+      if (trigger === 'schedule' && source.lastRefresh !== null && !isDue(source, Date.now())) return source.lastRefresh;
       const state = await this.registry.readState(namespace, id);
       const startedAt = new Date().toISOString();
       const tally = new RefreshTally(state.pages, () => new Date().toISOString());
@@ -446,4 +448,9 @@ export class SourcesService {
       held === undefined ? 0 : (await held.deleteDocuments({ origin })).length,
     );
   }
+}
+
+/** Whether a source's scheduled refresh is due at `now` (ms). */
+function isDue(source: RegisteredSource, now: number): boolean {
+  return source.nextRunAt !== null && Date.parse(source.nextRunAt) <= now;
 }

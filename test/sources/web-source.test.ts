@@ -137,6 +137,7 @@ describe('docs sites as registered sources', () => {
       JSON.stringify(sources.map((source) => ({ ...source, nextRunAt: new Date(Date.now() - 1_000).toISOString() }))),
     );
     site.setPage('/docs/config.html', page('Config', 'The configuration file moved to the settings folder.'));
+    site.resetCounts();
     const restarted = await startService({ storageRoot: service.storageRoot, environment: { KNOWLEDGE_AGENT_SOURCE_CHECK_MS: '100' } });
     try {
       let trigger: string | undefined;
@@ -150,6 +151,10 @@ describe('docs sites as registered sources', () => {
       } finally {
         clearInterval(poll);
       }
+      // Long enough for a second run of the same due refresh (claimed from a read made before the first finished) to
+      // have read the sitemap and replaced the summary.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(site.counts('/sitemap.xml').requests, 1, 'the due run refreshed once');
       const listed = await json<{ sources: SourceAnswer[] }>(restarted.get('/api/sources/mapped'));
       assert.equal(listed.sources[0]?.last_refresh?.updated, 1);
       assert.ok(Date.parse(listed.sources[0]?.next_run_at ?? '') > Date.now() + 23 * 3_600_000, 'the next run is a day later');
