@@ -48,15 +48,21 @@ export class NamespaceIndex {
 
   /** Throws when the parts of the snapshot do not agree with each other (the caller rebuilds instead). */
   static fromSnapshot(snapshot: SnapshotContents): NamespaceIndex {
-    const index = new NamespaceIndex(LexicalIndex.fromSnapshot(snapshot.lexical));
-    if (snapshot.textsFile !== undefined) index.textFiles.push(new WeakRef(snapshot.textsFile));
-    index.currentEmbedding = snapshot.embedding;
-    for (const document of snapshot.documents) index.addDocument(document);
-    if (index.lexical.size !== index.chunksById.size || snapshot.lexical.keys.some((key) => !index.chunksById.has(key))) {
-      throw new Error('the lexical index does not cover the same chunks as the documents');
+    try {
+      const index = new NamespaceIndex(LexicalIndex.fromSnapshot(snapshot.lexical));
+      if (snapshot.textsFile !== undefined) index.textFiles.push(new WeakRef(snapshot.textsFile));
+      index.currentEmbedding = snapshot.embedding;
+      for (const document of snapshot.documents) index.addDocument(document);
+      if (index.lexical.size !== index.chunksById.size || snapshot.lexical.keys.some((key) => !index.chunksById.has(key))) {
+        throw new Error('the lexical index does not cover the same chunks as the documents');
+      }
+      index.adoptVectors(snapshot.vectors);
+      return index;
+    } catch (error) {
+      // Not kept: the file its texts would have been read from is closed now, not when collected.
+      snapshot.textsFile?.close();
+      throw error;
     }
-    index.adoptVectors(snapshot.vectors);
-    return index;
   }
 
   /** Builds the index from documents and vectors alone, tokenizing every chunk; throws when the vectors do not fit. */
@@ -111,15 +117,16 @@ export class NamespaceIndex {
       for (const chunk of document.chunks) {
         const byteLength = encodedLength(chunk);
         if (current) {
-          this.charactersInMemory -= textSizeInMemory(chunk);
+          this.countText(chunk, -1);
           if (chunk instanceof EncodedTextChunk) chunk.moveTo(file, start);
           // A chunk whose text is a string becomes one that reads it.
-          replaced ||= !(chunk instanceof EncodedTextChunk);
-          chunks.push(
+          const moved =
             chunk instanceof EncodedTextChunk
               ? chunk
-              : new EncodedTextChunk(chunk.id, chunk.file, chunk.headingPath, file, start, byteLength),
-          );
+              : new EncodedTextChunk(chunk.id, chunk.file, chunk.headingPath, file, start, byteLength);
+          replaced ||= moved !== chunk;
+          this.countText(moved, 1);
+          chunks.push(moved);
         }
         start += byteLength;
       }
