@@ -11,13 +11,14 @@ import type { IngestService } from '../ingest/ingest-service.js';
 import { fetchLimits, type SourceLimits } from '../ingest/load-source.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { NamespaceName } from '../store/namespace-name.js';
-import type {
-  RefreshSummary,
-  RefreshTrigger,
-  RegisteredSource,
-  SourceDefinition,
-  SourceRegistry,
-  SourceState,
+import {
+  isDue,
+  type RefreshSummary,
+  type RefreshTrigger,
+  type RegisteredSource,
+  type SourceDefinition,
+  type SourceRegistry,
+  type SourceState,
 } from '../store/source-registry.js';
 import { GitMirror, checkLinkTemplate } from './git/index.js';
 import { refreshGitSource } from './refresh-git-source.js';
@@ -448,9 +449,4 @@ export class SourcesService {
       held === undefined ? 0 : (await held.deleteDocuments({ origin })).length,
     );
   }
-}
-
-/** Whether a source's scheduled refresh is due at `now` (ms). */
-function isDue(source: RegisteredSource, now: number): boolean {
-  return source.nextRunAt !== null && Date.parse(source.nextRunAt) <= now;
 }

@@ -69,6 +69,11 @@ export interface RegisteredSource extends SourceDefinition {
   readonly nextRunAt: string | null;
 }
 
+/** Whether a source's scheduled refresh is due at `now` (ms). */
+export function isDue(source: RegisteredSource, now: number): boolean {
+  return source.nextRunAt !== null && Date.parse(source.nextRunAt) <= now;
+}
+
 /** What a refresh remembers of one page for the next. */
 export interface PageState {
   /** The URL its document is stored under (the page's after redirects). */

@@ -5,7 +5,7 @@
 import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { emptySourceState, type RegisteredSource, type SourceRegistry, type SourceState } from '../source-registry.js';
+import { emptySourceState, isDue, type RegisteredSource, type SourceRegistry, type SourceState } from '../source-registry.js';
 
 export const sourcesFolder = '.sources';
 
@@ -87,7 +87,7 @@ export class FolderSourceRegistry implements SourceRegistry {
     for (const namespace of await this.namespaceNames()) {
       for (const source of await this.list(namespace).catch(() => [])) {
         if (claimed.length >= limit) return claimed;
-        if (source.nextRunAt === null || Date.parse(source.nextRunAt) > now.getTime()) continue;
+        if (!isDue(source, now.getTime())) continue;
         if (this.take(`${namespace}/${source.id}`, owner, leaseMs, now.getTime())) claimed.push(source);
       }
     }
