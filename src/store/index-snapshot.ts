@@ -3,8 +3,9 @@
 // index.json it mirrors, and is used only while that stamp matches (or when there is no readable index.json).
 // Layout: [8-byte magic][u64 header offset][u64 header length][u32 header CRC-32], then the sections, each 8-byte
 // aligned: documents as JSON lines (no vectors, no texts), their chunks' texts as UTF-8 one after another, the lexical
-// index's typed arrays, the vector rows (float16); the JSON header, which holds every section's CRC-32, comes last.
-// Every byte is checked on reading, so damage is found, not served. Formats 2 and 3 (still read) kept the rows as
+// index's terms and chunk keys, its typed arrays, the vector rows (float16) and their keys unless they are the lexical
+// index's; the JSON header, which holds every section's CRC-32, comes last. Every byte is checked on reading, so damage
+// is found, not served. Formats 2 to 4 (still read) kept the terms and keys in the header, formats 2 and 3 the rows as
 // float32, and format 2 each chunk's text in its document's line.
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -55,9 +56,9 @@ export interface WrittenSnapshot {
   readonly rows: WrittenRows | undefined;
 }
 
-const format = 4;
+const format = 5;
 /** How each format read stores its vector rows. */
-const rowEncoding: Readonly<Record<2 | 3 | 4, RowEncoding>> = { 2: 'float32', 3: 'float32', 4: 'float16' };
+const rowEncoding: Readonly<Record<2 | 3 | 4 | 5, RowEncoding>> = { 2: 'float32', 3: 'float32', 4: 'float16', 5: 'float16' };
 
 const sectionSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), crc: z.number().int() });
 
@@ -66,8 +67,17 @@ interface Section {
   readonly length: number;
   readonly crc: number;
 }
+
+/**
+ * A list of strings as a section: each one's UTF-8 bytes and a NUL, which no term or chunk key holds (keys are made of
+ * file names). Formats 2 to 4 kept them in the header, whose one JSON string held a million keys twice over.
+ */
+const stringsSchema = sectionSchema.extend({ count: z.number().int().nonnegative() });
+type StringsSection = z.infer<typeof stringsSchema>;
+const storedStrings = z.union([z.array(z.string()), stringsSchema]);
+
 const headerSchema = z.object({
-  format: z.union([z.literal(2), z.literal(3), z.literal(format)]),
+  format: z.union([z.literal(2), z.literal(3), z.literal(4), z.literal(format)]),
   // Absent in snapshots of the version that kept no index.json; older versions ignore it.
   derivedFrom: z.object({ generation: z.string(), bytes: z.number(), modifiedMs: z.number() }).nullable().optional(),
   embedding: z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable(),
@@ -75,14 +85,15 @@ const headerSchema = z.object({
   // Format 3 on: the chunks' texts, which format 2 kept in the documents' lines.
   texts: sectionSchema.optional(),
   lexical: z.object({
-    terms: z.array(z.string()),
-    keys: z.array(z.string()),
+    terms: storedStrings,
+    keys: storedStrings,
     lengthTotals: z.array(z.number()),
     arrays: z.record(z.string(), sectionSchema.extend({ type: z.enum(['u32', 'f32']) })),
   }),
   vectors: sectionSchema
     .extend({
-      keys: z.array(z.string()),
+      // 'lexical': the same keys in the same order as the lexical index's, stored once.
+      keys: z.union([storedStrings, z.literal('lexical')]),
       // The vector index's inverted lists, once it has them; older versions ignore them and scan every row.
       lists: z.object({ centroids: sectionSchema, listOfRow: sectionSchema }).optional(),
     })
@@ -112,6 +123,13 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     position = documents.offset + documents.length;
     const texts = await writePieces(inBlocks(chunkTexts(contents.documents)));
     textsOffset = texts.offset;
+    const writeStrings = async (strings: readonly string[]): Promise<StringsSection> => ({
+      ...(await writePieces(inBlocks(nulTerminated(strings)))),
+      count: strings.length,
+    });
+    const lexicalKeys = contents.lexical.keys;
+    const terms = await writeStrings(contents.lexical.terms);
+    const keys = await writeStrings(lexicalKeys);
     const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
       const section = await writePieces(array.pieces());
@@ -130,7 +148,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
         ? null
         : {
             ...rows,
-            keys: stored.keys,
+            keys: sameStrings(stored.keys, lexicalKeys) ? ('lexical' as const) : await writeStrings(stored.keys),
             lists:
               stored.lists === undefined
                 ? undefined
@@ -146,7 +164,7 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
         embedding: contents.embedding,
         documents: { ...documents, count: contents.documents.length },
         texts,
-        lexical: { terms: contents.lexical.terms, keys: contents.lexical.keys, lengthTotals: contents.lexical.lengthTotals, arrays },
+        lexical: { terms, keys, lengthTotals: contents.lexical.lengthTotals, arrays },
         vectors,
       }),
       'utf8',
@@ -170,6 +188,17 @@ async function writeDocuments(file: FileHandle, offset: number, documents: reado
 
 function* chunkTexts(documents: readonly StoredDocument[]): Iterable<Uint8Array> {
   for (const document of documents) for (const chunk of EncodedTextChunk.readTogether(document.chunks)) yield encodedText(chunk);
+}
+
+function* nulTerminated(strings: readonly string[]): Iterable<Uint8Array> {
+  for (const text of strings) {
+    if (text.includes('\0')) throw new Error(`a term or chunk key holds a NUL character: ${JSON.stringify(text)}`);
+    yield Buffer.from(`${text}\0`, 'utf8');
+  }
+}
+
+function sameStrings(left: readonly string[], right: readonly string[]): boolean {
+  return left.length === right.length && left.every((text, index) => text === right[index]);
 }
 
 /** Small pieces gathered into blocks of about a megabyte, so that they are written in few calls. */
@@ -248,6 +277,10 @@ export async function readSnapshot(
         section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
       arrays[name] = await readArray(file, section, values, size);
     }
+    const strings = (stored: string[] | StringsSection) => (Array.isArray(stored) ? stored : readStrings(file, stored, size));
+    const terms = await strings(header.lexical.terms);
+    const keys = await strings(header.lexical.keys);
+    const vectorKeys = header.vectors === null ? [] : header.vectors.keys === 'lexical' ? keys : await strings(header.vectors.keys);
     const storedLists = header.vectors?.lists;
     const lists =
       storedLists === undefined
@@ -260,7 +293,7 @@ export async function readSnapshot(
     const encoding = rowEncoding[header.format];
     if (
       header.vectors !== null &&
-      (dimensions === 0 || header.vectors.length !== header.vectors.keys.length * dimensions * bytesPerValue[encoding])
+      (dimensions === 0 || header.vectors.length !== vectorKeys.length * dimensions * bytesPerValue[encoding])
     ) {
       throw new Error('vector rows do not match their keys and dimensions');
     }
@@ -269,13 +302,20 @@ export async function readSnapshot(
       header.vectors === null
         ? null
         : {
-            keys: header.vectors.keys,
+            keys: vectorKeys,
             ...(lists === undefined ? {} : { lists }),
             rows: inFile
               ? await rowsLeftInFile(path, ino, file, header.vectors, size, { dimensions, encoding })
               : await readRows(file, header.vectors, size, encoding),
           };
-    return { embedding: header.embedding, documents, lexical: { ...header.lexical, arrays }, vectors, derivedFrom, textsFile };
+    return {
+      embedding: header.embedding,
+      documents,
+      lexical: { terms, keys, lengthTotals: header.lexical.lengthTotals, arrays },
+      vectors,
+      derivedFrom,
+      textsFile,
+    };
   } catch (error) {
     textsFile?.close();
     throw error;
@@ -353,6 +393,17 @@ async function readDocumentsAndTexts(
   });
   if (textBytes !== textSection.length) throw new Error("the texts section does not hold the documents' texts");
   return documents;
+}
+
+/** A strings section (see stringsSchema), checked. */
+async function readStrings(file: FileHandle, section: StringsSection, size: number): Promise<string[]> {
+  const bytes = await readSection(file, section.offset, section.length, size);
+  if (crc32(bytes) !== section.crc) throw new Error('a terms or keys section is damaged (checksum mismatch)');
+  if (section.count === 0 && bytes.length === 0) return [];
+  if (bytes[bytes.length - 1] !== 0) throw new Error('a terms or keys section does not end its last string');
+  const strings = bytes.toString('utf8', 0, bytes.length - 1).split('\0');
+  if (strings.length !== section.count) throw new Error(`${strings.length} terms or keys where the header says ${section.count}`);
+  return strings;
 }
 
 /** The CRC-32 of a section's bytes, read a block at a time (checked, not kept). */

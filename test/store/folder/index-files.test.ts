@@ -119,6 +119,8 @@ describe('index snapshot', () => {
       flipped(valid.length - 2),
       // A chunk's text, which the documents' lines do not hold.
       flipped(valid.indexOf('identified by the marker')),
+      // A chunk's key, in the lexical index's keys.
+      flipped(valid.indexOf(`${index.documents[0]?.chunks[0]?.id}\0`)),
     ]) {
       await writeFile(path, damaged);
       await assert.rejects(readSnapshot(path), Error);
@@ -128,7 +130,31 @@ describe('index snapshot', () => {
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
   });
 
-  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads snapshots of formats 2 and 3", async () => {
+  it('stores the chunk keys once when the vector rows follow the lexical index, and refuses a key it could not read back', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2)]);
+    await namespace.settle();
+    const index = (await readIndexFiles(directory)).index;
+    const snapshot = index.toSnapshot();
+    const path = join(directory, 'copy.snapshot');
+    await writeSnapshot(path, { ...snapshot, derivedFrom: null });
+    const bytes = await readFile(path);
+    const header = JSON.parse(
+      bytes.toString('utf8', Number(bytes.readBigUInt64LE(8)), Number(bytes.readBigUInt64LE(8) + bytes.readBigUInt64LE(16))),
+    );
+    assert.equal(header.vectors.keys, 'lexical');
+    assert.equal(header.lexical.keys.count, snapshot.lexical.keys.length);
+    const read = await readSnapshot(path);
+    assert.deepEqual(read?.vectors?.keys, snapshot.lexical.keys);
+    assert.deepEqual(read?.lexical.terms, snapshot.lexical.terms);
+    await assert.rejects(
+      writeSnapshot(join(directory, 'nul.snapshot'), { ...snapshot, lexical: { ...snapshot.lexical, keys: ['a\0b'] }, derivedFrom: null }),
+      /NUL/,
+    );
+  });
+
+  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads snapshots of formats 2 to 4", async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
     await namespace.commitDocuments([draft('alpha', 2), draft('café-日本', 1, false)]);
@@ -151,13 +177,18 @@ describe('index snapshot', () => {
     // line, formats 2 and 3 the vector rows as float32 (the rows of this version are float16, and rounded so as added).
     const rows = read?.vectors?.rows;
     assert.ok(rows instanceof Float32Array && rows.length > 0);
-    for (const format of [2, 3]) {
+    // Format 4 kept the terms and keys in its header.
+    for (const format of [2, 3, 4]) {
       const previous = await readSnapshot(join(fixturesDirectory, 'snapshots', `format-${format}.snapshot`));
       assert.deepEqual(texts(previous?.documents ?? []), texts(index.documents), `format ${format}`);
+      assert.deepEqual(previous?.lexical.terms, read?.lexical.terms, `format ${format}`);
+      assert.deepEqual(previous?.lexical.keys, read?.lexical.keys, `format ${format}`);
       assert.deepEqual(previous?.vectors?.keys, read?.vectors?.keys, `format ${format}`);
       const previousRows = (previous?.vectors?.rows as Float32Array).slice();
-      assert.notDeepEqual(previousRows, rows, `format ${format}: float32 rows`);
-      roundToFloat16(previousRows);
+      if (format < 4) {
+        assert.notDeepEqual(previousRows, rows, `format ${format}: float32 rows`);
+        roundToFloat16(previousRows);
+      }
       assert.deepEqual(previousRows, rows, `format ${format}`);
     }
   });
