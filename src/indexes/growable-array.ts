@@ -1,7 +1,7 @@
 // Typed arrays that grow: in place when their buffer has room beyond them (arrays read from a snapshot are given
 // such headroom), else by copying into a larger one.
 
-export type GrowableArray = Uint8Array | Uint32Array | Float32Array | Float64Array;
+export type GrowableArray = Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
 
 /**
  * How far into each buffer the views made here have reached. Past that mark a buffer holds only zeros (a new

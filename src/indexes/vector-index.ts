@@ -79,14 +79,15 @@ export class VectorIndex {
   static fromRows(
     dimensions: number,
     keys: readonly string[],
-    rows: Float32Array | RowsInFile,
+    rows: Float32Array | Uint16Array | RowsInFile,
     lists?: InvertedListsSnapshot,
     approximate: ApproximateSearch = defaultApproximateSearch,
   ): VectorIndex {
     const index = new VectorIndex(dimensions, 0, approximate);
-    index.rows = rows instanceof Float32Array ? UnitRows.inMemory(dimensions, rows) : UnitRows.inFile(dimensions, rows);
+    const inMemory = rows instanceof Float32Array || rows instanceof Uint16Array;
+    index.rows = inMemory ? UnitRows.inMemory(dimensions, rows) : UnitRows.inFile(dimensions, rows);
     try {
-      const values = rows instanceof Float32Array ? rows.length : rows.count * dimensions;
+      const values = inMemory ? rows.length : rows.count * dimensions;
       if (values !== keys.length * dimensions) {
         throw new RangeError(`${values} values for ${keys.length} rows of ${dimensions} dimensions`);
       }

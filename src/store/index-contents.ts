@@ -7,8 +7,11 @@ import type { StoredDocument } from './stored-document.js';
 /** Unit vectors, laid out contiguously: row i (of `dimensions` values) belongs to keys[i]. */
 export interface StoredVectors {
   readonly keys: readonly string[];
-  /** In memory, or left in a snapshot's file (see readSnapshot's `inFile`), to be adopted and closed. */
-  readonly rows: Float32Array | RowsInFile;
+  /**
+   * In memory (float32, or the float16 bits snapshots store), or left in a snapshot's file (see readSnapshot's
+   * `inFile`), to be adopted and closed.
+   */
+  readonly rows: Float32Array | Uint16Array | RowsInFile;
   /** The vector index's inverted lists over these rows, once it is large enough to have them (snapshots only). */
   readonly lists?: InvertedListsSnapshot;
 }

@@ -14,7 +14,6 @@ import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
 import type { InvertedListsSnapshot } from '../indexes/inverted-lists.js';
 import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
-import { decodeFloat16 } from '../indexes/float16.js';
 import { bytesPerValue, type RowEncoding, type RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
@@ -336,7 +335,7 @@ async function rowsLeftInFile(
   section: Section,
   size: number,
   { dimensions, encoding }: { readonly dimensions: number; readonly encoding: RowEncoding },
-): Promise<RowsInFile | Float32Array> {
+): Promise<RowsInFile | Float32Array | Uint16Array> {
   if ((await crcOf(file, section)) !== section.crc) throw new Error('an array section is damaged (checksum mismatch)');
   const fd = openSync(path, 'r');
   if (fstatSync(fd).ino === ino)
@@ -345,13 +344,10 @@ async function rowsLeftInFile(
   return readRows(file, section, size, encoding);
 }
 
-/** The rows section read into memory as float32, whatever its encoding. */
-async function readRows(file: FileHandle, section: Section, size: number, encoding: RowEncoding): Promise<Float32Array> {
+/** The rows section read into memory as its encoding stores them (float16 bits, or float32 for formats 2 and 3). */
+async function readRows(file: FileHandle, section: Section, size: number, encoding: RowEncoding): Promise<Float32Array | Uint16Array> {
   if (encoding === 'float32') return readArray(file, section, withHeadroom(Float32Array, section.length / 4), size);
-  const halves = await readArray(file, section, new Uint16Array(section.length / 2), size);
-  const rows = withHeadroom(Float32Array, halves.length);
-  decodeFloat16(halves, rows);
-  return rows;
+  return readArray(file, section, withHeadroom(Uint16Array, section.length / 2), size);
 }
 
 /** The documents section's lines (within the file: checked by the caller), each parsed by `parse`, checked. */

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import wabtInit from 'wabt';
 import { cosineSimilarity, normalize } from '../../src/indexes/cosine.js';
-import { roundToFloat16 } from '../../src/indexes/float16.js';
+import { encodeFloat16, roundToFloat16 } from '../../src/indexes/float16.js';
 import type { ScoredHit } from '../../src/indexes/scored-hit.js';
 import { VectorIndex } from '../../src/indexes/vector-index.js';
 import { joinedRows } from '../../src/indexes/unit-rows.js';
@@ -316,11 +316,15 @@ describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
     assert.ok(loaded.has('added') && loaded.has('k1') && !loaded.has('k0'));
   });
 
-  it('adopts the rows it loads rather than copying them', () => {
-    const rows = Float32Array.of(1, 0, 0, 1);
+  it('adopts the float16 rows it loads rather than copying them, and keeps float32 ones as float16', () => {
+    const rows = new Uint16Array(4);
+    encodeFloat16(Float32Array.of(1, 0, 0, 1), rows);
     const index = VectorIndex.fromRows(2, ['a', 'b'], rows);
-    assert.equal([...index.liveRows().rows()][0]?.buffer, rows.buffer);
+    assert.equal([...index.liveRows().halves()][0]?.buffer, rows.buffer);
     assert.deepEqual(index.search([0, 1], 1), [{ key: 'b', score: 1 }]);
+    const fromFloats = VectorIndex.fromRows(2, ['a', 'b'], Float32Array.of(1, 0, 0, 1));
+    assert.deepEqual([...fromFloats.liveRows().halves()], [rows]);
+    assert.deepEqual(fromFloats.search([1, 0], 1), [{ key: 'a', score: 1 }]);
   });
 
   it('refuses rows that do not match the keys, and duplicate keys', () => {

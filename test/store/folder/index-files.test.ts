@@ -5,7 +5,7 @@ import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { appendRecord, encodeRecord, readJournal } from '../../../src/store/folder/index-journal.js';
-import { roundToFloat16 } from '../../../src/indexes/float16.js';
+import { decodeFloat16, roundToFloat16 } from '../../../src/indexes/float16.js';
 import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
@@ -174,22 +174,26 @@ describe('index snapshot', () => {
     assert.ok(read?.documents.every((document) => document.chunks.every((chunk) => chunk instanceof EncodedTextChunk)));
     assert.match(read?.documents[1]?.chunks[0]?.text ?? '', /café-日本/);
     // Written by earlier versions from the same two documents: format 2 kept each chunk's text in its document's
-    // line, formats 2 and 3 the vector rows as float32 (the rows of this version are float16, and rounded so as added).
+    // line, formats 2 and 3 the vector rows as float32 (the rows of this version are float16, and rounded so as added),
+    // format 4 the terms and keys in its header. Rows of float16 are read as their bits, the others as float32.
     const rows = read?.vectors?.rows;
-    assert.ok(rows instanceof Float32Array && rows.length > 0);
-    // Format 4 kept the terms and keys in its header.
+    assert.ok(rows instanceof Uint16Array && rows.length > 0);
+    const decoded = new Float32Array(rows.length);
+    decodeFloat16(rows, decoded);
     for (const format of [2, 3, 4]) {
       const previous = await readSnapshot(join(fixturesDirectory, 'snapshots', `format-${format}.snapshot`));
       assert.deepEqual(texts(previous?.documents ?? []), texts(index.documents), `format ${format}`);
       assert.deepEqual(previous?.lexical.terms, read?.lexical.terms, `format ${format}`);
       assert.deepEqual(previous?.lexical.keys, read?.lexical.keys, `format ${format}`);
       assert.deepEqual(previous?.vectors?.keys, read?.vectors?.keys, `format ${format}`);
-      const previousRows = (previous?.vectors?.rows as Float32Array).slice();
+      const previousRows = previous?.vectors?.rows;
       if (format < 4) {
-        assert.notDeepEqual(previousRows, rows, `format ${format}: float32 rows`);
-        roundToFloat16(previousRows);
-      }
-      assert.deepEqual(previousRows, rows, `format ${format}`);
+        assert.ok(previousRows instanceof Float32Array, `format ${format}: float32 rows`);
+        const rounded = previousRows.slice();
+        roundToFloat16(rounded);
+        assert.notDeepEqual(previousRows, decoded, `format ${format}: float32 rows`);
+        assert.deepEqual(rounded, decoded, `format ${format}`);
+      } else assert.deepEqual(previousRows, rows, `format ${format}`);
     }
   });
 
