@@ -47,6 +47,10 @@ class Centroids {
     this.codes.set(0, values);
   }
 
+  release(): void {
+    this.codes.release();
+  }
+
   nearest(unitVector: Float32Array): number {
     const { scores } = this.codes.score(unitVector, this.count);
     let best = 0;
@@ -193,6 +197,12 @@ export class InvertedLists {
       filled += count;
     }
     return { scores, margin, rows };
+  }
+
+  /** No longer used: lets their memory go at the next collection (see Int8DotKernel.release). */
+  release(): void {
+    this.codes.release();
+    this.centroids.release();
   }
 
   /**

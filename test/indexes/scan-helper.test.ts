@@ -71,6 +71,27 @@ describe('the scan helper', () => {
     assert.ok(helperPiecesScored() > before, 'the helper scored no piece of 200 large scans');
   });
 
+  it('ends a helper holding the memory of a released index at once, without waiting for a collection', {
+    skip: availableParallelism() < 2,
+  }, async () => {
+    const released = new QuantizedRows(dimensions, rowCount);
+    released.set(0, randomUnitRows(rowCount, 13));
+    const before = helperPiecesScored();
+    for (let attempt = 0; attempt < 200 && helperPiecesScored() === before; attempt++) {
+      released.score(queries[1] as Float32Array, rowCount);
+      await sleep(10);
+    }
+    assert.ok(helperPiecesScored() > before, 'the helper never scored a piece of the index to be released');
+    released.release();
+    assert.equal(helperPiecesScored(), 0, 'the helper kept running after the index it held was released');
+    // Released is not unusable: a scan still scores every row (a search under way may finish on it).
+    const whole = [{ first: 0, count: rowCount }];
+    assert.deepEqual(
+      Array.from(released.scoreRuns(queries[2] as Float32Array, whole).scores),
+      scoredAlone(released, queries[2] as Float32Array, whole),
+    );
+  });
+
   it('ends a helper holding the memory of a collected index, and starts another for the next large scan', {
     skip: availableParallelism() < 2,
   }, async () => {

@@ -57,7 +57,16 @@ export class Int8DotKernel {
   constructor(initialBytes: number) {
     this.memory = new Memory({ initial: Math.max(1, Math.ceil(initialBytes / pageBytes)), maximum: maximumPages, shared: true });
     this.exports = instantiateKernel(this.memory);
-    collected.register(this, this.id);
+    collected.register(this, this.id, this);
+  }
+
+  /**
+   * No longer used: a scan helper holding this memory lets it go now rather than once this kernel is collected, so
+   * the memory is freed by the next collection (one an index's next large allocation brings, say).
+   */
+  release(): void {
+    collected.unregister(this);
+    forgetKernel(this.id);
   }
 
   /** The current memory; a new buffer after every growth, so take views afresh. */

@@ -154,6 +154,11 @@ export class QuantizedRows {
     return this.scalesOffset + this.capacity * bytesPerFloat;
   }
 
+  /** No longer used: see Int8DotKernel.release. */
+  release(): void {
+    this.kernel.release();
+  }
+
   private takeViews(): void {
     const buffer = this.kernel.buffer;
     this.bytes = new Int8Array(buffer);
