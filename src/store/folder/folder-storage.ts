@@ -216,7 +216,7 @@ export class FolderStorage implements NamespaceStorage {
     for (const document of index.documents) if (!onDisk.has(document.file)) ops.push({ op: 'remove', file: document.file });
 
     try {
-      await this.indexFiles.append(ops);
+      await this.indexFiles.appendInRecords(ops);
     } catch (error) {
       if (!isStorageFull(error)) throw error;
       // The ops only restate what the folder holds, so they are applied anyway: on a full disk the namespace still

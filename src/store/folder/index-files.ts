@@ -4,7 +4,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { indexJsonFileName, readIndexJson, readIndexJsonHead, sameStamp, writeIndexJson, type IndexJsonStamp } from './index-json.js';
-import { appendRecord, encodeRecord, readJournal, truncateJournal, type JournalContents } from './index-journal.js';
+import { appendRecord, encodeRecord, readJournal, recordSlices, truncateJournal, type JournalContents } from './index-journal.js';
 import type { IndexOp } from '../index-ops.js';
 import { readSnapshot, type WrittenSnapshot, writeSnapshot } from '../index-snapshot.js';
 import { readLegacyIndexJson } from './legacy-index-json.js';
@@ -130,6 +130,15 @@ export class IndexFiles {
     if (ops.length === 0) return;
     const record = encodeRecord(ops);
     this.journalBytes = await appendRecord(join(this.directory, journalFileName), record, this.journalBytes);
+  }
+
+  /**
+   * Makes ops that need not be replayed together durable, in records of bounded size: what a start-up finds changed in
+   * the folder. A folder copied without its files' times restates every document, which at a million chunks is more
+   * than one record's JSON can hold.
+   */
+  async appendInRecords(ops: readonly IndexOp[]): Promise<void> {
+    for (const slice of recordSlices(ops)) await this.append(slice);
   }
 
   /**

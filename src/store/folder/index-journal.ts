@@ -54,6 +54,34 @@ export function encodeRecord(ops: readonly IndexOp[]): Buffer[] {
   return [u32(payloadBytes), u32(checksum), ...payload];
 }
 
+/** Chunks (texts or vectors) an op carries: what sizes its record's JSON. */
+function chunksOf(op: IndexOp): number {
+  if (op.op === 'put') return op.document.chunks.length;
+  return op.op === 'vectors' ? op.ids.length : 1;
+}
+
+/**
+ * `ops` in consecutive slices of at most `chunksPerRecord` chunks (an op with more is a slice of its own), for ops that
+ * need not be replayed together: a record's JSON is one string, and V8 holds none past about 512 MB.
+ */
+export function recordSlices(ops: readonly IndexOp[], chunksPerRecord = 20_000): IndexOp[][] {
+  const slices: IndexOp[][] = [];
+  let slice: IndexOp[] = [];
+  let chunks = 0;
+  for (const op of ops) {
+    const size = chunksOf(op);
+    if (slice.length > 0 && chunks + size > chunksPerRecord) {
+      slices.push(slice);
+      slice = [];
+      chunks = 0;
+    }
+    slice.push(op);
+    chunks += size;
+  }
+  if (slice.length > 0) slices.push(slice);
+  return slices;
+}
+
 /** The ops of one record's payload; throws when it does not decode. */
 function decodePayload(payload: Buffer): IndexOp[] {
   const jsonLength = payload.readUInt32LE(0);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { appendRecord, encodeRecord, readJournal } from '../../../src/store/folder/index-journal.js';
+import { appendRecord, encodeRecord, readJournal, recordSlices } from '../../../src/store/folder/index-journal.js';
 import { decodeFloat16, roundToFloat16 } from '../../../src/indexes/float16.js';
 import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
@@ -52,6 +52,23 @@ describe('index journal', () => {
     assert.equal(journal.intactBytes, journal.totalBytes);
     assert.deepEqual(journal.records[0], ops);
     assert.deepEqual(journal.records[1], [{ op: 'remove', file: 'a.md' }]);
+  });
+
+  it('slices ops that need not be replayed together into records of bounded size, in order', () => {
+    const many = Array.from({ length: 7 }, (_, index) => ({
+      ...document,
+      file: `d${index}.md`,
+      chunks: Array(index).fill(document.chunks[0]),
+    }));
+    const puts: IndexOp[] = many.map((each) => ({ op: 'put', document: each }));
+    const slices = recordSlices([...puts, { op: 'remove', file: 'gone.md' }], 6);
+    assert.deepEqual(slices.flat(), [...puts, { op: 'remove', file: 'gone.md' }]);
+    // Chunks per slice: 0+1+2+3, 4, 5, 6 (a slice of its own: more than the bound alone), then the removal.
+    assert.deepEqual(
+      slices.map((slice) => slice.map((op) => (op.op === 'put' ? op.document.chunks.length : op.op))),
+      [[0, 1, 2, 3], [4], [5], [6], ['remove']],
+    );
+    assert.deepEqual(recordSlices([]), []);
   });
 
   it('cuts a torn record left by a failed append before appending, so the records after it survive a restart', async () => {
