@@ -145,8 +145,8 @@ export class UnitRows {
   /** Appends a unit row (kept as float16: round it first, and it reads back the same). */
   append(unit: Float32Array): void {
     this.ensureCapacity(this.count + 1);
+    encodeFloat16(unit, this.memoryRow(this.memoryRows));
     this.memoryRows++;
-    encodeFloat16(unit, this.memoryRow(this.memoryRows - 1));
   }
 
   private memoryRow(memoryRow: number): Uint16Array {

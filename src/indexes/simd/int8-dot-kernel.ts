@@ -57,15 +57,15 @@ export class Int8DotKernel {
   constructor(initialBytes: number) {
     this.memory = new Memory({ initial: Math.max(1, Math.ceil(initialBytes / pageBytes)), maximum: maximumPages, shared: true });
     this.exports = instantiateKernel(this.memory);
-    collected.register(this, this.id, this);
+    collected.register(this, this.id);
   }
 
   /**
    * No longer used: a scan helper holding this memory lets it go now rather than once this kernel is collected, so
-   * the memory is freed by the next collection (one an index's next large allocation brings, say).
+   * the memory is freed by the next collection (one an index's next large allocation brings, say). Still usable: a
+   * later large scan gives it to a helper again, and its collection then ends that helper as before.
    */
   release(): void {
-    collected.unregister(this);
     forgetKernel(this.id);
   }
 
