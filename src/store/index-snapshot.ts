@@ -99,6 +99,19 @@ const headerSchema = z.object({
     .nullable(),
 });
 
+/** The header, checked; a snapshot written by a later version is named as such (an earlier version's service opens it). */
+function parseHeader(value: unknown): z.infer<typeof headerSchema> {
+  const stated = (value as { format?: unknown } | null)?.format;
+  if (typeof stated === 'number' && stated > format)
+    throw new Error(`a snapshot of format ${stated}, written by a later version (this one reads formats 2 to ${format})`);
+  const parsed = headerSchema.safeParse(value);
+  if (!parsed.success)
+    throw new Error(
+      `the header does not describe a snapshot: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
+  return parsed.data;
+}
+
 /** Writes the snapshot to `path`, all or nothing; where its texts and vector rows lie in it. */
 export async function writeSnapshot(path: string, contents: SnapshotSource): Promise<WrittenSnapshot> {
   let textsOffset = 0;
@@ -247,7 +260,7 @@ export async function readSnapshot(
     const headerLength = Number(preamble.readBigUInt64LE(16));
     const headerBytes = await readSection(file, headerOffset, headerLength, size);
     if (crc32(headerBytes) !== preamble.readUInt32LE(24)) throw new Error('the header is damaged (checksum mismatch)');
-    const header = headerSchema.parse(JSON.parse(headerBytes.toString('utf8')));
+    const header = parseHeader(JSON.parse(headerBytes.toString('utf8')));
     const derivedFrom = header.derivedFrom ?? null;
     if (!wanted(derivedFrom)) return undefined;
     const listSections = header.vectors?.lists === undefined ? [] : [header.vectors.lists.centroids, header.vectors.lists.listOfRow];

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { crc32 } from 'node:zlib';
 import { appendRecord, encodeRecord, readJournal, recordSlices } from '../../../src/store/folder/index-journal.js';
 import { decodeFloat16, roundToFloat16 } from '../../../src/indexes/float16.js';
 import { VectorIndex } from '../../../src/indexes/vector-index.js';
@@ -145,6 +146,27 @@ describe('index snapshot', () => {
       await assert.rejects(readSnapshot(path, { inFile: true }), Error);
     }
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
+  });
+
+  it('names a snapshot written by a later version as such, and the namespace opens from index.json', async () => {
+    const directory = await temporaryDirectory();
+    const namespace = await open(directory);
+    await namespace.commitDocuments([draft(markerWord(1), 2)]);
+    await namespace.close();
+    const path = join(directory, snapshotFileName);
+    const bytes = await readFile(path);
+    const headerStart = Number(bytes.readBigUInt64LE(8));
+    const header = bytes.subarray(headerStart, headerStart + Number(bytes.readBigUInt64LE(16)));
+    const at = header.indexOf('"format":5');
+    assert.ok(at >= 0);
+    header.write('"format":9', at);
+    bytes.writeUInt32LE(crc32(header), 24);
+    await writeFile(path, bytes);
+    await assert.rejects(readSnapshot(path), /format 9, written by a later version \(this one reads formats 2 to 5\)/);
+    const stored = await readIndexFiles(directory);
+    assert.equal(stored.source, 'index.json');
+    assert.match(stored.damaged[0]?.error.message ?? '', /later version/);
+    assert.equal(stored.index.documents.length, 1);
   });
 
   it('stores the chunk keys once when the vector rows follow the lexical index, and refuses a key it could not read back', async () => {
