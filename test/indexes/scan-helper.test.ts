@@ -36,6 +36,17 @@ function scoredAlone(rows: QuantizedRows, query: Float32Array, runs: readonly { 
   return scores;
 }
 
+/** Scans all of `scanned` again and again (200 times at most) until the helper has scored a piece of one. */
+async function scanUntilHelped(scanned: QuantizedRows, query: Float32Array, failure: string): Promise<void> {
+  const before = helperPiecesScored();
+  // The helper joins a scan once it has started and wakes before the calling thread has claimed every piece.
+  for (let attempt = 0; attempt < 200 && helperPiecesScored() === before; attempt++) {
+    scanned.score(query, rowCount);
+    await sleep(10);
+  }
+  assert.ok(helperPiecesScored() > before, failure);
+}
+
 describe('the scan helper', () => {
   const rows = new QuantizedRows(dimensions, rowCount);
   rows.set(0, randomUnitRows(rowCount, 11));
@@ -62,13 +73,7 @@ describe('the scan helper', () => {
   });
 
   it('scores pieces of large scans where there are two cores', { skip: availableParallelism() < 2 }, async () => {
-    const before = helperPiecesScored();
-    // The helper joins a scan once it has started and wakes before the calling thread has claimed every piece.
-    for (let attempt = 0; attempt < 200 && helperPiecesScored() === before; attempt++) {
-      rows.score(queries[0] as Float32Array, rowCount);
-      await sleep(10);
-    }
-    assert.ok(helperPiecesScored() > before, 'the helper scored no piece of 200 large scans');
+    await scanUntilHelped(rows, queries[0] as Float32Array, 'the helper scored no piece of 200 large scans');
   });
 
   it('ends a helper holding the memory of a released index at once, without waiting for a collection', {
@@ -76,12 +81,7 @@ describe('the scan helper', () => {
   }, async () => {
     const released = new QuantizedRows(dimensions, rowCount);
     released.set(0, randomUnitRows(rowCount, 13));
-    const before = helperPiecesScored();
-    for (let attempt = 0; attempt < 200 && helperPiecesScored() === before; attempt++) {
-      released.score(queries[1] as Float32Array, rowCount);
-      await sleep(10);
-    }
-    assert.ok(helperPiecesScored() > before, 'the helper never scored a piece of the index to be released');
+    await scanUntilHelped(released, queries[1] as Float32Array, 'the helper never scored a piece of the index to be released');
     released.release();
     assert.equal(helperPiecesScored(), 0, 'the helper kept running after the index it held was released');
     // Released is not unusable: a scan still scores every row (a search under way may finish on it).
@@ -98,17 +98,12 @@ describe('the scan helper', () => {
     setFlagsFromString('--expose-gc');
     const collectGarbage = runInNewContext('gc') as () => void;
     // An index the helper scores pieces of, then unreachable once this returns.
-    const scanUntilHelped = async () => {
+    const scanDropped = async () => {
       const dropped = new QuantizedRows(dimensions, rowCount);
       dropped.set(0, randomUnitRows(rowCount, 12));
-      const before = helperPiecesScored();
-      for (let attempt = 0; attempt < 200 && helperPiecesScored() === before; attempt++) {
-        dropped.score(queries[1] as Float32Array, rowCount);
-        await sleep(10);
-      }
-      assert.ok(helperPiecesScored() > before, 'the helper never scored a piece of the index to be dropped');
+      await scanUntilHelped(dropped, queries[1] as Float32Array, 'the helper never scored a piece of the index to be dropped');
     };
-    await scanUntilHelped();
+    await scanDropped();
     // A stopped helper is gone: the count starts again from none.
     for (let attempt = 0; attempt < 100 && helperPiecesScored() > 0; attempt++) {
       collectGarbage();

@@ -11,7 +11,7 @@ import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
 import { indexJsonFileName, journalFileName, readIndexFiles, snapshotFileName } from '../../../src/store/folder/index-files.js';
-import { EncodedTextChunk, type StoredDocument } from '../../../src/store/stored-document.js';
+import { type DocumentDraft, EncodedTextChunk, type StoredDocument } from '../../../src/store/stored-document.js';
 import { fixturesDirectory } from '../../support/fixtures.js';
 import { markerWord, seededRandom } from '../../support/durability-documents.js';
 import {
@@ -117,13 +117,18 @@ describe('index journal', () => {
 });
 
 describe('index snapshot', () => {
-  it('refuses a file that is not a whole snapshot, with the reason', async () => {
+  /** A new namespace's folder, and the index its files hold once `drafts` are committed. */
+  const committed = async (drafts: DocumentDraft[]) => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
-    await namespace.commitDocuments([draft(markerWord(1), 2), draft(markerWord(2), 1)]);
+    await namespace.commitDocuments(drafts);
     await namespace.settle();
+    return { directory, index: (await readIndexFiles(directory)).index };
+  };
+
+  it('refuses a file that is not a whole snapshot, with the reason', async () => {
+    const { directory, index } = await committed([draft(markerWord(1), 2), draft(markerWord(2), 1)]);
     const path = join(directory, 'copy.snapshot');
-    const index = (await readIndexFiles(directory)).index;
     await writeSnapshot(path, { ...index.toSnapshot(), derivedFrom: null });
     assert.ok((await readSnapshot(path)) !== undefined);
     const valid = await readFile(path);
@@ -170,11 +175,7 @@ describe('index snapshot', () => {
   });
 
   it('stores the chunk keys once when the vector rows follow the lexical index, and refuses a key it could not read back', async () => {
-    const directory = await temporaryDirectory();
-    const namespace = await open(directory);
-    await namespace.commitDocuments([draft(markerWord(1), 2)]);
-    await namespace.settle();
-    const index = (await readIndexFiles(directory)).index;
+    const { directory, index } = await committed([draft(markerWord(1), 2)]);
     const snapshot = index.toSnapshot();
     const path = join(directory, 'copy.snapshot');
     await writeSnapshot(path, { ...snapshot, derivedFrom: null });
@@ -194,11 +195,7 @@ describe('index snapshot', () => {
   });
 
   it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads snapshots of formats 2 to 4", async () => {
-    const directory = await temporaryDirectory();
-    const namespace = await open(directory);
-    await namespace.commitDocuments([draft('alpha', 2), draft('café-日本', 1, false)]);
-    await namespace.settle();
-    const index = (await readIndexFiles(directory)).index;
+    const { directory, index } = await committed([draft('alpha', 2), draft('café-日本', 1, false)]);
     const texts = (documents: readonly StoredDocument[]) =>
       documents.map(({ file, title, origin, chunks }) => ({
         file,
@@ -237,11 +234,7 @@ describe('index snapshot', () => {
   });
 
   it("carries the vector index's inverted lists, so a large namespace opens without training them", async () => {
-    const directory = await temporaryDirectory();
-    const namespace = await open(directory);
-    await namespace.commitDocuments([draft(markerWord(1), 2)]);
-    await namespace.settle();
-    const index = (await readIndexFiles(directory)).index;
+    const { directory, index } = await committed([draft(markerWord(1), 2)]);
     const vectors = new VectorIndex(8, 64, {
       fromRows: 40,
       probes: 2,
