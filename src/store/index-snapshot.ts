@@ -292,8 +292,8 @@ export async function readSnapshot(
     const strings = (stored: string[] | StringsSection) => (Array.isArray(stored) ? stored : readStrings(file, stored, size));
     const terms = await strings(header.lexical.terms);
     const keys = await strings(header.lexical.keys);
-    // The lexical index adopts its keys and adds to them: the vectors get an array of their own (the same strings).
-    const vectorKeys = header.vectors === null ? [] : header.vectors.keys === 'lexical' ? keys.slice() : await strings(header.vectors.keys);
+    // Stored once, the same array for both: the lexical index adopts its keys, the vector index copies what it keeps.
+    const vectorKeys = header.vectors === null ? [] : header.vectors.keys === 'lexical' ? keys : await strings(header.vectors.keys);
     const storedLists = header.vectors?.lists;
     const lists =
       storedLists === undefined

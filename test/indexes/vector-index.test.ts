@@ -327,6 +327,15 @@ describe('VectorIndex bulk load, snapshot rows and stored vectors', () => {
     assert.deepEqual(fromFloats.search([1, 0], 1), [{ key: 'a', score: 1 }]);
   });
 
+  it('keeps a copy of the keys it loads: a snapshot gives the lexical index the same array, which it adds to', () => {
+    const keys = ['a', 'b'];
+    const index = VectorIndex.fromRows(2, keys, Float32Array.of(1, 0, 0, 1));
+    keys.push('c');
+    keys[0] = 'z';
+    assert.deepEqual(index.liveRows().keys, ['a', 'b']);
+    assert.deepEqual(index.search([1, 0], 1), [{ key: 'a', score: 1 }]);
+  });
+
   it('refuses rows that do not match the keys, and duplicate keys', () => {
     assert.throws(() => VectorIndex.fromRows(2, ['a'], Float32Array.of(1, 0, 0)), RangeError);
     assert.throws(() => VectorIndex.fromRows(2, ['a', 'a'], Float32Array.of(1, 0, 0, 1)), RangeError);
