@@ -4,6 +4,7 @@ import { inverseDocumentFrequency } from './bm25.js';
 import { grown, grownCapacity, withHeadroom } from './growable-array.js';
 import { PostingCursor, PostingLists, blockHeader } from './posting-lists.js';
 import type { ScoredHit } from './scored-hit.js';
+import { encodedLength, encodedLists, encodeIds, forEachId, idCount, renumberedIds } from './term-id-lists.js';
 import { queryTerms, tokenize } from './tokenize.js';
 import { TopK } from './top-k.js';
 
@@ -52,15 +53,38 @@ export interface LexicalSnapshot {
   readonly keys: readonly string[];
   /** Token counts of the title, headings and body fields summed over all chunks. */
   readonly lengthTotals: readonly number[];
-  readonly arrays: Readonly<Record<string, Uint32Array | Float32Array>>;
+  readonly arrays: Readonly<Record<string, SnapshotArray>>;
 }
+
+export type SnapshotArray = Uint8Array | Uint32Array | Float32Array;
 
 /** A typed array to save, given as consecutive pieces so that it need not be held whole (see `toSnapshotInPieces`). */
 export interface ArrayInPieces {
-  readonly type: 'u32' | 'f32';
+  readonly type: ArrayType;
   readonly length: number;
   /** Views of a reused buffer: each must be consumed before the next is taken. */
-  pieces(): Iterable<Uint32Array | Float32Array>;
+  pieces(): Iterable<SnapshotArray>;
+}
+
+export type ArrayType = 'u8' | 'u32' | 'f32';
+
+interface SnapshotArrayType {
+  new (length: number): SnapshotArray;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): SnapshotArray;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/** The typed array each type of snapshot array is read into and written from. */
+export const arrayOfType: Readonly<Record<ArrayType, SnapshotArrayType>> = {
+  u8: Uint8Array,
+  u32: Uint32Array,
+  f32: Float32Array,
+};
+
+/** The pieces copied into one new array, as its single piece: what stays valid while the index changes. */
+export function detachedArray(source: ArrayInPieces): ArrayInPieces {
+  const array = materialized(source, arrayOfType[source.type]);
+  return { type: source.type, length: source.length, pieces: () => [array] };
 }
 
 /** A snapshot whose arrays come in pieces, valid until the index next changes: what writing one needs. */
@@ -72,8 +96,11 @@ export interface LexicalSnapshotInPieces extends Omit<LexicalSnapshot, 'arrays'>
 type SnapshotArrays = {
   /** Every term's postings in the compact layout of `PostingLists.compacted`, term ids indexing `terms`. */
   readonly postings: Uint32Array;
-  /** The distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]]; slots index `keys`. */
-  readonly slotTerms: Uint32Array;
+  /**
+   * The distinct term ids of slot s, encoded (see term-id-lists.ts), are slotTerms[slotTermOffsets[s] ..
+   * slotTermOffsets[s + 1]]; slots index `keys`. Snapshots of formats 2 to 5 held them as a Uint32Array, unsorted.
+   */
+  readonly slotTerms: Uint8Array;
   readonly slotTermOffsets: Uint32Array;
   /** Token counts per slot: title at 3s, headings at 3s + 1, body at 3s + 2. */
   readonly fieldLengths: Float32Array;
@@ -110,9 +137,9 @@ export class LexicalIndex {
    */
   private fieldLengths: FieldLengths = [new Float32Array(256), new Float32Array(256), new Float32Array(256)];
   private lengthTotals = [0, 0, 0];
-  // The distinct term ids of slot s are slotTerms[slotTermOffsets[s] .. slotTermOffsets[s + 1]], kept so
-  // that a removal can lower document frequencies exactly.
-  private slotTerms: Uint32Array = new Uint32Array(1 << 14);
+  // The distinct term ids of slot s, encoded (term-id-lists.ts), are slotTerms[slotTermOffsets[s] ..
+  // slotTermOffsets[s + 1]], kept so that a removal can lower document frequencies exactly.
+  private slotTerms: Uint8Array = new Uint8Array(1 << 16);
   private slotTermOffsets: Uint32Array = new Uint32Array(257);
   // Scratch space reused by add (3 counters per term id) and search (the scores of a window of slots, and which
   // slots of it some term reached, a bit each).
@@ -145,21 +172,20 @@ export class LexicalIndex {
       (this.fieldLengths[field] as Float32Array)[slot] = terms.length;
       this.lengthTotals[field] = (this.lengthTotals[field] as number) + terms.length;
     });
+    distinct.sort((left, right) => left - right);
     const start = this.slotTermOffsets[slot] as number;
-    if (start + distinct.length > this.slotTerms.length) {
-      this.slotTerms = grown(this.slotTerms, Math.max(start + distinct.length, Math.ceil(this.slotTerms.length * 1.5)));
-    }
+    const end = start + encodedLength(distinct);
+    if (end > this.slotTerms.length) this.slotTerms = grown(this.slotTerms, Math.max(end, Math.ceil(this.slotTerms.length * 1.5)));
     const counters = this.frequencyScratch;
-    distinct.forEach((id, position) => {
+    for (const id of distinct) {
       const frequency = this.documentFrequency[id] as number;
       const packed = packFrequencies(counters[3 * id] as number, counters[3 * id + 1] as number, counters[3 * id + 2] as number);
       counters[3 * id] = counters[3 * id + 1] = counters[3 * id + 2] = 0;
       // Each new block about as large as the list so far, so a list of n postings spans log n blocks.
       this.postings.append(id, slot, packed, frequency + 1);
       this.documentFrequency[id] = frequency + 1;
-      this.slotTerms[start + position] = id;
-    });
-    this.slotTermOffsets[slot + 1] = start + distinct.length;
+    }
+    this.slotTermOffsets[slot + 1] = encodeIds(distinct, this.slotTerms, start);
     this.removed[slot] = 0;
     this.keyOfSlot[slot] = key;
     this.slotOfKey.set(key, slot);
@@ -174,11 +200,10 @@ export class LexicalIndex {
     this.keyOfSlot[slot] = undefined;
     this.removed[slot] = 1;
     this.removedCount++;
-    const end = this.slotTermOffsets[slot + 1] as number;
-    for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
-      const id = this.slotTerms[offset] as number;
-      this.documentFrequency[id] = (this.documentFrequency[id] as number) - 1;
-    }
+    const frequencies = this.documentFrequency;
+    forEachId(this.slotTerms, this.slotTermOffsets[slot] as number, this.slotTermOffsets[slot + 1] as number, (id) => {
+      frequencies[id] = (frequencies[id] as number) - 1;
+    });
     for (let field = 0; field < 3; field++) {
       this.lengthTotals[field] = (this.lengthTotals[field] as number) - ((this.fieldLengths[field] as Float32Array)[slot] as number);
     }
@@ -201,11 +226,9 @@ export class LexicalIndex {
     const slot = this.slotOfKey.get(key);
     if (slot === undefined) return held;
     const wanted = terms.map((term) => this.termIdOf.get(term) ?? -1);
-    const end = this.slotTermOffsets[slot + 1] as number;
-    for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
-      const id = this.slotTerms[offset] as number;
+    forEachId(this.slotTerms, this.slotTermOffsets[slot] as number, this.slotTermOffsets[slot + 1] as number, (id) => {
       for (let position = 0; position < wanted.length; position++) if (wanted[position] === id) held[position] = true;
-    }
+    });
     return held;
   }
 
@@ -358,29 +381,37 @@ export class LexicalIndex {
     this.termText.forEach((term, id) => {
       if (this.documentFrequency[id] !== 0) newTermOf[id] = terms.push(term) - 1;
     });
-    // A live chunk's terms are all live, so each keeps its number of distinct terms.
+    // A live chunk's terms are all live, and renumbering keeps their order. While no term was dropped (as in a
+    // growing namespace) every list keeps its bytes; otherwise the smaller gaps may take fewer.
+    const renumbered = terms.length < this.termText.length;
     const slotTermOffsets = new Uint32Array(liveSlots.length + 1);
     const fieldLengths = new Float32Array(3 * liveSlots.length);
     liveSlots.forEach((slot, newSlot) => {
-      slotTermOffsets[newSlot + 1] =
-        (slotTermOffsets[newSlot] as number) + (this.slotTermOffsets[slot + 1] as number) - (this.slotTermOffsets[slot] as number);
+      const [start, end] = [this.slotTermOffsets[slot] as number, this.slotTermOffsets[slot + 1] as number];
+      const length = renumbered ? renumberedIds(this.slotTerms, start, end, newTermOf) : end - start;
+      slotTermOffsets[newSlot + 1] = (slotTermOffsets[newSlot] as number) + length;
       this.fieldLengths.forEach((lengths, field) => {
         fieldLengths[3 * newSlot + field] = lengths[slot] as number;
       });
     });
     const termCount = this.termText.length;
-    const slotTermsPieces = function* (this: LexicalIndex): Generator<Uint32Array> {
-      const piece = new Uint32Array(1 << 16);
+    const slotTermsPieces = function* (this: LexicalIndex): Generator<Uint8Array> {
+      const piece = new Uint8Array(1 << 18);
       let filled = 0;
-      for (const slot of liveSlots) {
-        const end = this.slotTermOffsets[slot + 1] as number;
-        for (let offset = this.slotTermOffsets[slot] as number; offset < end; offset++) {
-          if (filled === piece.length) {
-            yield piece;
-            filled = 0;
-          }
-          piece[filled++] = newTermOf[this.slotTerms[offset] as number] as number;
+      for (const [newSlot, slot] of liveSlots.entries()) {
+        const length = (slotTermOffsets[newSlot + 1] as number) - (slotTermOffsets[newSlot] as number);
+        if (filled + length > piece.length && filled > 0) {
+          yield piece.subarray(0, filled);
+          filled = 0;
         }
+        // A list longer than a piece (a chunk of tens of thousands of distinct terms) is a piece of its own.
+        const target = length > piece.length ? new Uint8Array(length) : piece;
+        const at = target === piece ? filled : 0;
+        const [start, end] = [this.slotTermOffsets[slot] as number, this.slotTermOffsets[slot + 1] as number];
+        if (renumbered) renumberedIds(this.slotTerms, start, end, newTermOf, target, at);
+        else target.set(this.slotTerms.subarray(start, end), at);
+        if (target === piece) filled += length;
+        else yield target;
       }
       if (filled > 0) yield piece.subarray(0, filled);
     }.bind(this);
@@ -393,7 +424,7 @@ export class LexicalIndex {
         length: this.postings.compactedLength(termCount, this.documentFrequency),
         pieces: () => this.postings.compactedPieces(termCount, this.documentFrequency, newSlotOf),
       },
-      slotTerms: { type: 'u32', length: slotTermOffsets[liveSlots.length] as number, pieces: slotTermsPieces },
+      slotTerms: { type: 'u8', length: slotTermOffsets[liveSlots.length] as number, pieces: slotTermsPieces },
       slotTermOffsets,
       fieldLengths,
     };
@@ -420,7 +451,15 @@ export class LexicalIndex {
   /** The live chunks and terms renumbered densely into new, exactly sized arrays; the index itself is unchanged. */
   private compactedState(): IndexState {
     const { postings, slotTerms, slotTermOffsets, fieldLengths, ...names } = this.compaction();
-    return { ...names, arrays: { postings: materialized(postings), slotTerms: materialized(slotTerms), slotTermOffsets, fieldLengths } };
+    return {
+      ...names,
+      arrays: {
+        postings: materialized(postings, Uint32Array),
+        slotTerms: materialized(slotTerms, Uint8Array),
+        slotTermOffsets,
+        fieldLengths,
+      },
+    };
   }
 
   /** Takes over a compacted state; its arrays are exactly sized, so the next add grows them. */
@@ -475,8 +514,8 @@ export class LexicalIndex {
 }
 
 /** The pieces as one new array. */
-function materialized(source: ArrayInPieces): Uint32Array {
-  const array = new Uint32Array(source.length);
+function materialized<T extends SnapshotArray>(source: ArrayInPieces, type: new (length: number) => T): T {
+  const array = new type(source.length);
   let offset = 0;
   for (const piece of source.pieces()) {
     array.set(piece, offset);
@@ -496,7 +535,8 @@ function whole(array: Uint32Array | Float32Array): ArrayInPieces {
  */
 function checkedState({ terms, keys, lengthTotals, arrays }: LexicalSnapshot): IndexState {
   const postings = typedArray(arrays, 'postings', Uint32Array);
-  const slotTerms = typedArray(arrays, 'slotTerms', Uint32Array);
+  const storedTerms = arrays.slotTerms;
+  if (!(storedTerms instanceof Uint8Array || storedTerms instanceof Uint32Array)) throw new Error('slotTerms must be a Uint8Array');
   const slotTermOffsets = typedArray(arrays, 'slotTermOffsets', Uint32Array);
   const fieldLengths = typedArray(arrays, 'fieldLengths', Float32Array);
   if (!Array.isArray(terms) || !Array.isArray(keys)) throw new Error('terms and keys must be arrays');
@@ -510,19 +550,23 @@ function checkedState({ terms, keys, lengthTotals, arrays }: LexicalSnapshot): I
     if ((slotTermOffsets[slot + 1] as number) < (slotTermOffsets[slot] as number))
       throw new Error(`slotTermOffsets decreases at slot ${slot}`);
   }
-  if (slotTermOffsets[0] !== 0 || slotTermOffsets[keys.length] !== slotTerms.length) {
+  if (slotTermOffsets[0] !== 0 || slotTermOffsets[keys.length] !== storedTerms.length) {
     throw new Error(
-      `slotTermOffsets run from ${slotTermOffsets[0]} to ${slotTermOffsets[keys.length]}, slotTerms has ${slotTerms.length} entries`,
+      `slotTermOffsets run from ${slotTermOffsets[0]} to ${slotTermOffsets[keys.length]}, slotTerms has ${storedTerms.length} entries`,
     );
   }
   // Each (chunk, term) pair is listed once in postings and once in slotTerms.
   const postingCount = (postings.length - blockHeader * (1 + terms.length)) / 2;
-  if (postingCount !== slotTerms.length) throw new Error(`postings holds ${postingCount} postings, slotTerms ${slotTerms.length}`);
+  const listedCount = storedTerms instanceof Uint8Array ? idCount(storedTerms) : storedTerms.length;
+  if (postingCount !== listedCount) throw new Error(`postings holds ${postingCount} postings, slotTerms ${listedCount}`);
+  // Formats 2 to 5 kept the lists as whole ids in the order of the chunk's text.
+  const encoded =
+    storedTerms instanceof Uint8Array ? { bytes: storedTerms, offsets: slotTermOffsets } : encodedLists(storedTerms, slotTermOffsets);
   return {
     terms: [...terms],
     keys: [...keys],
     lengthTotals: [...lengthTotals],
-    arrays: { postings, slotTerms, slotTermOffsets, fieldLengths },
+    arrays: { postings, slotTerms: encoded.bytes, slotTermOffsets: encoded.offsets, fieldLengths },
   };
 }
 

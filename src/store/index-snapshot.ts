@@ -13,7 +13,13 @@ import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { withHeadroom } from '../indexes/growable-array.js';
 import type { InvertedListsSnapshot } from '../indexes/inverted-lists.js';
-import type { LexicalSnapshot, LexicalSnapshotInPieces } from '../indexes/lexical-index.js';
+import {
+  type ArrayType,
+  arrayOfType,
+  type LexicalSnapshot,
+  type LexicalSnapshotInPieces,
+  type SnapshotArray,
+} from '../indexes/lexical-index.js';
 import { bytesPerValue, type RowEncoding, type RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
@@ -55,9 +61,15 @@ export interface WrittenSnapshot {
   readonly rows: WrittenRows | undefined;
 }
 
-const format = 5;
+const format = 6;
 /** How each format read stores its vector rows. */
-const rowEncoding: Readonly<Record<2 | 3 | 4 | 5, RowEncoding>> = { 2: 'float32', 3: 'float32', 4: 'float16', 5: 'float16' };
+const rowEncoding: Readonly<Record<2 | 3 | 4 | 5 | 6, RowEncoding>> = {
+  2: 'float32',
+  3: 'float32',
+  4: 'float16',
+  5: 'float16',
+  6: 'float16',
+};
 
 const sectionSchema = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative(), crc: z.number().int() });
 
@@ -76,7 +88,7 @@ type StringsSection = z.infer<typeof stringsSchema>;
 const storedStrings = z.union([z.array(z.string()), stringsSchema]);
 
 const headerSchema = z.object({
-  format: z.union([z.literal(2), z.literal(3), z.literal(4), z.literal(format)]),
+  format: z.union([z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(format)]),
   // Absent in snapshots of the version that kept no index.json; older versions ignore it.
   derivedFrom: z.object({ generation: z.string(), bytes: z.number(), modifiedMs: z.number() }).nullable().optional(),
   embedding: z.object({ model: z.string(), dimensions: z.number().int().positive() }).nullable(),
@@ -87,7 +99,8 @@ const headerSchema = z.object({
     terms: storedStrings,
     keys: storedStrings,
     lengthTotals: z.array(z.number()),
-    arrays: z.record(z.string(), sectionSchema.extend({ type: z.enum(['u32', 'f32']) })),
+    // Format 6 on: slotTerms as 'u8', its lists encoded (indexes/term-id-lists.ts); 'u32' ids before.
+    arrays: z.record(z.string(), sectionSchema.extend({ type: z.enum(['u8', 'u32', 'f32']) })),
   }),
   vectors: sectionSchema
     .extend({
@@ -142,10 +155,11 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     const lexicalKeys = contents.lexical.keys;
     const terms = await writeStrings(contents.lexical.terms);
     const keys = await writeStrings(lexicalKeys);
-    const arrays: Record<string, Section & { type: 'u32' | 'f32' }> = {};
+    const arrays: Record<string, Section & { type: ArrayType }> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
       const section = await writePieces(array.pieces());
-      if (section.length !== array.length * 4) throw new Error(`the ${name} array gave ${section.length} bytes, not ${array.length * 4}`);
+      const expected = array.length * arrayOfType[array.type].BYTES_PER_ELEMENT;
+      if (section.length !== expected) throw new Error(`the ${name} array gave ${section.length} bytes, not ${expected}`);
       arrays[name] = { ...section, type: array.type };
     }
     const stored = contents.vectors;
@@ -283,12 +297,9 @@ export async function readSnapshot(
         : await readDocumentsAndTexts(file, header.documents, header.texts, textsFile);
     if (documents.length !== header.documents.count)
       throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
-    const arrays: Record<string, Uint32Array | Float32Array> = {};
-    for (const [name, section] of Object.entries(header.lexical.arrays)) {
-      const values =
-        section.type === 'f32' ? withHeadroom(Float32Array, section.length / 4) : withHeadroom(Uint32Array, section.length / 4);
-      arrays[name] = await readArray(file, section, values, size);
-    }
+    const arrays: Record<string, SnapshotArray> = {};
+    for (const [name, section] of Object.entries(header.lexical.arrays))
+      arrays[name] = await readArray(file, section, roomFor(section), size);
     const strings = (stored: string[] | StringsSection) => (Array.isArray(stored) ? stored : readStrings(file, stored, size));
     const terms = await strings(header.lexical.terms);
     const keys = await strings(header.lexical.keys);
@@ -429,12 +440,15 @@ async function crcOf(file: FileHandle, section: Section): Promise<number> {
 }
 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */
-async function readArray<T extends Uint16Array | Uint32Array | Float32Array>(
-  file: FileHandle,
-  section: Section,
-  array: T,
-  size: number,
-): Promise<T> {
+/** An array, with headroom to grow (see withHeadroom), for the values of `section`. */
+function roomFor({ type, length }: Section & { type: ArrayType }): SnapshotArray {
+  const Type = arrayOfType[type];
+  if (length % Type.BYTES_PER_ELEMENT !== 0)
+    throw new Error(`an array section is not a whole number of ${Type.BYTES_PER_ELEMENT}-byte values`);
+  return withHeadroom(Type, length / Type.BYTES_PER_ELEMENT);
+}
+
+async function readArray<T extends SnapshotArray | Uint16Array>(file: FileHandle, section: Section, array: T, size: number): Promise<T> {
   if (section.length % array.BYTES_PER_ELEMENT !== 0)
     throw new Error(`an array section is not a whole number of ${array.BYTES_PER_ELEMENT}-byte values`);
   const bytes = await readSection(

@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { inverseDocumentFrequency } from '../../src/indexes/bm25.js';
 import {
+  arrayOfType,
   LexicalIndex,
   defaultLexicalIndexOptions,
   type LexicalFields,
   type LexicalIndexOptions,
   type LexicalSnapshot,
 } from '../../src/indexes/lexical-index.js';
+import { forEachId } from '../../src/indexes/term-id-lists.js';
 import { queryTerms, tokenize } from '../../src/indexes/tokenize.js';
 import { bm25fTermScore } from '../support/bm25-reference.js';
 import { seededRandom } from '../support/durability-documents.js';
@@ -291,7 +293,7 @@ describe('LexicalIndex.termsHeld', () => {
 function throughStorage(index: LexicalIndex): LexicalSnapshot {
   const { terms, keys, lengthTotals, arrays } = index.toSnapshotInPieces();
   const joined = Object.entries(arrays).map(([name, { type, length, pieces }]) => {
-    const array = type === 'f32' ? new Float32Array(length) : new Uint32Array(length);
+    const array = new arrayOfType[type](length);
     let offset = 0;
     for (const piece of pieces()) {
       array.set(piece, offset);
@@ -368,6 +370,37 @@ describe('LexicalIndex snapshots', () => {
     assertSameAnswers(copy, original, queries);
     copy.compact();
     assertSameAnswers(copy, original, queries);
+  });
+
+  it('restores the term lists of formats 2 to 5 (whole ids, in any order), which then change like its own', () => {
+    const changes = (index: LexicalIndex) => {
+      index.remove('files');
+      index.add('tasks', { title: 'Background tasks', headings: '', body: 'Run work after returning a response.' });
+    };
+    const original = build();
+    const snapshot = throughStorage(original);
+    const bytes = snapshot.arrays.slotTerms as Uint8Array;
+    const byteOffsets = snapshot.arrays.slotTermOffsets as Uint32Array;
+    const ids: number[] = [];
+    const offsets = [0];
+    for (let slot = 0; slot + 1 < byteOffsets.length; slot++) {
+      const list: number[] = [];
+      forEachId(bytes, byteOffsets[slot] as number, byteOffsets[slot + 1] as number, (id) => list.push(id));
+      ids.push(...list.reverse());
+      offsets.push(ids.length);
+    }
+    const legacy = LexicalIndex.fromSnapshot({
+      ...snapshot,
+      arrays: { ...snapshot.arrays, slotTerms: Uint32Array.from(ids), slotTermOffsets: Uint32Array.from(offsets) },
+    });
+    const terms = snapshot.terms;
+    for (const key of snapshot.keys) assert.deepEqual(legacy.termsHeld(key, terms), original.termsHeld(key, terms), key);
+    changes(original);
+    changes(legacy);
+    assertSameAnswers(legacy, original, queries);
+    for (const term of ['file', 'uploadfile', 'request', 'task'])
+      assert.equal(legacy.chunksWithTerm(term), original.chunksWithTerm(term), term);
+    assert.deepEqual(throughStorage(legacy), throughStorage(original));
   });
 
   it('leaves out removed chunks and unused terms, and the index it came from unchanged', () => {
@@ -447,8 +480,8 @@ describe('LexicalIndex snapshots', () => {
 describe('LexicalIndex.fromSnapshot refuses an inconsistent snapshot', () => {
   const snapshot = throughStorage(build());
   const { postings, slotTerms, slotTermOffsets, fieldLengths } = snapshot.arrays as {
-    [name in 'postings' | 'slotTerms' | 'slotTermOffsets']: Uint32Array;
-  } & { fieldLengths: Float32Array };
+    [name in 'postings' | 'slotTermOffsets']: Uint32Array;
+  } & { slotTerms: Uint8Array; fieldLengths: Float32Array };
   const changed = (array: Uint32Array, offset: number, value: number): Uint32Array => {
     const copy = array.slice();
     copy[offset] = value;
@@ -483,6 +516,18 @@ describe('LexicalIndex.fromSnapshot refuses an inconsistent snapshot', () => {
       name: 'slotTerms one short',
       change: { arrays: { ...snapshot.arrays, slotTerms: slotTerms.slice(1) } },
       message: /slotTermOffsets run from 0 to \d+, slotTerms has \d+ entries/,
+    },
+    {
+      // One more id at the end of the last list: the offsets still add up, the number of ids does not.
+      name: 'slotTerms one id too many',
+      change: {
+        arrays: {
+          ...snapshot.arrays,
+          slotTerms: Uint8Array.from([...slotTerms, 0]),
+          slotTermOffsets: changed(slotTermOffsets, slotTermOffsets.length - 1, slotTerms.length + 1),
+        },
+      },
+      message: /postings holds (\d+) postings, slotTerms (?!\1)\d+/,
     },
     {
       name: 'decreasing slotTermOffsets',

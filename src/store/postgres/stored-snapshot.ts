@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
-import type { ArrayInPieces } from '../../indexes/lexical-index.js';
+import { detachedArray } from '../../indexes/lexical-index.js';
 import { joinedRows } from '../../indexes/unit-rows.js';
 import { readSnapshot, writeSnapshot, type SnapshotContents, type SnapshotSource } from '../index-snapshot.js';
 import type { NamespaceIndex } from '../namespace-index.js';
@@ -34,7 +34,7 @@ export interface StoredSnapshot {
  */
 export function detachedSnapshot(index: NamespaceIndex): SnapshotSource {
   const live = index.toSnapshot();
-  const arrays = Object.fromEntries(Object.entries(live.lexical.arrays).map(([name, array]) => [name, materialized(array)]));
+  const arrays = Object.fromEntries(Object.entries(live.lexical.arrays).map(([name, array]) => [name, detachedArray(array)]));
   return {
     ...live,
     lexical: { ...live.lexical, lengthTotals: [...live.lexical.lengthTotals], arrays },
@@ -53,16 +53,6 @@ export function detachedSnapshot(index: NamespaceIndex): SnapshotSource {
 function detachedHalves(pieces: Iterable<Uint16Array>, length: number): () => Iterable<Uint16Array> {
   const halves = joinedRows(pieces, length, Uint16Array);
   return () => [halves];
-}
-
-function materialized(array: ArrayInPieces): ArrayInPieces {
-  const whole = array.type === 'f32' ? new Float32Array(array.length) : new Uint32Array(array.length);
-  let filled = 0;
-  for (const piece of array.pieces()) {
-    whole.set(piece, filled);
-    filled += piece.length;
-  }
-  return { type: array.type, length: array.length, pieces: () => [whole] };
 }
 
 /**

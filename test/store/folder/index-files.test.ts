@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { appendRecord, encodeRecord, readJournal, recordSlices } from '../../../src/store/folder/index-journal.js';
 import { decodeFloat16, roundToFloat16 } from '../../../src/indexes/float16.js';
+import { LexicalIndex } from '../../../src/indexes/lexical-index.js';
 import { VectorIndex } from '../../../src/indexes/vector-index.js';
 import type { IndexOp } from '../../../src/store/index-ops.js';
 import { readSnapshot, writeSnapshot } from '../../../src/store/index-snapshot.js';
@@ -162,12 +163,12 @@ describe('index snapshot', () => {
     const bytes = await readFile(path);
     const headerStart = Number(bytes.readBigUInt64LE(8));
     const header = bytes.subarray(headerStart, headerStart + Number(bytes.readBigUInt64LE(16)));
-    const at = header.indexOf('"format":5');
+    const at = header.indexOf('"format":6');
     assert.ok(at >= 0);
     header.write('"format":9', at);
     bytes.writeUInt32LE(crc32(header), 24);
     await writeFile(path, bytes);
-    await assert.rejects(readSnapshot(path), /format 9, written by a later version \(this one reads formats 2 to 5\)/);
+    await assert.rejects(readSnapshot(path), /format 9, written by a later version \(this one reads formats 2 to 6\)/);
     const stored = await readIndexFiles(directory);
     assert.equal(stored.source, 'index.json');
     assert.match(stored.damaged[0]?.error.message ?? '', /later version/);
@@ -194,7 +195,7 @@ describe('index snapshot', () => {
     );
   });
 
-  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads snapshots of formats 2 to 4", async () => {
+  it("keeps the chunks' texts as UTF-8 bytes until they are read, and still reads snapshots of formats 2 to 5", async () => {
     const { directory, index } = await committed([draft('alpha', 2), draft('café-日本', 1, false)]);
     const texts = (documents: readonly StoredDocument[]) =>
       documents.map(({ file, title, origin, chunks }) => ({
@@ -211,18 +212,29 @@ describe('index snapshot', () => {
     assert.match(read?.documents[1]?.chunks[0]?.text ?? '', /café-日本/);
     // Written by earlier versions from the same two documents: format 2 kept each chunk's text in its document's
     // line, formats 2 and 3 the vector rows as float32 (the rows of this version are float16, and rounded so as added),
-    // format 4 the terms and keys in its header. Rows of float16 are read as their bits, the others as float32.
+    // format 4 the terms and keys in its header, formats 2 to 5 each chunk's term ids as u32 in the order of its text.
+    // Rows of float16 are read as their bits, the others as float32.
     const rows = read?.vectors?.rows;
     assert.ok(rows instanceof Uint16Array && rows.length > 0);
     const decoded = new Float32Array(rows.length);
     decodeFloat16(rows, decoded);
-    for (const format of [2, 3, 4]) {
+    assert.ok(read !== undefined && read.lexical.arrays.slotTerms instanceof Uint8Array);
+    const lexical = LexicalIndex.fromSnapshot(read.lexical);
+    assert.ok(lexical.search('alpha', 10).length > 0 && lexical.search('café', 10).length > 0);
+    const { terms, keys } = read.lexical;
+    for (const format of [2, 3, 4, 5]) {
       const previous = await readSnapshot(join(fixturesDirectory, 'snapshots', `format-${format}.snapshot`));
-      assert.deepEqual(texts(previous?.documents ?? []), texts(index.documents), `format ${format}`);
-      assert.deepEqual(previous?.lexical.terms, read?.lexical.terms, `format ${format}`);
-      assert.deepEqual(previous?.lexical.keys, read?.lexical.keys, `format ${format}`);
-      assert.deepEqual(previous?.vectors?.keys, read?.vectors?.keys, `format ${format}`);
-      const previousRows = previous?.vectors?.rows;
+      assert.ok(previous !== undefined, `format ${format}`);
+      assert.deepEqual(texts(previous.documents), texts(index.documents), `format ${format}`);
+      assert.deepEqual(previous.lexical.terms, terms, `format ${format}`);
+      assert.deepEqual(previous.lexical.keys, keys, `format ${format}`);
+      assert.deepEqual(previous.vectors?.keys, read.vectors?.keys, `format ${format}`);
+      assert.ok(previous.lexical.arrays.slotTerms instanceof Uint32Array, `format ${format}: whole term ids`);
+      const restored = LexicalIndex.fromSnapshot(previous.lexical);
+      for (const query of ['alpha', 'café', 'section two', 'nothing here'])
+        assert.deepEqual(restored.search(query, 10), lexical.search(query, 10), `format ${format}: ${query}`);
+      for (const key of keys) assert.deepEqual(restored.termsHeld(key, terms), lexical.termsHeld(key, terms), `format ${format}`);
+      const previousRows = previous.vectors?.rows;
       if (format < 4) {
         assert.ok(previousRows instanceof Float32Array, `format ${format}: float32 rows`);
         const rounded = previousRows.slice();

@@ -1,0 +1,104 @@
+// A chunk's distinct term ids, ascending, stored as the gaps between them in LEB128 varints (7 bits a byte, the high
+// bit set on every byte but a number's last). Terms interned early, the common words, have small ids close together,
+// so most gaps fit in a byte: at a million chunks the lists took 1.6 bytes a term instead of a u32's 4 (docs/performance.md).
+// Each value is the gap less one (ids are distinct), the first one the id itself.
+import { grown } from './growable-array.js';
+
+const lowBits = 0x7f;
+const more = 0x80;
+
+function varintLength(value: number): number {
+  let length = 1;
+  while (value > lowBits) {
+    value = Math.floor(value / 128);
+    length++;
+  }
+  return length;
+}
+
+function writeVarint(value: number, target: Uint8Array, offset: number): number {
+  while (value > lowBits) {
+    target[offset++] = (value & lowBits) | more;
+    value = Math.floor(value / 128);
+  }
+  target[offset++] = value;
+  return offset;
+}
+
+/** Bytes that ascending, distinct `ids` take. */
+export function encodedLength(ids: readonly number[]): number {
+  let length = 0;
+  let previous = -1;
+  for (const id of ids) {
+    length += varintLength(id - previous - 1);
+    previous = id;
+  }
+  return length;
+}
+
+/** Writes ascending, distinct `ids` into `target` at `offset`; the offset after them. */
+export function encodeIds(ids: readonly number[], target: Uint8Array, offset: number): number {
+  let previous = -1;
+  for (const id of ids) {
+    offset = writeVarint(id - previous - 1, target, offset);
+    previous = id;
+  }
+  return offset;
+}
+
+/** Calls `visit` with each id of the list in bytes[start, end), ascending. */
+export function forEachId(bytes: Uint8Array, start: number, end: number, visit: (id: number) => void): void {
+  let id = -1;
+  let offset = start;
+  while (offset < end) {
+    let byte = bytes[offset++] as number;
+    let gap = byte & lowBits;
+    for (let scale = 128; byte & more; scale *= 128) {
+      byte = bytes[offset++] as number;
+      gap += (byte & lowBits) * scale;
+    }
+    id += gap + 1;
+    visit(id);
+  }
+}
+
+/**
+ * Writes the list in bytes[start, end) with every id replaced by `newIdOf[id]` (which must keep their order) into
+ * `target` at `offset`, or only measures it without a target; the bytes it takes either way.
+ */
+export function renumberedIds(bytes: Uint8Array, start: number, end: number, newIdOf: Int32Array, target?: Uint8Array, offset = 0): number {
+  let previous = -1;
+  let written = 0;
+  forEachId(bytes, start, end, (id) => {
+    const renumbered = newIdOf[id] as number;
+    const gap = renumbered - previous - 1;
+    written += target === undefined ? varintLength(gap) : writeVarint(gap, target, offset + written) - offset - written;
+    previous = renumbered;
+  });
+  return written;
+}
+
+/** How many ids the lists in bytes[0, length) hold together: one per byte that ends a varint. */
+export function idCount(bytes: Uint8Array, length = bytes.length): number {
+  let count = 0;
+  for (let offset = 0; offset < length; offset++) if ((bytes[offset] as number) < more) count++;
+  return count;
+}
+
+/**
+ * Lists of ids in any order, list s being ids[offsets[s], offsets[s + 1]] (how snapshots of formats 2 to 5 kept them),
+ * sorted and encoded: the bytes and each list's byte offsets, in the same layout.
+ */
+export function encodedLists(ids: Uint32Array, offsets: Uint32Array): { bytes: Uint8Array; offsets: Uint32Array } {
+  const byteOffsets = new Uint32Array(offsets.length);
+  let bytes = new Uint8Array(Math.max(16, 2 * ids.length));
+  let used = 0;
+  for (let list = 0; list + 1 < offsets.length; list++) {
+    const sorted = Array.from(ids.subarray(offsets[list], offsets[list + 1])).sort((left, right) => left - right);
+    const length = encodedLength(sorted);
+    if (used + length > bytes.length) bytes = grown(bytes, Math.max(used + length, Math.ceil(bytes.length * 1.5)));
+    used = encodeIds(sorted, bytes, used);
+    byteOffsets[list + 1] = used;
+  }
+  return { bytes: bytes.subarray(0, used), offsets: byteOffsets };
+}
