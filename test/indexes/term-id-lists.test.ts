@@ -24,6 +24,12 @@ describe('term id lists', () => {
         assert.equal(offset, bytes.length);
         sorted.forEach((ids, list) => assert.deepEqual(decoded(bytes, ends[list - 1] ?? 0, ends[list] as number), ids));
         assert.equal(idCount(bytes), sorted.flat().length);
+        // Counted four bytes at a time where aligned, one at a time around that.
+        for (const cut of [1, 2, 3]) {
+          if (bytes.length < cut) continue;
+          const inner = bytes.subarray(cut, bytes.length - 1);
+          assert.equal(idCount(inner), Array.from(inner).filter((byte) => byte < 0x80).length);
+        }
       }),
     );
   });
