@@ -144,10 +144,15 @@ export class InvertedLists {
   }
 
   /**
-   * Lists read back from a snapshot of `rowCount` unit rows, given in order a block at a time by `rows`; throws when
-   * they do not fit the rows.
+   * Lists read back from a snapshot of `rowCount` unit rows, given in order a block at a time by `rows` (float32 values
+   * or float16 bit patterns); throws when they do not fit the rows.
    */
-  static fromSnapshot(dimensions: number, snapshot: InvertedListsSnapshot, rows: Iterable<Float32Array>, rowCount: number): InvertedLists {
+  static fromSnapshot(
+    dimensions: number,
+    snapshot: InvertedListsSnapshot,
+    rows: Iterable<Float32Array | Uint16Array>,
+    rowCount: number,
+  ): InvertedLists {
     const { centroids, listOfRow } = snapshot;
     if (centroids.length === 0 || centroids.length % dimensions !== 0)
       throw new RangeError(`${centroids.length} centroid values for ${dimensions} dimensions`);
@@ -246,7 +251,7 @@ export class InvertedLists {
     return { centroids: this.centroids.values.slice(), listOfRow };
   }
 
-  private put(row: number, list: number, unitVector: Float32Array): void {
+  private put(row: number, list: number, unitVector: Float32Array | Uint16Array): void {
     const count = this.rowsInList[list] as number;
     if (count === this.segmentSlots[list]) this.moveToSegment(list, segmentSlotsFor(count, 1.5));
     const slot = (this.segmentStart[list] as number) + count;

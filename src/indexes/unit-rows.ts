@@ -191,6 +191,14 @@ export class UnitRows {
     return this.inBlocks(new Float32Array(readAheadRows * this.dimensions), newRow, (row) => this.row(row));
   }
 
+  /**
+   * The rows for the int8 kernel to quantize, a block at a time: as float16 bit patterns (which it widens faster than
+   * they are decoded here) unless they are read from a file of float32 rows, which it takes as they are.
+   */
+  quantizable(): Generator<Float32Array | Uint16Array> {
+    return this.file?.encoding === 'float32' ? this.pieces() : this.halfPieces();
+  }
+
   /** The same rows as float16, as they are stored (see halfRow), a block at a time: what index files are written from. */
   *halfPieces(newRow?: Int32Array): Generator<Uint16Array> {
     if (this.file === undefined && newRow === undefined) {

@@ -97,7 +97,7 @@ export class VectorIndex {
         index.rowOfKey.set(key, row);
       });
       if (lists !== undefined && keys.length >= approximate.fromRows / 2) {
-        index.lists = InvertedLists.fromSnapshot(dimensions, lists, index.rows.pieces(), keys.length);
+        index.lists = InvertedLists.fromSnapshot(dimensions, lists, index.rows.quantizable(), keys.length);
         index.rowsAtTraining = keys.length;
         index.flat = undefined;
       } else {
@@ -305,7 +305,7 @@ export class VectorIndex {
     this.releaseCodes();
     this.flat = new QuantizedRows(this.dimensions, this.rows.count);
     let row = 0;
-    for (const piece of this.rows.pieces()) {
+    for (const piece of this.rows.quantizable()) {
       this.flat.set(row, piece);
       row += piece.length / this.dimensions;
     }

@@ -10,6 +10,7 @@ import wabtInit from 'wabt';
 import { cosineSimilarity, normalize } from '../../src/indexes/cosine.js';
 import { encodeFloat16, roundToFloat16 } from '../../src/indexes/float16.js';
 import type { ScoredHit } from '../../src/indexes/scored-hit.js';
+import { QuantizedRows } from '../../src/indexes/simd/quantized-rows.js';
 import { VectorIndex } from '../../src/indexes/vector-index.js';
 import { joinedRows } from '../../src/indexes/unit-rows.js';
 import { packageRoot } from '../../src/package-root.js';
@@ -372,6 +373,33 @@ describe('WebAssembly kernels', () => {
   const sources = readdirSync(kernelDirectory).filter((name) => name.endsWith('.wat'));
 
   it('has kernels to check', () => assert.ok(sources.includes('int8-dot.wat')));
+
+  it('quantizes float16 rows exactly as their float32 values, subnormals, zeros and signs included', () => {
+    const dimensions = 40; // not a multiple of 16: the rows are padded
+    fc.assert(
+      fc.property(fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: dimensions, maxLength: 3 * dimensions }), (values) => {
+        const rowCount = Math.floor(values.length / dimensions);
+        const floats = Float32Array.from(values.slice(0, rowCount * dimensions));
+        // Tiny values become float16 subnormals or zeros of either sign.
+        floats[0] = 3e-6;
+        floats[1] = -2e-8;
+        floats[2] = -0;
+        roundToFloat16(floats);
+        const halves = new Uint16Array(floats.length);
+        encodeFloat16(floats, halves);
+        const [fromFloats, fromHalves] = [new QuantizedRows(dimensions, rowCount), new QuantizedRows(dimensions, rowCount)];
+        fromFloats.set(0, floats);
+        fromHalves.set(0, halves);
+        const query = normalize(Float32Array.from({ length: dimensions }, (_, index) => Math.sin(index + 1)));
+        const [expected, actual] = [fromFloats.score(query, rowCount), fromHalves.score(query, rowCount)];
+        assert.deepEqual(Array.from(actual.scores), Array.from(expected.scores));
+        assert.equal(actual.margin, expected.margin);
+        fromFloats.release();
+        fromHalves.release();
+      }),
+      { numRuns: 50 },
+    );
+  });
 
   for (const name of sources) {
     it(`${name.replace(/\.wat$/, '.wasm')} is the compilation of ${name} (rerun scripts/build-wasm.mjs)`, async () => {

@@ -33,6 +33,7 @@ export interface QuantizeRowsArguments {
 type KernelFunction = (...values: number[]) => void;
 export interface KernelExports {
   readonly quantizeRows: KernelFunction;
+  readonly quantizeHalfRows: KernelFunction;
   readonly scoreRows: KernelFunction;
 }
 
@@ -82,6 +83,11 @@ export class Int8DotKernel {
 
   quantizeRows({ staged, rowCount, rowBytes, rows, rowScales, errorStats }: QuantizeRowsArguments): void {
     this.exports.quantizeRows(staged, rowCount, rowBytes, rows, rowScales, errorStats);
+  }
+
+  /** quantizeRows over float16 rows at `halves`, which the kernel widens into `staged` first. */
+  quantizeHalfRows(halves: number, { staged, rowCount, rowBytes, rows, rowScales, errorStats }: QuantizeRowsArguments): void {
+    this.exports.quantizeHalfRows(halves, staged, rowCount, rowBytes, rows, rowScales, errorStats);
   }
 
   /**

@@ -6,6 +6,7 @@
 ;;                                   dequantized row, over every row ever quantized
 ;;   query      rowBytes x i16       the query, component i scaled by queryScale, zero in the padding
 ;;   staged     n x rowBytes x f32   float rows waiting to be quantized, zero-padded
+;;   halves     n x rowBytes x u16   float16 rows waiting to be widened into staged, zero-padded
 ;;   rows       rowCount x rowBytes  int8 rows: component i is round(x[i] / rowScale[row]), zero-padded
 ;;   rowScales  rowCount x f32       the step of each row's quantization
 ;;   scores     rowCount x f32       (row . query) * rowScale[row] * queryScaleInverse
@@ -18,7 +19,7 @@
 
   ;; Quantizes each staged row with its own scale: its largest |component| becomes 127, so a row never depends
   ;; on the others. Records the error so that the caller can bound how far scores may be from exact cosines.
-  (func (export "quantizeRows")
+  (func $quantizeRows (export "quantizeRows")
     (param $staged i32) (param $rowCount i32) (param $rowBytes i32)
     (param $rows i32) (param $rowScales i32) (param $errorStats i32)
     (local $source i32)          ;; current 4 floats of the staged row
@@ -96,6 +97,38 @@
         (local.set $rowScales (i32.add (local.get $rowScales) (i32.const 4)))
         (local.set $rowsLeft (i32.sub (local.get $rowsLeft) (i32.const 1)))
         (br $eachRow))))
+
+  ;; Quantizes float16 rows as quantizeRows does their values: widened into the staged rows first, exactly (every
+  ;; float16 value is a float32 value). Rows read from a snapshot are float16: widened here, eight values at a time,
+  ;; rather than looked up one by one in JavaScript.
+  (func (export "quantizeHalfRows")
+    (param $halves i32) (param $staged i32) (param $rowCount i32) (param $rowBytes i32)
+    (param $rows i32) (param $rowScales i32) (param $errorStats i32)
+    (local $end i32)
+    (local $eight v128)
+    (local.set $end (i32.add (local.get $halves) (i32.shl (i32.mul (local.get $rowCount) (local.get $rowBytes)) (i32.const 1))))
+    (block $allWidened
+      (loop $each8
+        (br_if $allWidened (i32.ge_u (local.get $halves) (local.get $end)))
+        (local.set $eight (v128.load (local.get $halves)))
+        (v128.store (local.get $staged) (call $widen4 (i32x4.extend_low_i16x8_u (local.get $eight))))
+        (v128.store offset=16 (local.get $staged) (call $widen4 (i32x4.extend_high_i16x8_u (local.get $eight))))
+        (local.set $halves (i32.add (local.get $halves) (i32.const 16)))
+        (local.set $staged (i32.add (local.get $staged) (i32.const 32)))
+        (br $each8)))
+    (call $quantizeRows
+      (i32.sub (local.get $staged) (i32.shl (i32.mul (local.get $rowCount) (local.get $rowBytes)) (i32.const 2)))
+      (local.get $rowCount) (local.get $rowBytes) (local.get $rows) (local.get $rowScales) (local.get $errorStats)))
+
+  ;; Four float16 bit patterns (one a lane) as float32: the exponent and mantissa moved into a float's place and
+  ;; multiplied by 2^112 give the value, subnormals included (2^112 is the difference of the two exponent biases);
+  ;; the sign goes back as a bit. Infinities and NaNs, which no unit vector holds, come out as large finite values.
+  (func $widen4 (param $bits v128) (result v128)
+    (v128.or
+      (f32x4.mul
+        (i32x4.shl (v128.and (local.get $bits) (v128.const i32x4 0x7fff 0x7fff 0x7fff 0x7fff)) (i32.const 13))
+        (v128.const f32x4 0x1p112 0x1p112 0x1p112 0x1p112))
+      (i32x4.shl (v128.and (local.get $bits) (v128.const i32x4 0x8000 0x8000 0x8000 0x8000)) (i32.const 16))))
 
   ;; The upper 64 bits of a vector in its lower half and the reverse, for horizontal sums and maxima.
   (func $swapHalves (param $lanes v128) (result v128)

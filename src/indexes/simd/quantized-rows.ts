@@ -12,6 +12,7 @@ export interface ApproximateScores {
 }
 
 const bytesPerFloat = 4;
+const bytesPerHalf = 2;
 const largestInt16 = 32767;
 /** Bounds a query's total scale so that 127 x sum|query| stays below 2^31, the range of the kernel's i32 sums. */
 const largestQueryMass = 2 ** 24;
@@ -30,12 +31,15 @@ export class QuantizedRows {
   private capacity: number;
   private bytes!: Int8Array;
   private halfWords!: Int16Array;
+  private halves!: Uint16Array;
   private floats!: Float32Array;
-  // Layout (see int8-dot.wat): error stats, query, staged float rows, int8 rows, scales, scores. The rows come
-  // before everything whose size depends on the capacity, so growing leaves them in place and moves only the scales.
+  // Layout (see int8-dot.wat): error stats, query, staged float rows, staged float16 rows, int8 rows, scales, scores.
+  // The rows come before everything whose size depends on the capacity, so growing leaves them in place and moves
+  // only the scales.
   private readonly errorStatsOffset = 0;
   private readonly queryOffset = 16;
   private readonly stagedOffset: number;
+  private readonly stagedHalvesOffset: number;
   private readonly rowsOffset: number;
 
   constructor(
@@ -44,7 +48,8 @@ export class QuantizedRows {
   ) {
     this.rowBytes = Math.ceil(dimensions / 16) * 16;
     this.stagedOffset = this.queryOffset + this.rowBytes * 2;
-    this.rowsOffset = this.stagedOffset + stagedRowCount * this.rowBytes * bytesPerFloat;
+    this.stagedHalvesOffset = this.stagedOffset + stagedRowCount * this.rowBytes * bytesPerFloat;
+    this.rowsOffset = this.stagedHalvesOffset + stagedRowCount * this.rowBytes * bytesPerHalf;
     this.capacity = Math.max(1, capacity);
     this.kernel = new Int8DotKernel(this.scoresOffset + this.capacity * bytesPerFloat);
     this.takeViews();
@@ -60,25 +65,33 @@ export class QuantizedRows {
     this.floats.copyWithin(this.scalesOffset / bytesPerFloat, oldScales, oldScales + oldCapacity);
   }
 
-  /** Quantizes the unit vectors laid out contiguously in `unitRows` into rows firstRow, firstRow + 1, ... */
-  set(firstRow: number, unitRows: Float32Array): void {
+  /**
+   * Quantizes the unit vectors laid out contiguously in `unitRows` into rows firstRow, firstRow + 1, ...: float32
+   * values, or float16 bit patterns, which give the same rows as their values (the kernel widens them).
+   */
+  set(firstRow: number, unitRows: Float32Array | Uint16Array): void {
     const rowCount = unitRows.length / this.dimensions;
-    const staged = this.stagedOffset / bytesPerFloat;
+    const halves = unitRows instanceof Uint16Array;
+    const [target, staged] = halves
+      ? [this.halves, this.stagedHalvesOffset / bytesPerHalf]
+      : [this.floats, this.stagedOffset / bytesPerFloat];
     for (let blockStart = 0; blockStart < rowCount; blockStart += stagedRowCount) {
       const blockRows = Math.min(stagedRowCount, rowCount - blockStart);
-      // Each staged row is padded to rowBytes floats; the padding is never written, so it stays zero.
+      // Each staged row is padded to rowBytes values; the padding is never written, so it stays zero.
       for (let row = 0; row < blockRows; row++) {
         const from = (blockStart + row) * this.dimensions;
-        this.floats.set(unitRows.subarray(from, from + this.dimensions), staged + row * this.rowBytes);
+        target.set(unitRows.subarray(from, from + this.dimensions), staged + row * this.rowBytes);
       }
-      this.kernel.quantizeRows({
+      const block = {
         staged: this.stagedOffset,
         rowCount: blockRows,
         rowBytes: this.rowBytes,
         rows: this.rowsOffset + (firstRow + blockStart) * this.rowBytes,
         rowScales: this.scalesOffset + (firstRow + blockStart) * bytesPerFloat,
         errorStats: this.errorStatsOffset,
-      });
+      };
+      if (halves) this.kernel.quantizeHalfRows(this.stagedHalvesOffset, block);
+      else this.kernel.quantizeRows(block);
     }
   }
 
@@ -163,6 +176,7 @@ export class QuantizedRows {
     const buffer = this.kernel.buffer;
     this.bytes = new Int8Array(buffer);
     this.halfWords = new Int16Array(buffer);
+    this.halves = new Uint16Array(buffer);
     this.floats = new Float32Array(buffer);
   }
 }
