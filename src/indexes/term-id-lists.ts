@@ -3,33 +3,14 @@
 // so most gaps fit in a byte: at a million chunks the lists took 1.6 bytes a term instead of a u32's 4 (docs/performance.md).
 // Each value is the gap less one (ids are distinct), the first one the id itself.
 import { grown } from './growable-array.js';
-
-const lowBits = 0x7f;
-const more = 0x80;
-
-function varintLength(value: number): number {
-  let length = 1;
-  while (value > lowBits) {
-    value = Math.floor(value / 128);
-    length++;
-  }
-  return length;
-}
-
-function writeVarint(value: number, target: Uint8Array, offset: number): number {
-  while (value > lowBits) {
-    target[offset++] = (value & lowBits) | more;
-    value = Math.floor(value / 128);
-  }
-  target[offset++] = value;
-  return offset;
-}
+import { continues, VarintReader, varintLength, writeVarint } from './varint.js';
 
 /** Bytes that ascending, distinct `ids` take. */
-export function encodedLength(ids: readonly number[]): number {
+export function encodedLength(ids: ArrayLike<number>): number {
   let length = 0;
   let previous = -1;
-  for (const id of ids) {
+  for (let index = 0; index < ids.length; index++) {
+    const id = ids[index] as number;
     length += varintLength(id - previous - 1);
     previous = id;
   }
@@ -37,9 +18,10 @@ export function encodedLength(ids: readonly number[]): number {
 }
 
 /** Writes ascending, distinct `ids` into `target` at `offset`; the offset after them. */
-export function encodeIds(ids: readonly number[], target: Uint8Array, offset: number): number {
+export function encodeIds(ids: ArrayLike<number>, target: Uint8Array, offset: number): number {
   let previous = -1;
-  for (const id of ids) {
+  for (let index = 0; index < ids.length; index++) {
+    const id = ids[index] as number;
     offset = writeVarint(id - previous - 1, target, offset);
     previous = id;
   }
@@ -48,16 +30,9 @@ export function encodeIds(ids: readonly number[], target: Uint8Array, offset: nu
 
 /** Calls `visit` with each id of the list in bytes[start, end), ascending. */
 export function forEachId(bytes: Uint8Array, start: number, end: number, visit: (id: number) => void): void {
-  let id = -1;
-  let offset = start;
-  while (offset < end) {
-    let byte = bytes[offset++] as number;
-    let gap = byte & lowBits;
-    for (let scale = 128; byte & more; scale *= 128) {
-      byte = bytes[offset++] as number;
-      gap += (byte & lowBits) * scale;
-    }
-    id += gap + 1;
+  const reader = new VarintReader(bytes, start);
+  for (let id = -1; reader.offset < end; ) {
+    id += reader.next() + 1;
     visit(id);
   }
 }
@@ -91,8 +66,8 @@ export function idCount(bytes: Uint8Array): number {
     bits = (bits >>> 7) + (bits >>> 15) + (bits >>> 23) + (bits >>> 31);
     continuing += bits & 0xff;
   }
-  for (let offset = 0; offset < head; offset++) if ((bytes[offset] as number) & more) continuing++;
-  for (let offset = head + 4 * words.length; offset < bytes.length; offset++) if ((bytes[offset] as number) & more) continuing++;
+  for (let offset = 0; offset < head; offset++) if ((bytes[offset] as number) & continues) continuing++;
+  for (let offset = head + 4 * words.length; offset < bytes.length; offset++) if ((bytes[offset] as number) & continues) continuing++;
   return bytes.length - continuing;
 }
 
@@ -103,9 +78,16 @@ export function idCount(bytes: Uint8Array): number {
 export function encodedLists(ids: Uint32Array, offsets: Uint32Array): { bytes: Uint8Array; offsets: Uint32Array } {
   const byteOffsets = new Uint32Array(offsets.length);
   let bytes = new Uint8Array(Math.max(16, 2 * ids.length));
+  let scratch = new Uint32Array(256);
   let used = 0;
   for (let list = 0; list + 1 < offsets.length; list++) {
-    const sorted = Array.from(ids.subarray(offsets[list], offsets[list + 1])).sort((left, right) => left - right);
+    const [start, end] = [offsets[list] as number, offsets[list + 1] as number];
+    if (end - start > scratch.length) scratch = new Uint32Array(2 * (end - start));
+    // A typed array sorts numbers without a comparator: a million chunks' lists took 8.5 s of a load of 19 s as
+    // arrays sorted with one, and the load 10.5 s this way.
+    const sorted = scratch.subarray(0, end - start);
+    sorted.set(ids.subarray(start, end));
+    sorted.sort();
     const length = encodedLength(sorted);
     if (used + length > bytes.length) bytes = grown(bytes, Math.max(used + length, Math.ceil(bytes.length * 1.5)));
     used = encodeIds(sorted, bytes, used);
