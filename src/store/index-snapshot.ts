@@ -20,6 +20,7 @@ import {
   type LexicalSnapshotInPieces,
   type SnapshotArray,
 } from '../indexes/lexical-index.js';
+import { decodedPostings, encodedPostings } from '../indexes/stored-postings.js';
 import { bytesPerValue, type RowEncoding, type RowsInFile } from '../indexes/unit-rows.js';
 import { writeFileAtomicWith } from './atomic-write.js';
 import type { IndexContents } from './index-contents.js';
@@ -79,6 +80,15 @@ interface Section {
   readonly crc: number;
 }
 
+/** The lexical index's postings, stored as varints (see indexes/stored-postings.ts). */
+const postingsEncoding = 'postings-varint';
+
+interface ArraySection extends Section {
+  readonly type: ArrayType;
+  readonly encoding?: typeof postingsEncoding;
+  readonly values?: number;
+}
+
 /**
  * A list of strings as a section: each one's UTF-8 bytes and a NUL, which no term or chunk key holds (keys are made of
  * file names). Formats 2 to 4 kept them in the header, whose one JSON string held a million keys twice over.
@@ -99,8 +109,16 @@ const headerSchema = z.object({
     terms: storedStrings,
     keys: storedStrings,
     lengthTotals: z.array(z.number()),
-    // Format 6 on: slotTerms as 'u8', its lists encoded (indexes/term-id-lists.ts); 'u32' ids before.
-    arrays: z.record(z.string(), sectionSchema.extend({ type: z.enum(['u8', 'u32', 'f32']) })),
+    // Format 6 on: slotTerms as 'u8', its lists encoded (indexes/term-id-lists.ts), 'u32' ids before; and the
+    // postings as varints, the section holding `values` words once decoded.
+    arrays: z.record(
+      z.string(),
+      sectionSchema.extend({
+        type: z.enum(['u8', 'u32', 'f32']),
+        encoding: z.literal(postingsEncoding).optional(),
+        values: z.number().int().nonnegative().optional(),
+      }),
+    ),
   }),
   vectors: sectionSchema
     .extend({
@@ -155,8 +173,18 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     const lexicalKeys = contents.lexical.keys;
     const terms = await writeStrings(contents.lexical.terms);
     const keys = await writeStrings(lexicalKeys);
-    const arrays: Record<string, Section & { type: ArrayType }> = {};
+    const arrays: Record<string, ArraySection> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
+      if (name === 'postings' && array.type === 'u32') {
+        const pieces = array.pieces() as Iterable<Uint32Array>;
+        arrays[name] = {
+          ...(await writePieces(encodedPostings(pieces, array.length))),
+          type: 'u32',
+          encoding: postingsEncoding,
+          values: array.length,
+        };
+        continue;
+      }
       const section = await writePieces(array.pieces());
       const expected = array.length * arrayOfType[array.type].BYTES_PER_ELEMENT;
       if (section.length !== expected) throw new Error(`the ${name} array gave ${section.length} bytes, not ${expected}`);
@@ -298,8 +326,7 @@ export async function readSnapshot(
     if (documents.length !== header.documents.count)
       throw new Error(`${documents.length} documents where the header says ${header.documents.count}`);
     const arrays: Record<string, SnapshotArray> = {};
-    for (const [name, section] of Object.entries(header.lexical.arrays))
-      arrays[name] = await readArray(file, section, roomFor(section), size);
+    for (const [name, section] of Object.entries(header.lexical.arrays)) arrays[name] = await readLexicalArray(file, section, size);
     const strings = (stored: string[] | StringsSection) => (Array.isArray(stored) ? stored : readStrings(file, stored, size));
     const terms = await strings(header.lexical.terms);
     const keys = await strings(header.lexical.keys);
@@ -440,6 +467,15 @@ async function crcOf(file: FileHandle, section: Section): Promise<number> {
 }
 
 /** Fills `array` (sized by the caller from the section) with the section's bytes. */
+/** One of the lexical index's arrays, with headroom to grow (see withHeadroom), decoded if it was stored encoded. */
+async function readLexicalArray(file: FileHandle, section: ArraySection, size: number): Promise<SnapshotArray> {
+  if (section.encoding === undefined) return readArray(file, section, roomFor(section), size);
+  if (section.type !== 'u32' || section.values === undefined)
+    throw new Error(`an array section encoded as ${section.encoding} needs type u32 and its number of values`);
+  const bytes = await readArray(file, section, new Uint8Array(section.length), size);
+  return decodedPostings(bytes, section.values, withHeadroom(Uint32Array, section.values));
+}
+
 /** An array, with headroom to grow (see withHeadroom), for the values of `section`. */
 function roomFor({ type, length }: Section & { type: ArrayType }): SnapshotArray {
   const Type = arrayOfType[type];
