@@ -1,7 +1,7 @@
 // The postings' compact layout (see PostingLists.compactedPieces: `blockHeader` unused words, then one block a term,
 // [0, count, slot, packed, slot, packed...]) as a snapshot stores it: each term's count, then each posting's slot as
 // the gap after the one before (less one: slots ascend) and its packed frequencies, all varints (varint.ts). Most
-// gaps and frequencies are small: at a million chunks 2.9 bytes a posting instead of 8 (docs/performance.md).
+// gaps and frequencies are small: at a million chunks 2.5 bytes a posting instead of 8 (docs/performance.md).
 import { blockHeader } from './posting-lists.js';
 import { VarintReader, writeVarint } from './varint.js';
 
