@@ -9,7 +9,7 @@ import { VarintReader, writeVarint } from './varint.js';
 const largestVarint = 5;
 
 /** The varints of the layout's words, given in pieces, in pieces of a reused buffer: consume each before the next. */
-export function* encodedPostings(words: Iterable<Uint32Array>, wordCount: number): Generator<Uint8Array> {
+export function* encodedPostings(words: Iterable<Iterable<number>>, wordCount: number): Generator<Uint8Array> {
   const piece = new Uint8Array(1 << 20);
   let filled = 0;
   let position = 0;

@@ -176,9 +176,8 @@ export async function writeSnapshot(path: string, contents: SnapshotSource): Pro
     const arrays: Record<string, ArraySection> = {};
     for (const [name, array] of Object.entries(contents.lexical.arrays)) {
       if (name === 'postings' && array.type === 'u32') {
-        const pieces = array.pieces() as Iterable<Uint32Array>;
         arrays[name] = {
-          ...(await writePieces(encodedPostings(pieces, array.length))),
+          ...(await writePieces(encodedPostings(array.pieces(), array.length))),
           type: 'u32',
           encoding: postingsEncoding,
           values: array.length,

@@ -186,9 +186,15 @@ describe('index snapshot', () => {
     );
     assert.equal(header.vectors.keys, 'lexical');
     assert.equal(header.lexical.keys.count, snapshot.lexical.keys.length);
+    // The postings as varints, a byte or two a value where the index holds four.
+    const { postings } = header.lexical.arrays;
+    assert.equal(postings.encoding, 'postings-varint');
+    assert.ok(postings.length < postings.values * 2, `${postings.length} bytes for ${postings.values} words`);
     const read = await readSnapshot(path);
     assert.deepEqual(read?.vectors?.keys, snapshot.lexical.keys);
     assert.deepEqual(read?.lexical.terms, snapshot.lexical.terms);
+    const words = [...(snapshot.lexical.arrays.postings?.pieces() ?? [])].flatMap((piece) => [...piece]);
+    assert.deepEqual(read?.lexical.arrays.postings, Uint32Array.from(words));
     await assert.rejects(
       writeSnapshot(join(directory, 'nul.snapshot'), { ...snapshot, lexical: { ...snapshot.lexical, keys: ['a\0b'] }, derivedFrom: null }),
       /NUL/,
