@@ -2,7 +2,6 @@
 // (Pydantic's docs hold over 800). In text quoted to a reader (answers, previews) they read as their text; an ingested
 // page keeps them, because the words of the target help ranking it.
 import { codeSpans } from './code-context.js';
-import { linesAndFences } from './markdown-lines.js';
 
 /**
  * `[text][target]` or `[text][]`: the text holds no bracket, the target is a Python name or dotted path
@@ -26,10 +25,4 @@ export function withoutAutorefTargets(line: string): string {
     );
     return cut ? whole : text;
   });
-}
-
-/** Markdown with the autorefs of its lines of prose read as their text; fenced code stays as it is. */
-export function markdownWithoutAutorefTargets(markdown: string): string {
-  if (!markdown.includes('][')) return markdown;
-  return Array.from(linesAndFences(markdown), ({ line, inFence }) => (inFence ? line : withoutAutorefTargets(line))).join('\n');
 }

@@ -1,6 +1,6 @@
 // A search hit numbered in result order: the number the agent gives the model ([1]..[k]) and cites, and what each
 // search route shapes into its wire format (Variant 1 Match, Variant 2 result, MCP search result).
-import { markdownWithoutAutorefTargets } from '../markdown/autorefs.js';
+import { previewMarkdown } from '../markdown/preview-text.js';
 import type { NeighbouringText } from '../providers/chat-model.js';
 import { excerptAround } from './excerpt.js';
 import type { SearchOutcome } from './search-service.js';
@@ -97,7 +97,7 @@ export function toSnippets(outcome: SearchOutcome): Snippet[] {
       score: hit.score,
       origin: hit.document.origin,
       asOf: hit.asOf,
-      preview: excerptAround(markdownWithoutAutorefTargets(text), outcome.terms, previewLength),
+      preview: excerptAround(previewMarkdown(text), outcome.terms, previewLength),
       ...neighbouringText(hit.document.chunks, hit.chunk.id),
     };
   });

@@ -1,7 +1,7 @@
 // MkDocs autorefs read as their text where text is quoted to a reader; code, code spans and other brackets stay.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { markdownWithoutAutorefTargets, withoutAutorefTargets } from '../../src/markdown/autorefs.js';
+import { withoutAutorefTargets } from '../../src/markdown/autorefs.js';
 
 describe('withoutAutorefTargets', () => {
   const cases: [name: string, line: string, expected: string][] = [
@@ -16,11 +16,4 @@ describe('withoutAutorefTargets', () => {
     ['two on one line', '[`A`][m.A] and [`B`][m.B]', '`A` and `B`'],
   ];
   for (const [name, line, expected] of cases) it(name, () => assert.equal(withoutAutorefTargets(line), expected));
-});
-
-describe('markdownWithoutAutorefTargets', () => {
-  it('reads the prose lines and leaves fenced code as it is', () => {
-    const markdown = 'A [`field`][pydantic.Field].\n\n```py\nrows[0][row.key] = 1\n```\n\n- an [`int`][] item';
-    assert.equal(markdownWithoutAutorefTargets(markdown), 'A `field`.\n\n```py\nrows[0][row.key] = 1\n```\n\n- an `int` item');
-  });
 });
