@@ -1,7 +1,7 @@
 // MkDocs' autorefs: `[text][python.path]` and `[text][]` link to an API page the site resolves when it is built
 // (Pydantic's docs hold over 800). In text quoted to a reader (answers, previews) they read as their text; an ingested
 // page keeps them, because the words of the target help ranking it.
-import { codeSpans } from './code-context.js';
+import { codeSpans, cutByCodeSpan } from './code-context.js';
 
 /**
  * `[text][target]` or `[text][]`: the text holds no bracket, the target is a Python name or dotted path
@@ -18,11 +18,6 @@ export function withoutAutorefTargets(line: string): string {
   const spans = codeSpans(line);
   return line.replace(reference, (whole: string, text: string, target: string | undefined, offset: number) => {
     if (target !== undefined && !isNamePath(target)) return whole;
-    const textEnd = offset + 1 + text.length;
-    // A code span that overlaps the match must lie inside its text (`[`Literal`][typing.Literal]`).
-    const cut = spans.some(
-      (span) => span.start < offset + whole.length && span.end > offset && (span.start < offset + 1 || span.end > textEnd),
-    );
-    return cut ? whole : text;
+    return cutByCodeSpan(spans, offset, offset + whole.length, offset + 1, offset + 1 + text.length) ? whole : text;
   });
 }

@@ -125,6 +125,14 @@ export interface CodeSpan {
 }
 
 /**
+ * Whether a code span cuts into the bracketed construct at line[start, end) whose text is line[textStart, textEnd): a
+ * span that overlaps it must lie inside its text (`[`Literal`][typing.Literal]`), or the construct is not one.
+ */
+export function cutByCodeSpan(spans: readonly CodeSpan[], start: number, end: number, textStart: number, textEnd: number): boolean {
+  return spans.some((span) => span.start < end && span.end > start && (span.start < textStart || span.end > textEnd));
+}
+
+/**
  * The code spans of one line as CommonMark pairs them: a backtick string opens a span that the next string of the
  * same length closes, and one that no such string follows is literal text, as is a backtick after a backslash.
  * (`CodeContextTracker` closes an unpaired span at the end of its line instead: a stream cannot look ahead.) Linear:

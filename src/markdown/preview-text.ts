@@ -3,7 +3,7 @@
 // characters, and a link's destination would take them: a Vue playground link holds a whole program in base64, and
 // previews opened in the middle of one.
 import { withoutAutorefTargets } from './autorefs.js';
-import { codeSpans } from './code-context.js';
+import { codeSpans, cutByCodeSpan } from './code-context.js';
 import { linesAndFences } from './markdown-lines.js';
 
 /** `[text](destination "title")` or `![alt](destination)`: a destination without spaces or parentheses. */
@@ -15,11 +15,7 @@ export function withoutLinkTargets(line: string): string {
   const spans = codeSpans(line);
   return line.replace(inlineLink, (whole: string, bang: string, text: string, offset: number) => {
     const textStart = offset + bang.length + 1;
-    // A code span that overlaps the match must lie inside its text (`[`ref`](/api/#ref)`).
-    const cut = spans.some(
-      (span) => span.start < offset + whole.length && span.end > offset && (span.start < textStart || span.end > textStart + text.length),
-    );
-    return cut ? whole : text;
+    return cutByCodeSpan(spans, offset, offset + whole.length, textStart, textStart + text.length) ? whole : text;
   });
 }
 
