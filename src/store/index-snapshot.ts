@@ -478,9 +478,8 @@ async function readLexicalArray(file: FileHandle, section: ArraySection, size: n
 /** An array, with headroom to grow (see withHeadroom), for the values of `section`. */
 function roomFor({ type, length }: Section & { type: ArrayType }): SnapshotArray {
   const Type = arrayOfType[type];
-  if (length % Type.BYTES_PER_ELEMENT !== 0)
-    throw new Error(`an array section is not a whole number of ${Type.BYTES_PER_ELEMENT}-byte values`);
-  return withHeadroom(Type, length / Type.BYTES_PER_ELEMENT);
+  // readArray refuses a section that is not a whole number of values, before it reads into this.
+  return withHeadroom(Type, Math.floor(length / Type.BYTES_PER_ELEMENT));
 }
 
 async function readArray<T extends SnapshotArray | Uint16Array>(file: FileHandle, section: Section, array: T, size: number): Promise<T> {

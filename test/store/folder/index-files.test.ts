@@ -154,6 +154,22 @@ describe('index snapshot', () => {
     assert.equal(await readSnapshot(join(directory, 'missing.snapshot')), undefined);
   });
 
+  it('refuses an array section that is not a whole number of values', async () => {
+    const { directory, index } = await committed([draft(markerWord(1), 2)]);
+    const path = join(directory, 'copy.snapshot');
+    await writeSnapshot(path, { ...index.toSnapshot(), derivedFrom: null });
+    const bytes = await readFile(path);
+    const headerStart = Number(bytes.readBigUInt64LE(8));
+    const header = JSON.parse(bytes.toString('utf8', headerStart, headerStart + Number(bytes.readBigUInt64LE(16))));
+    header.lexical.arrays.fieldLengths.length -= 1;
+    const rewritten = Buffer.from(JSON.stringify(header), 'utf8');
+    const preamble = Buffer.from(bytes.subarray(0, 32));
+    preamble.writeBigUInt64LE(BigInt(rewritten.length), 16);
+    preamble.writeUInt32LE(crc32(rewritten), 24);
+    await writeFile(path, Buffer.concat([preamble, bytes.subarray(32, headerStart), rewritten]));
+    await assert.rejects(readSnapshot(path), /an array section is not a whole number of 4-byte values/);
+  });
+
   it('names a snapshot written by a later version as such, and the namespace opens from index.json', async () => {
     const directory = await temporaryDirectory();
     const namespace = await open(directory);
